@@ -1,0 +1,84 @@
+// GPU Flight public C++ API: the only header a user includes.
+//
+//   gpufl::InitOptions opts;
+//   opts.app_name = "demo";
+//   opts.log_path = "./demo";            // prefix: demo.device.log, demo.scope.log, demo.system.log
+//   gpufl::init(opts);
+//   GFL_SCOPE("step") { kernel<<<g, b>>>(...); }
+//   gpufl::shutdown();
+//   gpufl::generateReport();
+//
+// Every function is safe to call in any order and from any thread: init twice, shutdown twice, shutdown without
+// init and scopes after shutdown are harmless. Nothing here throws.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "gpufl/version.hpp"
+
+namespace gpufl {
+
+enum class ProfilingEngine {
+  None,                // kernels, copies, scopes, system metrics
+  PcSampling,          // + warp stall reasons per PC
+  SassMetrics,         // + per-instruction counters: divergence, memory coalescing
+  PcSamplingWithSass,  // both of the above in one run
+  RangeProfiler,       // + hardware counters per scope
+};
+
+struct InitOptions {
+  std::string app_name = "gpufl";
+  std::string log_path;  // prefix; empty: "./<app_name>"
+  bool sampling_auto_start = true;   // start NVML/host sampling at init
+  int system_sample_rate_ms = 100;   // 0 disables system sampling
+  bool enable_kernel_details = true; // registers, shared memory, occupancy per launch shape
+  bool enable_stack_trace = false;   // host call stack of each launch
+  bool enable_debug_output = false;  // gpufl's own diagnostics on stderr
+  ProfilingEngine profiling_engine = ProfilingEngine::None;
+  int deep_launches_per_kernel = 5;  // deep engines instrument the first N launches of each kernel
+  uint64_t rotate_bytes = 64ull << 20;  // log segment size before rotation (0: never rotate)
+};
+
+// Starts a session. Returns true when GPU profiling is on; false when it could not start (no GPU, no driver,
+// CUPTI taken, ...). Scopes and system sampling still record where possible, and the reason is in the log.
+bool init(const InitOptions& options);
+
+// Flushes and closes the session. Blocks until everything recorded is on disk.
+void shutdown();
+
+// True between a successful init() and shutdown().
+bool isProfiling();
+
+// Prints the report of the last session this process ended (or of `log_path` when given) to stdout.
+// Returns false when no readable log was found.
+bool generateReport(const std::string& log_path = "", int top_n = 10);
+
+// Starts/stops system sampling when sampling_auto_start was false.
+void startSystemSampling();
+void stopSystemSampling();
+
+// A user scope: everything launched on this thread while it lives is attributed to it. Cheap (tens of ns).
+class Scope {
+ public:
+  explicit Scope(std::string_view name, std::string_view tag = {});
+  ~Scope();
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+ private:
+  uint64_t id_;
+};
+
+// Explicit begin/end, for bindings (Python) where RAII does not fit.
+uint64_t scopeBegin(std::string_view name, std::string_view tag = {});
+void scopeEnd(uint64_t id);
+
+}  // namespace gpufl
+
+#define GFL_CONCAT_INNER_(a, b) a##b
+#define GFL_CONCAT_(a, b) GFL_CONCAT_INNER_(a, b)
+// GFL_SCOPE("name") { ... }  and  GFL_SCOPE("name", "tag") { ... }
+#define GFL_SCOPE(...) \
+  if (::gpufl::Scope GFL_CONCAT_(gfl_scope_, __LINE__){__VA_ARGS__}; true)

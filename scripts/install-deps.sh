@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs what GPU Flight needs to build and test, from the distribution's packages (Debian 12 / Ubuntu 24.04).
+# The CUDA toolkit is optional: without it the GPU-free parts build and the CUDA backend is skipped.
+set -euo pipefail
+pkgs=(build-essential cmake ninja-build pkg-config git
+      libzstd-dev zstd libsimdjson-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
+      python3 python3-dev python3-venv python3-pip)
+missing=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,36 @@
+#include "core/events.hpp"
+
+#include "core/event_visitor.hpp"
+
+namespace gpufl {
+namespace {
+
+template <typename E, size_t N>
+std::optional<E> lookup(const char* const (&names)[N], const std::string& name) {
+  for (size_t i = 0; i < N; ++i)
+    if (name == names[i]) return static_cast<E>(i);
+  return std::nullopt;
+}
+
+constexpr const char* kEngineNames[] = {"None", "PcSampling", "SassMetrics", "PcSamplingWithSass",
+                                        "RangeProfiler"};
+constexpr const char* kLimitNames[] = {"none", "registers", "shared_mem", "warps", "blocks"};
+constexpr const char* kCopyNames[] = {"unknown", "HtoD", "DtoH", "DtoD", "HtoH", "PtoP"};
+constexpr const char* kChannelNames[] = {"device", "scope", "system"};
+
+}  // namespace
+
+const char* engineName(Engine e) { return kEngineNames[static_cast<int>(e)]; }
+std::optional<Engine> engineFromName(const std::string& n) { return lookup<Engine>(kEngineNames, n); }
+
+const char* limitingResourceName(LimitingResource r) { return kLimitNames[static_cast<int>(r)]; }
+std::optional<LimitingResource> limitingResourceFromName(const std::string& n) {
+  return lookup<LimitingResource>(kLimitNames, n);
+}
+
+const char* copyKindName(CopyKind k) { return kCopyNames[static_cast<int>(k)]; }
+std::optional<CopyKind> copyKindFromName(const std::string& n) { return lookup<CopyKind>(kCopyNames, n); }
+
+const char* channelName(Channel c) { return kChannelNames[static_cast<int>(c)]; }
+
+}  // namespace gpufl

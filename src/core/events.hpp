@@ -1,0 +1,241 @@
+// The event model: every record GPU Flight writes or reads, defined once.
+//
+// These are value types with units in field names. The NDJSON writer (src/log/ndjson_format.*) turns them into
+// lines and the reader (src/log/reader.*) turns lines back into them; docs/log-format.md is the wire contract.
+// Optional fields use std::optional so "not measured" is never confused with zero.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpufl {
+
+inline constexpr int kSchemaVersion = 1;
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  uint64_t count() const { return uint64_t{x} * y * z; }
+  bool operator==(const Dim3&) const = default;
+};
+
+enum class Engine { None, PcSampling, SassMetrics, PcSamplingWithSass, RangeProfiler };
+const char* engineName(Engine e);
+std::optional<Engine> engineFromName(const std::string& name);
+
+// Static properties of one GPU, from the CUDA runtime (or a log).
+struct DeviceInfo {
+  uint32_t id = 0;
+  std::string name;
+  std::string uuid;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  int warp_size = 32;
+  int max_threads_per_sm = 0;
+  int max_threads_per_block = 0;
+  int max_blocks_per_sm = 0;
+  int regs_per_sm = 0;
+  int regs_per_block = 0;
+  int64_t smem_per_sm_bytes = 0;
+  int64_t smem_per_block_bytes = 0;
+  int64_t smem_per_block_optin_bytes = 0;
+  int64_t smem_reserved_per_block_bytes = 0;
+  int64_t l2_bytes = 0;
+  int64_t global_mem_bytes = 0;
+  int mem_bus_bits = 0;
+  int clock_khz = 0;
+  int mem_clock_khz = 0;
+};
+
+struct SessionStart {
+  std::string sid;         // first 8 hex digits of session_id, carried by every record
+  std::string session_id;  // UUID
+  int schema = kSchemaVersion;
+  std::string app;
+  int64_t pid = 0;
+  std::string host;
+  std::string version;
+  Engine engine = Engine::None;
+  int64_t start_ns = 0;       // monotonic
+  int64_t start_unix_ns = 0;  // wall clock at start_ns
+  std::map<std::string, std::string> options;  // InitOptions as written (values as JSON text)
+  std::vector<DeviceInfo> devices;
+};
+
+struct SessionEnd {
+  std::string sid;
+  int64_t end_ns = 0;
+  uint64_t kernels = 0, memcpys = 0, scopes = 0;
+  std::map<std::string, uint64_t> dropped;      // source -> records dropped
+  std::map<std::string, uint64_t> overhead_ns;  // thread kind -> time spent by gpufl
+  uint64_t cpu_time_ns = 0;
+  uint64_t buffers = 0;
+  uint64_t bytes_written = 0;
+};
+
+// What a feature did: on, off or degraded, and why. Shown in the report's collection notes.
+struct Note {
+  std::string sid;
+  int64_t ts_ns = 0;
+  std::string feature;
+  std::string status;  // "on", "off", "degraded"
+  std::string reason;
+};
+
+enum class LimitingResource { None, Registers, SharedMem, Warps, Blocks };
+const char* limitingResourceName(LimitingResource r);
+std::optional<LimitingResource> limitingResourceFromName(const std::string& name);
+
+// Per-resource occupancy: each *_occupancy is what occupancy would be if only that limit existed.
+struct Occupancy {
+  double occupancy = 0, reg_occupancy = 0, smem_occupancy = 0, warp_occupancy = 0, block_occupancy = 0;
+  int max_active_blocks = 0;  // per SM
+  LimitingResource limiting = LimitingResource::None;
+};
+
+// One launch shape of one function on one device (written once, referenced by KernelEvent::def_id).
+struct KernelDef {
+  std::string sid;
+  uint32_t id = 0;
+  std::string name;       // mangled
+  std::string demangled;  // readable (equal to name when not mangled)
+  uint32_t device = 0;
+  uint32_t context = 0;
+  Dim3 grid, block;
+  int num_regs = 0;
+  int64_t static_shared_bytes = 0;
+  int64_t dyn_shared_bytes = 0;
+  int64_t local_bytes = 0;  // per thread
+  std::optional<Occupancy> occupancy;
+  std::optional<double> waves;  // grid blocks / (max_active_blocks * SMs)
+};
+
+struct KernelEvent {
+  std::string sid;
+  uint32_t def_id = 0;
+  uint32_t stream = 0;
+  uint32_t scope_path = 0;  // 0 = launched outside any scope
+  uint64_t correlation_id = 0;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  uint32_t stack_id = 0;  // 0 = none
+  uint32_t graph_id = 0;  // 0 = not from a graph
+  bool instrumented = false;  // deep engine active on this launch: duration inflated
+};
+
+enum class CopyKind { Unknown, HtoD, DtoH, DtoD, HtoH, PtoP };
+const char* copyKindName(CopyKind k);
+std::optional<CopyKind> copyKindFromName(const std::string& name);
+
+struct MemcpyEvent {
+  std::string sid;
+  bool is_memset = false;
+  CopyKind kind = CopyKind::Unknown;  // Unknown for memsets
+  uint64_t bytes = 0;
+  uint32_t device = 0;
+  uint32_t stream = 0;
+  uint64_t correlation_id = 0;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  uint32_t scope_path = 0;
+  std::string src_kind, dst_kind;  // "pageable", "pinned", "device", "managed" or empty
+  std::optional<uint32_t> value;   // memset value
+};
+
+struct StackDef {
+  std::string sid;
+  uint32_t id = 0;
+  std::vector<std::string> frames;  // innermost first
+};
+
+struct ScopePath {
+  std::string sid;
+  uint32_t id = 0;
+  uint32_t parent = 0;  // 0 = root
+  std::string name;
+  int depth = 0;
+};
+
+struct ScopeBegin {
+  std::string sid;
+  uint64_t id = 0;
+  uint32_t path = 0;
+  int64_t tid = 0;
+  int64_t ts_ns = 0;
+  std::string name;
+  std::string tag;
+  int depth = 0;
+};
+
+struct ScopeEnd {
+  std::string sid;
+  uint64_t id = 0;
+  uint32_t path = 0;
+  int64_t tid = 0;
+  int64_t ts_ns = 0;
+};
+
+// One NVML reading of one GPU. Absent optionals were not readable on that GPU.
+struct GpuSample {
+  std::string sid;
+  int64_t ts_ns = 0;
+  uint32_t gpu = 0;
+  std::optional<int> util_gpu, util_mem;
+  std::optional<uint64_t> mem_used_bytes, mem_total_bytes;
+  std::optional<int> temp_c;
+  std::optional<uint64_t> power_mw, power_limit_mw, energy_mj;
+  std::optional<int> clk_sm, clk_mem, clk_gfx;
+  std::optional<uint64_t> pcie_rx_kbps, pcie_tx_kbps;
+  std::optional<uint64_t> throttle;
+  std::vector<std::string> throttle_reasons;
+};
+
+struct HostSample {
+  std::string sid;
+  int64_t ts_ns = 0;
+  std::optional<double> cpu_pct, proc_cpu_pct;
+  std::optional<uint64_t> ram_used_bytes, ram_total_bytes, proc_rss_bytes;
+};
+
+// SASS metrics of one instruction, summed over the instrumented launches of its function.
+struct SassMetric {
+  std::string sid;
+  std::string func;
+  uint64_t pc = 0;
+  uint64_t launches = 0;
+  uint64_t inst_executed = 0;
+  uint64_t thread_inst_executed = 0;
+  uint64_t sectors_global = 0;
+  uint64_t sectors_global_ideal = 0;
+  std::string sass;
+  std::string source;
+};
+
+struct PcSample {
+  std::string sid;
+  std::string func;
+  uint64_t pc = 0;
+  std::string stall;
+  uint64_t count = 0;
+  std::string sass;
+  std::string source;
+};
+
+struct RangeCounters {
+  std::string sid;
+  std::string range;
+  uint32_t path = 0;
+  std::map<std::string, double> metrics;
+};
+
+struct BenchmarkResult {
+  std::string sid;
+  std::string name;
+  std::string shape;
+  uint64_t iterations = 0;
+  int64_t median_ns = 0, min_ns = 0, max_ns = 0, mean_ns = 0;
+};
+
+}  // namespace gpufl
