@@ -1,0 +1,52 @@
+// Streaming reader of a GPU Flight log prefix: all segments of all channels, plain or zstd, one session.
+// Memory does not grow with the log: lines are parsed one at a time and handed to an EventVisitor.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/event_visitor.hpp"
+
+namespace gpufl::log {
+
+struct ReadWarning {
+  std::string file;
+  uint64_t line = 0;   // 1-based; 0 when the warning is about the whole file
+  std::string message; // names the field when a field is at fault
+};
+
+struct SessionListing {
+  std::string sid;
+  std::string session_id;
+  std::string app;
+  int64_t start_ns = 0;
+  int64_t start_unix_ns = 0;
+};
+
+struct ReadOptions {
+  std::string session;         // empty: the latest session; else a session id or a prefix of one (sid)
+  size_t max_warnings = 100;   // warnings kept in ReadResult (all are counted)
+};
+
+struct ReadResult {
+  bool found_files = false;    // at least one file of the prefix exists
+  bool any_readable = false;   // at least one record of the chosen session was delivered
+  std::string chosen_sid;
+  std::vector<SessionListing> sessions;  // every session seen under the prefix, oldest first
+  std::vector<ReadWarning> warnings;     // the first max_warnings
+  uint64_t warning_count = 0;
+  uint64_t records = 0;                  // records delivered
+  std::vector<std::string> files;        // files read, in order
+};
+
+// Channel files of `prefix` in read order: numbered segments ascending, then the active file.
+std::vector<std::string> channelFiles(const std::string& prefix, Channel channel);
+
+// Lists the sessions under a prefix without delivering events.
+std::vector<SessionListing> listSessions(const std::string& prefix);
+
+// Reads the chosen session: channels device, scope, system, in that order; within a channel, file order.
+ReadResult readPrefix(const std::string& prefix, const ReadOptions& options, EventVisitor& visitor);
+
+}  // namespace gpufl::log

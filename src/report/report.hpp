@@ -1,0 +1,28 @@
+// The report: events -> aggregates (ReportBuilder, an EventVisitor) -> text or JSON. Pure functions of the log;
+// written once, in C++; the CLI and Python call it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/event_visitor.hpp"
+
+namespace gpufl::report {
+
+struct ReportOptions {
+  int top_n = 10;
+  std::string generated_at;  // "2026-05-22 05:05:33 UTC"; empty = now (golden tests pin it)
+};
+
+struct ReportOutput {
+  bool ok = false;             // false when nothing was readable
+  std::string text;            // the text report (or the JSON when asked)
+  std::vector<std::string> warnings;  // "file:line: message", for stderr
+  std::string error;           // when !ok: why
+};
+
+// Reads `prefix` (one session: latest, or `session` id/prefix) and renders the text report.
+ReportOutput reportFromPrefix(const std::string& prefix, const std::string& session,
+                              const ReportOptions& options, bool as_json);
+
+}  // namespace gpufl::report
