@@ -1,0 +1,39 @@
+// The floor for overhead measurements: a CUDA injection library (CUDA_INJECTION64_PATH) that enables exactly the
+// CUPTI activity kinds and launch callbacks gpufl's tracer enables (src/cuda/trace_config.hpp) and does nothing
+// with them: empty callbacks, buffers handed straight back. Whatever gpufl costs above this is gpufl's own.
+#include <cupti.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "cuda/trace_config.hpp"
+
+namespace {
+
+void CUPTIAPI onBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *size = gpufl::cuda::kActivityBufferBytes;
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, *size));
+  *max_records = 0;
+}
+
+void CUPTIAPI onBufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t) { std::free(buffer); }
+
+void CUPTIAPI onCallback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
+void flushAtExit() { cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); }
+
+}  // namespace
+
+extern "C" int InitializeInjection() {
+  using namespace gpufl::cuda;
+  CUpti_SubscriberHandle subscriber;
+  if (cuptiSubscribe(&subscriber, onCallback, nullptr) != CUPTI_SUCCESS) return 0;
+  for (auto cbid : kRuntimeLaunchCbids)
+    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+  for (auto cbid : kDriverLaunchCbids) cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+  cuptiActivityRegisterCallbacks(onBufferRequested, onBufferCompleted);
+  for (auto kind : kTraceActivityKinds) cuptiActivityEnable(kind);
+  std::atexit(flushAtExit);
+  std::fprintf(stderr, "[floor] bare CUPTI tracing enabled\n");
+  return 1;
+}

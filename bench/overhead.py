@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Overhead of gpufl tracing, measured side by side in one run.
+
+Each case runs plain, under the bare-CUPTI floor library (bench/floor_inject.cpp: same activity kinds and
+callbacks, records thrown away) and under `gpufl trace`, interleaved, REPEATS times; whole-process wall time.
+Prints medians and the ratios gpufl/floor and floor/plain.
+
+Usage: bench/overhead.py BUILD_DIR [--repeats N] [--out DIR]
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def wall(cmd, env=None):
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    dt = time.perf_counter() - t0
+    if p.returncode != 0:
+        print(f"  ! exit {p.returncode}: {' '.join(cmd)}\n{p.stdout[-2000:]}", file=sys.stderr)
+    return dt
+
+
+def run_case(name, cmd, build, repeats, out):
+    floor_env = dict(os.environ, CUDA_INJECTION64_PATH=os.path.join(build, "bench", "libgpufl_floor_inject.so"))
+    gpufl = os.path.join(build, "apps", "gpufl", "gpufl")
+    times = {"plain": [], "floor": [], "gpufl": []}
+    for i in range(repeats):
+        times["plain"].append(wall(cmd))
+        times["floor"].append(wall(cmd, floor_env))
+        times["gpufl"].append(wall([gpufl, "trace", "-o", os.path.join(out, f"{name}.{i}"), "--"] + cmd))
+    med = {k: statistics.median(v) for k, v in times.items()}
+    for k, v in times.items():
+        print(f"{name}: {k:5s} " + " ".join(f"{t:.3f}" for t in v))
+    print(f"{name}: median wall s: plain {med['plain']:.3f}  floor {med['floor']:.3f}  gpufl {med['gpufl']:.3f}"
+          f"   gpufl/floor {med['gpufl'] / med['floor']:.3f}x   floor/plain {med['floor'] / med['plain']:.3f}x")
+    return med
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--skip-torch", action="store_true")
+    args = ap.parse_args()
+    out = args.out or tempfile.mkdtemp(prefix="gpufl-overhead-")
+    os.makedirs(out, exist_ok=True)
+    run_case("tiny_kernels_200k", [os.path.join(args.build, "examples", "cuda", "tiny_kernels"), "200000"],
+             args.build, args.repeats, out)
+    if not args.skip_torch:
+        script = os.path.join(HERE, "..", "examples", "python", "train_loop.py")
+        run_case("pytorch_train_300", [sys.executable, script, "--steps", "300"], args.build, args.repeats, out)
+    print(f"logs of the traced runs: {out}")
+
+
+if __name__ == "__main__":
+    main()

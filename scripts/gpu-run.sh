@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The H200 run: build Release for sm_90, run the unit tests, the GPU tests, the examples and the benchmarks, and
+# pack logs, reports and measurements into $OUT/gpu-results.tgz. Meant for the lent GPU machine (no network):
+# packages missing there travel as .deb files in .deb/ (see docs/h200.md), unpacked into a private prefix.
+# Usage: scripts/gpu-run.sh [step ...]   steps: build test examples bench ncu python (default: all)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OUT=${OUT:-$ROOT/out}
+RES=$OUT/results
+mkdir -p "$RES"
+steps=${*:-build test examples bench ncu}
+log() { echo "=== $* ($(date +%T))"; }
+has() { [[ " $steps " == *" $1 "* ]]; }
+
+# Debian packages carried as .deb (simdjson is not on the H200 image).
+DEPS=/tmp/gpufl-deps
+if [ -d .deb ] && [ ! -d $DEPS ]; then
+  for f in .deb/*.deb; do dpkg -x "$f" $DEPS; done
+fi
+export CMAKE_PREFIX_PATH=$DEPS/usr:${CMAKE_PREFIX_PATH:-}
+export LD_LIBRARY_PATH=$DEPS/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+export PATH=/usr/local/cuda/bin:$PATH
+BUILD=$ROOT/build/h200
+
+if has build; then
+  log build
+  { nvidia-smi; nvcc --version; cmake --version | head -1; } > "$RES/machine.txt" 2>&1
+  cmake --preset h200 -DCMAKE_PREFIX_PATH=$DEPS/usr > "$RES/configure.txt" 2>&1 || { cat "$RES/configure.txt"; exit 1; }
+  cmake --build "$BUILD" -j 16 > "$RES/build.txt" 2>&1 || { tail -50 "$RES/build.txt"; exit 1; }
+fi
+
+if has test; then
+  log "unit + GPU tests"
+  (cd "$BUILD" && ctest -j 8 --output-on-failure) > "$RES/ctest.txt" 2>&1
+  tail -5 "$RES/ctest.txt"
+fi
+
+if has examples; then
+  log examples
+  mkdir -p "$RES/examples" && cd "$RES/examples"
+  for demo in memory_coalescing_demo sass_divergence_demo occupancy_reduction_demo matmul_tiling_demo; do
+    timeout 300 "$BUILD/examples/cuda/$demo" > "$demo.report.txt" 2> "$demo.stderr.txt"
+    echo "$demo exit $?"
+  done
+  cd "$ROOT"
+fi
+
+if has bench; then
+  log "overhead bench"
+  python3 bench/overhead.py "$BUILD" --out /tmp/gpufl-overhead-logs > "$RES/overhead.txt" 2>&1
+  tail -20 "$RES/overhead.txt"
+fi
+
+if has ncu; then
+  log "ncu oracle"
+  scripts/ncu-compare.sh "$BUILD" "$RES/ncu" > "$RES/ncu.txt" 2>&1
+  tail -20 "$RES/ncu.txt"
+fi
+
+tar czf "$OUT/gpu-results.tgz" -C "$OUT" results
+log "done: $OUT/gpu-results.tgz"
