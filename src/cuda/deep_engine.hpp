@@ -1,0 +1,61 @@
+// The seam between the CUPTI tracer and the deep engines (SASS metrics, PC sampling, range profiler).
+//
+// CUPTI allows one callback subscriber per process, so the tracer owns it and forwards what the engines need.
+// Each hook names the thread it runs on. Hooks on application threads must be cheap and must never block on
+// the writer thread. An engine that fails turns itself off with a note; it never stops tracing.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "core/event_visitor.hpp"
+#include "gpufl/gpufl.hpp"
+
+namespace gpufl::cuda {
+
+struct EngineContext {
+  ProfilingEngine engine = ProfilingEngine::None;
+  int deep_launches_per_kernel = 5;  // instrument the first N launches of each function, trace the rest
+  // Thread-safe: records what a feature did ("pc_sampling", "off", "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ...").
+  std::function<void(const std::string& feature, const std::string& status, const std::string& reason)> note;
+  // The session's clock (ns), the same one CUPTI's timestamps are put on.
+  std::function<int64_t()> now_ns;
+};
+
+// A kernel launch seen in a launch callback, on the launching application thread.
+struct LaunchSite {
+  CUcontext context = nullptr;
+  CUfunction function = nullptr;  // null when the API does not expose it (graph launches)
+  const char* symbol = nullptr;   // function name as CUPTI gives it (may be null)
+  uint32_t correlation_id = 0;
+  uint32_t scope_path = 0;        // innermost user scope path on this thread (0 = none)
+  bool is_graph = false;
+};
+
+class DeepEngine {
+ public:
+  virtual ~DeepEngine() = default;
+  virtual const char* name() const = 0;
+  // [init thread] After the tracer subscribed; false (with a note) turns the engine off.
+  virtual bool start(const EngineContext& ctx) = 0;
+  // [driver thread that created/destroys the context]
+  virtual void onContextCreated(CUcontext /*context*/, uint32_t /*device*/) {}
+  virtual void onContextDestroying(CUcontext /*context*/) {}
+  // [loading thread] A module's cubin (valid only during the call); for SASS text and source lines.
+  virtual void onModuleLoaded(CUcontext /*context*/, const void* /*cubin*/, size_t /*bytes*/) {}
+  // [application thread] Around each kernel launch (API enter / exit).
+  virtual void onLaunchEnter(const LaunchSite& /*launch*/) {}
+  virtual void onLaunchExit(const LaunchSite& /*launch*/) {}
+  // [app thread] A user scope begins/ends (range profiler ranges). path = scope path id.
+  virtual void onScopeBegin(uint32_t /*path*/, const char* /*name*/) {}
+  virtual void onScopeEnd(uint32_t /*path*/) {}
+  // [writer thread] Hands collected data (SassMetric, PcSample, RangeCounters, Note) to the log.
+  virtual void drain(EventVisitor& /*out*/) {}
+  // [shutdown thread] Collects what is pending and disables everything; drain() is called once more after.
+  virtual void stop() = 0;
+};
+
+}  // namespace gpufl::cuda
