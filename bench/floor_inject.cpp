@@ -28,9 +28,9 @@ extern "C" int InitializeInjection() {
   using namespace gpufl::cuda;
   CUpti_SubscriberHandle subscriber;
   if (cuptiSubscribe(&subscriber, onCallback, nullptr) != CUPTI_SUCCESS) return 0;
-  for (auto cbid : kRuntimeLaunchCbids)
-    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
-  for (auto cbid : kDriverLaunchCbids) cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+  forEachTracedCallback([&](CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+    cuptiEnableCallback(1, subscriber, domain, cbid);
+  });
   cuptiActivityRegisterCallbacks(onBufferRequested, onBufferCompleted);
   for (auto kind : kTraceActivityKinds) cuptiActivityEnable(kind);
   std::atexit(flushAtExit);

@@ -54,7 +54,7 @@ fi
 
 if has ncu; then
   log "ncu oracle"
-  scripts/ncu-compare.sh "$BUILD" "$RES/ncu" > "$RES/ncu.txt" 2>&1
+  python3 bench/ncu_compare.py "$BUILD" "$RES/ncu" > "$RES/ncu.txt" 2>&1
   tail -20 "$RES/ncu.txt"
 fi
 

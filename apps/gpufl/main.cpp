@@ -1,13 +1,13 @@
-#include <CLI/CLI.hpp>
+// The `gpufl` executable: everything but the process lives in cli.cpp and the cmd_*.cpp
+// subcommands.
 #include <iostream>
+#include <string>
+#include <vector>
 
-#include "gpufl/version.hpp"
+#include "cli.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"GPU Flight: a flight recorder for CUDA programs"};
-  app.set_version_flag("--version", std::string("gpufl ") + gpufl::kVersion);
-  app.require_subcommand(0);
-  CLI11_PARSE(app, argc, argv);
-  std::cout << app.help();
-  return 0;
+  std::vector<std::string> args(argv, argv + argc);
+  gpufl::cli::CliContext ctx{std::cout, std::cerr};
+  return gpufl::cli::runCli(args, ctx);
 }

@@ -51,6 +51,10 @@ void shutdown();
 // True between a successful init() and shutdown().
 bool isProfiling();
 
+// True while a session records (scopes, system samples), with or without GPU profiling: between an init() that
+// opened the log and shutdown().
+bool isRecording();
+
 // Prints the report of the last session this process ended (or of `log_path` when given) to stdout.
 // Returns false when no readable log was found.
 bool generateReport(const std::string& log_path = "", int top_n = 10);

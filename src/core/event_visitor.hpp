@@ -16,6 +16,7 @@ class EventVisitor {
   virtual void onSessionStart(const SessionStart&) {}
   virtual void onSessionEnd(const SessionEnd&) {}
   virtual void onNote(const Note&) {}
+  virtual void onDevice(const DeviceEvent&) {}
   virtual void onKernelDef(const KernelDef&) {}
   virtual void onKernel(const KernelEvent&) {}
   virtual void onMemcpy(const MemcpyEvent&) {}

@@ -49,6 +49,12 @@ struct DeviceInfo {
   int mem_clock_khz = 0;
 };
 
+// A device learned after session_start was written (under `gpufl trace` the driver cannot be queried at start).
+struct DeviceEvent {
+  std::string sid;
+  DeviceInfo device;
+};
+
 struct SessionStart {
   std::string sid;         // first 8 hex digits of session_id, carried by every record
   std::string session_id;  // UUID

@@ -52,10 +52,19 @@ class DeepEngine {
   // [app thread] A user scope begins/ends (range profiler ranges). path = scope path id.
   virtual void onScopeBegin(uint32_t /*path*/, const char* /*name*/) {}
   virtual void onScopeEnd(uint32_t /*path*/) {}
+  // [writer thread] True when the launch with this correlation id ran instrumented (its duration is inflated).
+  virtual bool wasInstrumented(uint64_t /*correlation_id*/) const { return false; }
   // [writer thread] Hands collected data (SassMetric, PcSample, RangeCounters, Note) to the log.
   virtual void drain(EventVisitor& /*out*/) {}
   // [shutdown thread] Collects what is pending and disables everything; drain() is called once more after.
   virtual void stop() = 0;
+
+  // [init thread, before start()] True when the tracer must record kernels with
+  // CUPTI_ACTIVITY_KIND_KERNEL instead of CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL. Measured on the H200
+  // (CUDA 13.0, driver 580.159.04): with CONCURRENT_KERNEL enabled every SASS metric value reads 0, and
+  // enabling CONCURRENT_KERNEL while SASS metrics are enabled fails with CUPTI_ERROR_NOT_COMPATIBLE;
+  // with KERNEL the values equal Nsight Compute's. KERNEL serializes kernels: the report says so.
+  virtual bool needsSerializedKernelActivity() const { return false; }
 };
 
 }  // namespace gpufl::cuda

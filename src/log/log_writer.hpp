@@ -24,6 +24,12 @@ struct LogWriterStats {
   uint64_t records = 0;
   uint64_t bytes_written = 0;   // uncompressed bytes handed to the files
   uint64_t segments_rotated = 0;
+  // I/O failures (disk full, file removed, ...) never stop the program: lines are dropped and counted here.
+  uint64_t write_errors = 0;    // failed open/write/rename calls
+  uint64_t bytes_dropped = 0;   // formatted bytes that never reached a file
+  uint64_t segments_compressed = 0;
+  uint64_t compress_errors = 0; // a segment that failed to compress stays as plain .log
+  std::string last_error;       // the latest failure, naming the path and the system's reason
 };
 
 class LogWriter : public EventVisitor {

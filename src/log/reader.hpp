@@ -27,6 +27,7 @@ struct SessionListing {
 struct ReadOptions {
   std::string session;         // empty: the latest session; else a session id or a prefix of one (sid)
   size_t max_warnings = 100;   // warnings kept in ReadResult (all are counted)
+  size_t max_line_bytes = size_t{16} << 20;  // longer lines are skipped with a warning; bounds memory
 };
 
 struct ReadResult {
@@ -39,6 +40,9 @@ struct ReadResult {
   uint64_t records = 0;                  // records delivered
   std::vector<std::string> files;        // files read, in order
 };
+
+// "file:line: message"; the line is left out when 0 and the file when empty.
+std::string formatWarning(const ReadWarning& warning);
 
 // Channel files of `prefix` in read order: numbered segments ascending, then the active file.
 std::vector<std::string> channelFiles(const std::string& prefix, Channel channel);

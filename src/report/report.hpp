@@ -1,11 +1,12 @@
-// The report: events -> aggregates (ReportBuilder, an EventVisitor) -> text or JSON. Pure functions of the log;
-// written once, in C++; the CLI and Python call it.
+// The report: events -> aggregates (ReportBuilder, an EventVisitor) -> text or JSON. Pure functions
+// of the log; written once, in C++; the CLI and Python call it.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "core/event_visitor.hpp"
+#include "report/report_model.hpp"
 
 namespace gpufl::report {
 
@@ -15,14 +16,23 @@ struct ReportOptions {
 };
 
 struct ReportOutput {
-  bool ok = false;             // false when nothing was readable
-  std::string text;            // the text report (or the JSON when asked)
+  bool ok = false;                    // false when nothing was readable
+  std::string text;                   // the text report (or the JSON when asked)
   std::vector<std::string> warnings;  // "file:line: message", for stderr
-  std::string error;           // when !ok: why
+  std::string error;                  // when !ok: why
 };
 
 // Reads `prefix` (one session: latest, or `session` id/prefix) and renders the text report.
 ReportOutput reportFromPrefix(const std::string& prefix, const std::string& session,
                               const ReportOptions& options, bool as_json);
+
+// The text report: sections in a fixed order, each saying so in one line when it has no data.
+std::string renderText(const Report& report, const ReportOptions& options);
+// The same aggregates as one JSON object (pretty-printed, keys in a fixed order, '\n' terminated).
+// Durations are integers or decimals in ns, sizes in bytes, percentages 0..100.
+std::string renderJson(const Report& report, const ReportOptions& options = {});
+
+// options.generated_at, or the current UTC time in the same format when it is empty.
+std::string generatedAt(const ReportOptions& options);
 
 }  // namespace gpufl::report

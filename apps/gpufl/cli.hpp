@@ -1,0 +1,57 @@
+// The `gpufl` command line: one CLI11 app, one file per subcommand. runCli() is main() without the
+// process, so tests drive it in-process with their own streams.
+//
+// Adding a subcommand (e.g. `gpufl trace`): write cmd_trace.cpp with `void
+// addTraceCommand(CLI::App&, CliContext&)`, declare it below, list it in kCommands (cli.cpp) and
+// add the file to CMakeLists.txt.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace gpufl::cli {
+
+// Exit codes shared by every subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure =
+    1;  // the command ran but found nothing usable (no readable log, ...)
+inline constexpr int kExitUsage = 2;  // bad arguments
+
+struct CliContext {
+  std::ostream& out;
+  std::ostream& err;
+  std::FILE* out_file =
+      stdout;  // for writers that need a FILE* (`gpufl cat`); same destination as `out`
+  int exit_code = kExitOk;  // set by the subcommand's callback
+};
+
+// Registers one subcommand on `app`; its callback runs during parsing and sets ctx.exit_code.
+// Argument errors found by the callback are thrown as CLI::ValidationError naming the flag (runCli
+// turns them into kExitUsage).
+using AddCommand = void (*)(CLI::App& app, CliContext& ctx);
+
+void addOccupancyCommand(CLI::App& app, CliContext& ctx);
+void addReportCommand(CLI::App& app, CliContext& ctx);
+void addCatCommand(CLI::App& app, CliContext& ctx);
+void addSessionsCommand(CLI::App& app, CliContext& ctx);
+void addTraceCommand(CLI::App& app, CliContext& ctx);
+
+// Parses and runs; returns the process exit code. args[0] is the program name.
+int runCli(const std::vector<std::string>& args, CliContext& ctx);
+
+// Shared helpers for subcommands.
+// "file:line: message" (line omitted when 0), as the reader's and report's warnings are printed.
+std::string warningLine(const std::string& file, uint64_t line, const std::string& message);
+// Which files a prefix is looked up as, for "nothing readable" messages.
+std::string prefixFilesDescription(const std::string& prefix);
+// "2026-05-22 05:05:33 UTC" from Unix nanoseconds.
+std::string formatUtc(int64_t unix_ns);
+
+}  // namespace gpufl::cli

@@ -1,0 +1,308 @@
+#include "cli.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#if GPUFL_CLI_HAVE_CAT
+#include "log/log_writer.hpp"
+#endif
+
+namespace gpufl::cli {
+namespace {
+
+struct CliRun {
+  int code = -1;
+  std::string out, err;
+};
+
+CliRun run(std::vector<std::string> args) {
+  args.insert(args.begin(), "gpufl");
+  std::ostringstream out, err;
+  CliContext ctx{out, err};
+  CliRun r;
+  r.code = runCli(args, ctx);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(Cli, Version) {
+  CliRun r = run({"--version"});
+  EXPECT_EQ(r.code, kExitOk);
+  EXPECT_EQ(r.out, "gpufl 0.1.0\n");
+}
+
+TEST(Cli, NoSubcommandPrintsHelp) {
+  CliRun r = run({});
+  EXPECT_EQ(r.code, kExitOk);
+  EXPECT_TRUE(has(r.out, "occupancy"));
+  EXPECT_TRUE(has(r.out, "report"));
+}
+
+TEST(Cli, UnknownSubcommandIsUsageError) {
+  EXPECT_EQ(run({"fly"}).code, kExitUsage);
+}
+
+TEST(Cli, OccupancySeedCase) {
+  CliRun r =
+      run({"occupancy", "--arch", "sm_86", "--threads", "256", "--regs", "16", "--smem", "16384"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_TRUE(has(r.out, "blocks per SM     5")) << r.out;
+  EXPECT_TRUE(has(r.out, "active warps      40 / 48")) << r.out;
+  EXPECT_TRUE(has(r.out, "occupancy         83.3%")) << r.out;
+  EXPECT_TRUE(has(r.out, "limited by: shared_mem")) << r.out;
+  // 6 blocks need 102400/6 = 17066 -> 17024 B (128 B unit) minus the 1 KiB reserve.
+  EXPECT_TRUE(has(r.out, "hint: at most 16000 B of shared memory per block")) << r.out;
+  EXPECT_TRUE(has(r.out, "would allow 6 blocks: 100.0% occupancy")) << r.out;
+}
+
+TEST(Cli, OccupancySeedCaseJson) {
+  CliRun r = run({"occupancy", "--arch", "sm_86", "--threads", "256", "--regs", "16", "--smem",
+                  "16384", "--json"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_TRUE(has(r.out, "\"occupancy\":0.833333,")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"smem_occupancy\":0.833333,")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"reg_occupancy\":1,")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"max_active_blocks\":5,")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"limiting_resource\":\"shared_mem\"")) << r.out;
+  EXPECT_TRUE(
+      has(r.out, "\"block_limits\":{\"registers\":16,\"shared_mem\":5,\"warps\":6,\"blocks\":16}"))
+      << r.out;
+  EXPECT_EQ(r.out.front(), '{');
+  EXPECT_EQ(r.out.substr(r.out.size() - 2), "}\n");
+}
+
+TEST(Cli, OccupancyFullIsLimitedByWarps) {
+  CliRun r = run(
+      {"occupancy", "--arch", "sm_86", "--threads", "256", "--regs", "16", "--dyn-smem", "1024"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_TRUE(has(r.out, "occupancy         100.0%")) << r.out;
+  EXPECT_TRUE(has(r.out, "limited by: warps")) << r.out;
+  EXPECT_TRUE(has(r.out, "hint: full occupancy")) << r.out;
+}
+
+TEST(Cli, OccupancyRegisterHint) {
+  // 122 regs: 4 blocks; 96 regs -> 3072/warp -> 5 warps per sub-partition -> 5 blocks of 4 warps =
+  // 20/48.
+  CliRun r =
+      run({"occupancy", "--arch", "sm_86", "--threads", "128", "--regs", "122", "--smem", "11264"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_TRUE(has(r.out, "limited by: registers")) << r.out;
+  EXPECT_TRUE(has(r.out, "at most 96 registers per thread (now 122")) << r.out;
+  EXPECT_TRUE(has(r.out, "would allow 5 blocks: 41.7% occupancy")) << r.out;
+}
+
+TEST(Cli, OccupancyWarpAndBlockHints) {
+  CliRun warps = run({"occupancy", "--arch", "sm_86", "--threads", "320", "--regs", "32"});
+  EXPECT_TRUE(has(warps.out, "limited by: warps")) << warps.out;
+  EXPECT_TRUE(has(warps.out,
+                  "4 blocks of 10 warps use 40 of the SM's 48 warp slots; 256 threads per block"))
+      << warps.out;
+  CliRun blocks = run({"occupancy", "--arch", "sm_89", "--threads", "32", "--regs", "16"});
+  EXPECT_TRUE(has(blocks.out, "limited by: blocks")) << blocks.out;
+  EXPECT_TRUE(has(blocks.out, "use blocks of at least 64 threads")) << blocks.out;
+}
+
+TEST(Cli, OccupancyCarveoutHint) {
+  CliRun r = run({"occupancy", "--arch", "sm_90", "--threads", "256", "--regs", "32", "--smem",
+                  "16384", "--carveout", "50"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_TRUE(has(r.out, "blocks per SM     7")) << r.out;
+  EXPECT_TRUE(has(r.out, "the carveout preference (50%) leaves 135168 B")) << r.out;
+}
+
+TEST(Cli, OccupancyZeroBlocksExplains) {
+  CliRun r = run(
+      {"occupancy", "--arch", "sm_80", "--threads", "256", "--regs", "32", "--dyn-smem", "170000"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_TRUE(has(r.out, "blocks per SM     0")) << r.out;
+  EXPECT_TRUE(has(r.out, "hint: no block fits: a block needs")) << r.out;
+}
+
+struct BadArgs {
+  std::vector<std::string> args;
+  const char* flag;
+};
+
+TEST(Cli, OccupancyBadArgumentsNameTheFlag) {
+  const BadArgs cases[] = {
+      {{"--arch", "sm_61", "--threads", "128", "--regs", "32"}, "--arch"},
+      {{"--arch", "hopper", "--threads", "128", "--regs", "32"}, "--arch"},
+      {{"--arch", "sm_90", "--threads", "0", "--regs", "32"}, "--threads"},
+      {{"--arch", "sm_90", "--threads", "1025", "--regs", "32"}, "--threads"},
+      {{"--arch", "sm_90", "--threads", "-5", "--regs", "32"}, "--threads"},
+      {{"--arch", "sm_90", "--threads", "abc", "--regs", "32"}, "--threads"},
+      {{"--arch", "sm_90", "--threads", "128", "--regs", "-1"}, "--regs"},
+      {{"--arch", "sm_90", "--threads", "128", "--regs", "256"}, "--regs"},
+      {{"--arch", "sm_90", "--threads", "128", "--regs", "32", "--smem", "-5"}, "--smem"},
+      {{"--arch", "sm_90", "--threads", "128", "--regs", "32", "--dyn-smem=-1"}, "--dyn-smem"},
+      {{"--arch", "sm_90", "--threads", "128", "--regs", "32", "--carveout", "101"}, "--carveout"},
+      {{"--arch", "sm_90", "--threads", "128"}, "--regs"},
+      {{"--threads", "128", "--regs", "32"}, "--arch"},
+  };
+  for (const BadArgs& c : cases) {
+    std::vector<std::string> args = c.args;
+    args.insert(args.begin(), "occupancy");
+    CliRun r = run(args);
+    std::string joined;
+    for (const auto& a : args) joined += a + " ";
+    EXPECT_EQ(r.code, kExitUsage) << joined << "\n" << r.out << r.err;
+    EXPECT_TRUE(has(r.err, c.flag)) << joined << "\n" << r.err;
+    EXPECT_TRUE(r.out.empty()) << joined << "\n" << r.out;
+  }
+}
+
+TEST(Cli, UnknownArchListsKnownOnes) {
+  CliRun r = run({"occupancy", "--arch", "sm_61", "--threads", "128", "--regs", "32"});
+  EXPECT_TRUE(has(r.err, "unknown architecture 'sm_61'")) << r.err;
+  EXPECT_TRUE(has(r.err, "sm_70")) << r.err;
+  EXPECT_TRUE(has(r.err, "sm_120")) << r.err;
+}
+
+TEST(Cli, LogCommandsNeedAPrefix) {
+  EXPECT_EQ(run({"report"}).code, kExitUsage);
+  EXPECT_EQ(run({"cat"}).code, kExitUsage);
+  EXPECT_EQ(run({"sessions"}).code, kExitUsage);
+  EXPECT_EQ(run({"report", "x", "--top", "0"}).code, kExitUsage);
+  EXPECT_EQ(run({"cat", "x", "--channel", "gpu"}).code, kExitUsage);
+}
+
+TEST(Cli, MissingLogIsFailureNamingTheFiles) {
+  std::string prefix = (std::filesystem::temp_directory_path() / "gpufl_cli_test_missing").string();
+  for (const char* cmd : {"report", "cat", "sessions"}) {
+    CliRun r = run({cmd, prefix});
+    EXPECT_EQ(r.code, kExitFailure) << cmd;
+#if GPUFL_CLI_HAVE_REPORT && GPUFL_CLI_HAVE_CAT
+    EXPECT_TRUE(has(r.err, prefix + ".device.log")) << cmd << ": " << r.err;
+#endif
+  }
+}
+
+#if GPUFL_CLI_HAVE_CAT
+// A small session written with the real writer, read back through the CLI.
+class CliLog : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ =
+        std::filesystem::temp_directory_path() / ("gpufl_cli_test_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    prefix_ = (dir_ / "run").string();
+    std::string error;
+    auto w = log::LogWriter::open({prefix_}, &error);
+    ASSERT_TRUE(w) << error;
+    SessionStart s;
+    s.sid = "0123abcd";
+    s.session_id = "0123abcd-0000-4000-8000-000000000001";
+    s.app = "cli-test";
+    s.start_ns = 1000;
+    s.start_unix_ns = 1779426333000000000;  // 2026-05-22 05:05:33 UTC
+    w->onSessionStart(s);
+    KernelDef def;
+    def.sid = s.sid;
+    def.id = 1;
+    def.name = def.demangled = "kern";
+    w->onKernelDef(def);
+    for (int i = 0; i < 3; ++i) {
+      KernelEvent k;
+      k.sid = s.sid;
+      k.def_id = 1;
+      k.correlation_id = 10 + i;
+      k.start_ns = 5000 + 1000 * i;
+      k.end_ns = k.start_ns + 500;
+      w->onKernel(k);
+    }
+    HostSample h;
+    h.sid = s.sid;
+    h.ts_ns = 7000;
+    h.cpu_pct = 12.5;
+    w->onHostSample(h);
+    SessionEnd e;
+    e.sid = s.sid;
+    e.end_ns = 9000;
+    e.kernels = 3;
+    w->onSessionEnd(e);
+    w->close();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Runs with stdout captured through a temporary FILE*, as `cat` writes to one.
+  CliRun runToFile(std::vector<std::string> args) {
+    args.insert(args.begin(), "gpufl");
+    std::FILE* f = std::tmpfile();
+    std::ostringstream out, err;
+    CliContext ctx{out, err, f};
+    CliRun r;
+    r.code = runCli(args, ctx);
+    std::fflush(f);
+    std::rewind(f);
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) r.out.append(buf, n);
+    std::fclose(f);
+    r.out += out.str();
+    r.err = err.str();
+    return r;
+  }
+
+  std::filesystem::path dir_;
+  std::string prefix_;
+};
+
+TEST_F(CliLog, CatPrintsAbsoluteKernelTimes) {
+  CliRun r = runToFile({"cat", prefix_});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_TRUE(has(r.out, "\"type\":\"session_start\"")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"start_ns\":7000")) << r.out;  // third kernel, absolute
+  EXPECT_TRUE(has(r.out, "\"corr\":12")) << r.out;
+  EXPECT_FALSE(has(r.out, "\"dt_ns\"")) << r.out;
+  EXPECT_TRUE(has(r.out, "host_sample")) << r.out;
+}
+
+TEST_F(CliLog, CatFiltersByChannel) {
+  CliRun r = runToFile({"cat", prefix_, "--channel", "system"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_TRUE(has(r.out, "host_sample")) << r.out;
+  EXPECT_FALSE(has(r.out, "kernel_event")) << r.out;
+}
+
+TEST_F(CliLog, SessionsListsTheSession) {
+  CliRun r = run({"sessions", prefix_});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_TRUE(has(r.out, "0123abcd")) << r.out;
+  EXPECT_TRUE(has(r.out, "cli-test")) << r.out;
+  EXPECT_TRUE(has(r.out, "2026-05-22 05:05:33 UTC")) << r.out;
+}
+
+#if GPUFL_CLI_HAVE_REPORT
+TEST_F(CliLog, ReportPrintsText) {
+  CliRun r = run({"report", prefix_, "--top", "5"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_TRUE(has(r.out, "kern")) << r.out;
+}
+#endif
+#endif  // GPUFL_CLI_HAVE_CAT
+
+TEST(Cli, WarningLine) {
+  EXPECT_EQ(warningLine("a.device.log", 5, "not a JSON object"),
+            "a.device.log:5: not a JSON object");
+  EXPECT_EQ(warningLine("a.scope.log", 0, "no files"), "a.scope.log: no files");
+  EXPECT_EQ(warningLine("", 0, "no log files"), "no log files");
+}
+
+TEST(Cli, FormatUtc) {
+  EXPECT_EQ(formatUtc(1779426333000000000), "2026-05-22 05:05:33 UTC");
+  EXPECT_EQ(formatUtc(0), "1970-01-01 00:00:00 UTC");
+}
+
+}  // namespace
+}  // namespace gpufl::cli

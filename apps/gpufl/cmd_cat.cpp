@@ -1,0 +1,134 @@
+// `gpufl cat PREFIX [--session ID] [--channel device|scope|system]`: one session of a log as plain
+// NDJSON on stdout, all segments (plain or zstd) in order, with kernel_event times and correlation
+// ids absolute.
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli.hpp"
+#include "core/event_visitor.hpp"
+#if GPUFL_CLI_HAVE_CAT
+#include "log/log_writer.hpp"
+#include "log/reader.hpp"
+#endif
+
+namespace gpufl::cli {
+namespace {
+
+struct CatArgs {
+  std::string prefix;
+  std::string session;
+  std::string channel;
+};
+
+// Forwards the records of one channel (session start/end belong to every channel), or all when none
+// is chosen.
+class ChannelFilter : public EventVisitor {
+ public:
+  ChannelFilter(EventVisitor& next, std::optional<Channel> only) : next_(next), only_(only) {}
+  void onSessionStart(const SessionStart& e) override { next_.onSessionStart(e); }
+  void onSessionEnd(const SessionEnd& e) override { next_.onSessionEnd(e); }
+  void onNote(const Note& e) override {
+    if (on(Channel::Device)) next_.onNote(e);
+  }
+  void onKernelDef(const KernelDef& e) override {
+    if (on(Channel::Device)) next_.onKernelDef(e);
+  }
+  void onKernel(const KernelEvent& e) override {
+    if (on(Channel::Device)) next_.onKernel(e);
+  }
+  void onMemcpy(const MemcpyEvent& e) override {
+    if (on(Channel::Device)) next_.onMemcpy(e);
+  }
+  void onStack(const StackDef& e) override {
+    if (on(Channel::Device)) next_.onStack(e);
+  }
+  void onSassMetric(const SassMetric& e) override {
+    if (on(Channel::Device)) next_.onSassMetric(e);
+  }
+  void onPcSample(const PcSample& e) override {
+    if (on(Channel::Device)) next_.onPcSample(e);
+  }
+  void onBenchmark(const BenchmarkResult& e) override {
+    if (on(Channel::Device)) next_.onBenchmark(e);
+  }
+  void onScopePath(const ScopePath& e) override {
+    if (on(Channel::Scope)) next_.onScopePath(e);
+  }
+  void onScopeBegin(const ScopeBegin& e) override {
+    if (on(Channel::Scope)) next_.onScopeBegin(e);
+  }
+  void onScopeEnd(const ScopeEnd& e) override {
+    if (on(Channel::Scope)) next_.onScopeEnd(e);
+  }
+  void onRangeCounters(const RangeCounters& e) override {
+    if (on(Channel::Scope)) next_.onRangeCounters(e);
+  }
+  void onGpuSample(const GpuSample& e) override {
+    if (on(Channel::System)) next_.onGpuSample(e);
+  }
+  void onHostSample(const HostSample& e) override {
+    if (on(Channel::System)) next_.onHostSample(e);
+  }
+
+ private:
+  bool on(Channel c) const { return !only_ || *only_ == c; }
+  EventVisitor& next_;
+  std::optional<Channel> only_;
+};
+
+std::optional<Channel> parseChannel(const std::string& name) {
+  for (Channel c : {Channel::Device, Channel::Scope, Channel::System})
+    if (name == channelName(c)) return c;
+  return std::nullopt;
+}
+
+void runCat(const CatArgs& a, CliContext& ctx) {
+  std::optional<Channel> only;
+  if (!a.channel.empty()) {
+    only = parseChannel(a.channel);
+    if (!only)
+      throw CLI::ValidationError("--channel",
+                                 "must be device, scope or system, got '" + a.channel + "'");
+  }
+#if GPUFL_CLI_HAVE_CAT
+  ctx.out.flush();  // the writer writes to the FILE* behind `out`
+  auto writer = log::LogWriter::toStream(ctx.out_file);
+  ChannelFilter filter(*writer, only);
+  log::ReadOptions options;
+  options.session = a.session;
+  log::ReadResult r = log::readPrefix(a.prefix, options, filter);
+  writer->close();
+  std::fflush(ctx.out_file);
+  for (const log::ReadWarning& w : r.warnings)
+    ctx.err << warningLine(w.file, w.line, w.message) << "\n";
+  if (r.warning_count > r.warnings.size())
+    ctx.err << "... and " << (r.warning_count - r.warnings.size()) << " more warnings\n";
+  if (!r.found_files || !r.any_readable) {
+    ctx.err << "gpufl cat: " << (r.found_files ? "no readable records" : "no log files")
+            << " under '" << a.prefix << "'";
+    if (!a.session.empty()) ctx.err << " for session '" << a.session << "'";
+    ctx.err << "\n  looked for " << prefixFilesDescription(a.prefix) << "\n";
+    ctx.exit_code = kExitFailure;
+    return;
+  }
+  ctx.exit_code = kExitOk;
+#else
+  ctx.err << "gpufl cat: this build has no log reader/writer\n";
+  ctx.exit_code = kExitFailure;
+#endif
+}
+
+}  // namespace
+
+void addCatCommand(CLI::App& app, CliContext& ctx) {
+  auto args = std::make_shared<CatArgs>();
+  CLI::App* cmd = app.add_subcommand("cat", "Print one session as NDJSON, kernel times absolute");
+  cmd->add_option("prefix", args->prefix, "Log prefix (e.g. ./smoke_test)")->required();
+  cmd->add_option("--session", args->session, "Session id or a prefix of it (default: the latest)");
+  cmd->add_option("--channel", args->channel, "Only this channel: device, scope or system");
+  cmd->callback([args, &ctx] { runCat(*args, ctx); });
+}
+
+}  // namespace gpufl::cli

@@ -1,0 +1,66 @@
+// `gpufl report PREFIX [--top N] [--session ID] [--json]`: the text (or JSON) report of one session
+// of a log.
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+
+#include "cli.hpp"
+#if GPUFL_CLI_HAVE_REPORT
+#include "report/report.hpp"
+#endif
+
+namespace gpufl::cli {
+namespace {
+
+struct ReportArgs {
+  std::string prefix;
+  int top = 10;
+  std::string session;
+  bool json = false;
+};
+
+void runReport(const ReportArgs& a, CliContext& ctx) {
+  if (a.top < 1)
+    throw CLI::ValidationError("--top", "must be at least 1, got " + std::to_string(a.top));
+#if GPUFL_CLI_HAVE_REPORT
+  report::ReportOptions options;
+  options.top_n = a.top;
+  report::ReportOutput r = report::reportFromPrefix(a.prefix, a.session, options, a.json);
+  for (const std::string& w :
+       r.warnings) {  // already "file:line: message"; a warning about no file has no file
+    ctx.err << (w.starts_with(": ") ? w.substr(2) : w) << "\n";
+  }
+  if (!r.ok) {
+    ctx.err << "gpufl report: nothing readable under '" << a.prefix << "'";
+    if (!r.error.empty()) ctx.err << ": " << r.error;
+    ctx.err << "\n";
+    if (r.error.find(".device.log") == std::string::npos)
+      ctx.err << "  looked for " << prefixFilesDescription(a.prefix) << "\n";
+    ctx.exit_code = kExitFailure;
+    return;
+  }
+  ctx.out << r.text;
+  if (!r.text.empty() && r.text.back() != '\n') ctx.out << "\n";
+  ctx.exit_code = kExitOk;
+#else
+  ctx.err << "gpufl report: this build has no report library\n";
+  ctx.exit_code = kExitFailure;
+#endif
+}
+
+}  // namespace
+
+void addReportCommand(CLI::App& app, CliContext& ctx) {
+  auto args = std::make_shared<ReportArgs>();
+  CLI::App* cmd =
+      app.add_subcommand("report", "Text report of a recorded session: what limits each kernel");
+  cmd->add_option("prefix", args->prefix,
+                  "Log prefix (the log_path given to gpufl::init, e.g. ./smoke_test)")
+      ->required();
+  cmd->add_option("--top", args->top, "Kernels and scopes to list (default 10)");
+  cmd->add_option("--session", args->session, "Session id or a prefix of it (default: the latest)");
+  cmd->add_flag("--json", args->json, "Print the report as JSON");
+  cmd->callback([args, &ctx] { runReport(*args, ctx); });
+}
+
+}  // namespace gpufl::cli

@@ -1,0 +1,62 @@
+#include "trace_summary.hpp"
+
+#include <filesystem>
+#include <ostream>
+#include <vector>
+
+#ifdef GPUFL_CLI_HAVE_REPORT
+#include "report/report.hpp"
+#endif
+
+namespace gpufl::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Prefixes written by the run: PREFIX itself and PREFIX.<pid> for child processes.
+std::vector<std::string> writtenPrefixes(const std::string& prefix) {
+  std::vector<std::string> out;
+  fs::path p(prefix);
+  fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  std::string base = p.filename().string();
+  std::error_code ec;
+  if (fs::exists(prefix + ".device.log", ec)) out.push_back(prefix);
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    std::string name = entry.path().filename().string();
+    const std::string tail = ".device.log";
+    if (name.size() <= base.size() + tail.size() + 1 || name.rfind(base + ".", 0) != 0) continue;
+    if (name.compare(name.size() - tail.size(), tail.size(), tail) != 0) continue;
+    std::string middle = name.substr(base.size() + 1, name.size() - base.size() - 1 - tail.size());
+    if (!middle.empty() && middle.find_first_not_of("0123456789") == std::string::npos)
+      out.push_back((dir / (base + "." + middle)).string());
+  }
+  return out;
+}
+
+}  // namespace
+
+void printTraceSummary(const std::string& prefix, int exit_code, CliContext& ctx) {
+  std::vector<std::string> prefixes = writtenPrefixes(prefix);
+  ctx.err << "\ngpufl trace: program exited with status " << exit_code << "\n";
+  if (prefixes.empty()) {
+    ctx.err << "gpufl trace: no log was written under " << prefix
+            << " (the program never initialised CUDA, or gpufl could not start: run with --debug)\n";
+    return;
+  }
+  for (const auto& p : prefixes) ctx.err << "gpufl trace: logs: " << p << ".{device,scope,system}.log\n";
+#ifdef GPUFL_CLI_HAVE_REPORT
+  report::ReportOptions options;
+  options.top_n = 5;
+  report::ReportOutput r = report::reportFromPrefix(prefixes.front(), "", options, false);
+  if (!r.ok) return;
+  // The summary is the report up to its Kernel Details section; `gpufl report` prints the rest.
+  std::string text = r.text;
+  if (auto cut = text.find("Kernel Details"); cut != std::string::npos) {
+    auto line_start = text.rfind("\n=", cut);
+    text = text.substr(0, line_start == std::string::npos ? cut : line_start + 1);
+  }
+  ctx.err << text << "gpufl trace: full report: gpufl report " << prefixes.front() << "\n";
+#endif
+}
+
+}  // namespace gpufl::cli

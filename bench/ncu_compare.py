@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""gpufl against Nsight Compute (the oracle) on the same program: kernel durations and occupancy.
+
+Runs PROGRAM under `gpufl trace` (plain tracing) and under `ncu --clock-control none`, then compares per kernel:
+median duration (gpufl trace vs ncu gpu__time_duration.sum), and max active blocks per SM (gpufl kernel_def vs
+the minimum of ncu's launch__occupancy_limit_*). Prints a table; exit status 1 when a kernel is off by more than
+--tolerance (default 3%) in duration or differs at all in occupancy.
+
+Usage: bench/ncu_compare.py BUILD_DIR OUT_DIR [-- PROGRAM ARGS...]   (default program: kernel_zoo 20)
+"""
+import csv
+import io
+import json
+import os
+import statistics
+import subprocess
+import sys
+from collections import defaultdict
+
+OCC_METRICS = ["launch__occupancy_limit_registers", "launch__occupancy_limit_shared_mem",
+               "launch__occupancy_limit_warps", "launch__occupancy_limit_blocks"]
+
+
+def run(cmd, **kw):
+    print("$ " + " ".join(cmd), flush=True)
+    return subprocess.run(cmd, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kw)
+
+
+def ncu_rows(program, out_dir):
+    metrics = ["gpu__time_duration.sum"] + OCC_METRICS
+    p = run(["ncu", "--clock-control", "none", "--csv", "--print-units", "base", "--metrics", ",".join(metrics)]
+            + program)
+    with open(os.path.join(out_dir, "ncu_raw.csv"), "w") as f:
+        f.write(p.stdout)
+    text = p.stdout[p.stdout.find('"ID"'):] if '"ID"' in p.stdout else ""
+    per_launch = defaultdict(dict)
+    for row in csv.DictReader(io.StringIO(text)):
+        value = row["Metric Value"].replace(",", "")
+        try:
+            per_launch[(row["ID"], row["Kernel Name"])][row["Metric Name"]] = float(value)
+        except ValueError:
+            pass
+    kernels = defaultdict(lambda: {"durations": [], "blocks": set()})
+    for (_, name), m in per_launch.items():
+        short = name.split("(")[0].split("<")[0].replace("void ", "").strip()
+        if "gpu__time_duration.sum" in m:
+            kernels[short]["durations"].append(m["gpu__time_duration.sum"])
+        limits = [m[k] for k in OCC_METRICS if k in m]
+        if limits:
+            kernels[short]["blocks"].add(int(min(limits)))
+    return kernels
+
+
+def gpufl_rows(build, program, out_dir):
+    gpufl = os.path.join(build, "apps", "gpufl", "gpufl")
+    prefix = os.path.join(out_dir, "trace")
+    p = run([gpufl, "trace", "-o", prefix, "--"] + program)
+    print(p.stdout[-3000:])
+    p = run([gpufl, "cat", prefix])
+    defs, kernels = {}, defaultdict(lambda: {"durations": [], "blocks": set()})
+    for line in p.stdout.splitlines():
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        if r.get("type") == "kernel_def":
+            defs[r["k"]] = r
+        elif r.get("type") == "kernel_event":
+            d = defs.get(r["k"])
+            if d is None:
+                continue
+            short = d.get("demangled", d["name"]).split("(")[0].split("<")[0].replace("void ", "").strip()
+            kernels[short]["durations"].append(r["end_ns"] - r["start_ns"])
+            if "max_active_blocks" in d:
+                kernels[short]["blocks"].add(int(d["max_active_blocks"]))
+    return kernels
+
+
+def main():
+    args = sys.argv[1:]
+    if len(args) < 2:
+        sys.exit(__doc__)
+    build, out_dir = args[0], args[1]
+    program = args[3:] if len(args) > 2 and args[2] == "--" else [os.path.join(build, "examples", "cuda",
+                                                                               "kernel_zoo"), "20"]
+    tolerance = float(os.environ.get("GPUFL_TRUTH_TOLERANCE", "0.03"))
+    os.makedirs(out_dir, exist_ok=True)
+    ours = gpufl_rows(build, program, out_dir)
+    oracle = ncu_rows(program, out_dir)
+    bad = 0
+    print(f"{'kernel':32s} {'n':>4s} {'gpufl med ns':>13s} {'ncu med ns':>12s} {'ratio':>7s}  blocks/SM gpufl ncu")
+    for name in sorted(set(ours) | set(oracle)):
+        o, n = ours.get(name), oracle.get(name)
+        if not o or not n or not o["durations"] or not n["durations"]:
+            print(f"{name:32s} missing in {'gpufl' if not o else 'ncu'}")
+            bad += 1
+            continue
+        mo, mn = statistics.median(o["durations"]), statistics.median(n["durations"])
+        ratio = mo / mn
+        occ_ok = o["blocks"] == n["blocks"]
+        flag = "" if abs(ratio - 1) <= tolerance and occ_ok else "  <-- off"
+        bad += bool(flag)
+        print(f"{name:32s} {len(o['durations']):4d} {mo:13.0f} {mn:12.0f} {ratio:7.3f}  "
+              f"{sorted(o['blocks'])} {sorted(n['blocks'])}{flag}")
+    print(f"{bad} kernel(s) outside tolerance {tolerance:.0%} or with different occupancy")
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+// The seeds' kernels in one program with no gpufl calls, so the same binary runs plain, under Nsight Compute and
+// under `gpufl trace`: the oracle comparisons (durations, occupancy, SASS counters) use it.
+// Usage: kernel_zoo [repeats=20]
+#include <cstdlib>
+
+#include "common.cuh"
+
+__global__ void matmul_row_per_thread(const float* A, const float* B, float* C, int M, int K, int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= M) return;
+  for (int col = 0; col < N; col++) {
+    float sum = 0.0f;
+    for (int i = 0; i < K; i++) sum += A[row * K + i] * B[i * N + col];
+    C[row * N + col] = sum;
+  }
+}
+
+__global__ void matmul_col_per_thread(const float* A, const float* B, float* C, int M, int K, int N) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (col >= N) return;
+  for (int row = 0; row < M; row++) {
+    float sum = 0.0f;
+    for (int i = 0; i < K; i++) sum += A[row * K + i] * B[i * N + col];
+    C[row * N + col] = sum;
+  }
+}
+
+__global__ void block_reduce_naive(const float* in, float* out, int n) {
+  __shared__ float smem[4096];
+  int tid = threadIdx.x, gid = blockIdx.x * blockDim.x + tid;
+  smem[tid] = (gid < n) ? in[gid] : 0.0f;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s) smem[tid] += smem[tid + s];
+    __syncthreads();
+  }
+  if (tid == 0) out[blockIdx.x] = smem[0];
+}
+
+__global__ void block_reduce_optimized(const float* in, float* out, int n) {
+  extern __shared__ float smem[];
+  int tid = threadIdx.x, gid = blockIdx.x * blockDim.x + tid;
+  smem[tid] = (gid < n) ? in[gid] : 0.0f;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s) smem[tid] += smem[tid + s];
+    __syncthreads();
+  }
+  if (tid == 0) out[blockIdx.x] = smem[0];
+}
+
+__global__ void saxpy(float a, const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+
+int main(int argc, char** argv) {
+  const int repeats = argc > 1 ? std::atoi(argv[1]) : 20;
+  const int M = 512, K = 256, N = 512;
+  const int R = 1 << 22, block = 256, rgrid = R / block;
+  auto hA = randomFloats(size_t(M) * K, 1), hB = randomFloats(size_t(K) * N, 2), hR = randomFloats(R, 3);
+  float *A, *B, *C, *in, *out, *y;
+  CUDA_CHECK(cudaMalloc(&A, hA.size() * 4));
+  CUDA_CHECK(cudaMalloc(&B, hB.size() * 4));
+  CUDA_CHECK(cudaMalloc(&C, size_t(M) * N * 4));
+  CUDA_CHECK(cudaMalloc(&in, size_t(R) * 4));
+  CUDA_CHECK(cudaMalloc(&out, size_t(rgrid) * 4));
+  CUDA_CHECK(cudaMalloc(&y, size_t(R) * 4));
+  CUDA_CHECK(cudaMemcpy(A, hA.data(), hA.size() * 4, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(B, hB.data(), hB.size() * 4, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(in, hR.data(), hR.size() * 4, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemset(y, 0, size_t(R) * 4));
+  for (int r = 0; r < repeats; ++r) {
+    matmul_row_per_thread<<<(M + 255) / 256, 256>>>(A, B, C, M, K, N);
+    matmul_col_per_thread<<<(N + 255) / 256, 256>>>(A, B, C, M, K, N);
+    block_reduce_naive<<<rgrid, block>>>(in, out, R);
+    block_reduce_optimized<<<rgrid, block, block * sizeof(float)>>>(in, out, R);
+    saxpy<<<rgrid, block>>>(2.0f, in, y, R);
+  }
+  std::vector<float> hC(size_t(M) * N);
+  CUDA_CHECK(cudaMemcpy(hC.data(), C, hC.size() * 4, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::printf("kernel_zoo: %d rounds of 5 kernels, C[0]=%f\n", repeats, hC[0]);
+  return 0;
+}

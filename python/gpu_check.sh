@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The Python side on the GPU test machine (no network): builds and installs the package with the preinstalled
+# scikit-build-core/nanobind into a venv that sees the system's pandas/torch/numba, runs the Python tests, the two
+# Python examples and `gpufl trace -- python ...`, and leaves logs, reports and plots in $OUT/python.
+# Usage (repository root): python/gpu_check.sh      (scripts/gpu-run.sh may call it as its "python" step)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OUT=${OUT:-$ROOT/out}
+RES=$OUT/python
+mkdir -p "$RES"
+log() { echo "=== $* ($(date +%T))"; }
+
+# simdjson is not on the GPU image: unpack the carried .deb files into a private prefix (the wheel then bundles
+# libsimdjson next to the extension, found through RPATH $ORIGIN).
+DEPS=/tmp/gpufl-deps
+if [ -d .deb ] && [ ! -d $DEPS ]; then
+  for f in .deb/*.deb; do dpkg -x "$f" $DEPS; done
+fi
+export CMAKE_PREFIX_PATH=$DEPS/usr:${CMAKE_PREFIX_PATH:-}
+export PATH=/usr/local/cuda/bin:$PATH
+export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
+
+VENV=${GPUFL_PYVENV:-/tmp/gpufl-pyvenv}
+[ -x "$VENV/bin/python" ] || python3 -m venv --system-site-packages "$VENV"
+VPY=$VENV/bin/python
+
+log "pip install (no build isolation)"
+t0=$(date +%s)
+GPUFL_WITH_CUDA=ON "$VPY" -m pip install -q --no-build-isolation --no-deps --no-index . > "$RES/pip.txt" 2>&1 \
+  || { tail -40 "$RES/pip.txt"; exit 1; }
+echo "installed in $(( $(date +%s) - t0 )) s"
+site=$("$VPY" -c 'import gpufl, os; print(os.path.dirname(gpufl.__file__))')
+ls -la "$site" "$site/bin" > "$RES/package.txt" 2>&1
+for f in "$site"/*.so* "$site/bin/gpufl"; do echo "== $f"; readelf -d "$f" | grep -E 'NEEDED|RUNPATH'; done \
+  >> "$RES/package.txt" 2>&1
+
+log "pytest"
+(cd /tmp && MPLBACKEND=Agg "$VPY" -m pytest -q -p no:cacheprovider "$ROOT/python/tests" -rs) > "$RES/pytest.txt" 2>&1
+tail -15 "$RES/pytest.txt"
+
+log "examples"
+mkdir -p "$RES/run" && cd "$RES/run"
+# numba-cuda 0.68 calls np.row_stack, gone in the image's numpy: alias it before numba is imported.
+timeout 300 "$VPY" -c "import numpy as np; np.row_stack = getattr(np, 'row_stack', np.vstack); import runpy; \
+runpy.run_path('$ROOT/examples/python/numba_matmul.py', run_name='__main__')" > numba_matmul.txt 2>&1
+echo "numba_matmul exit $?"; grep -E "OK|Total Kernels|Occupancy:|Memory Efficiency|smsp__sass_sectors" numba_matmul.txt | head
+MPLBACKEND=Agg timeout 300 "$VPY" "$ROOT/examples/python/pytorch_smoke.py" > pytorch_smoke.txt 2>&1
+echo "pytorch_smoke exit $?"; grep -E "GPU Device|Kernels|GPU Busy|Peak VRAM" pytorch_smoke.txt | head
+
+log "gpufl trace -- python"
+timeout 300 "$VENV/bin/gpufl" trace -o "$RES/run/traced" -- "$VPY" "$ROOT/examples/python/train_loop.py" --steps 50 \
+  > trace.txt 2>&1
+echo "trace exit $?"; tail -5 trace.txt
+"$VENV/bin/gpufl" report "$RES/run/traced" > traced.report.txt 2>&1; head -40 traced.report.txt | tail -25
+cd "$ROOT"
+log "done: $RES"

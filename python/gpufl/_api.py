@@ -1,0 +1,251 @@
+"""init / shutdown / Scope: a thin Pythonic layer over the C++ runtime (include/gpufl/gpufl.hpp)."""
+from __future__ import annotations
+
+import atexit
+import enum
+import functools
+import os
+import threading
+import warnings
+from typing import Callable, Optional, TypeVar, Union
+
+from . import _gpufl as _C
+
+__all__ = [
+    "ProfilingEngine",
+    "GpuFlightWarning",
+    "init",
+    "shutdown",
+    "is_profiling",
+    "is_recording",
+    "start_system_sampling",
+    "stop_system_sampling",
+    "Scope",
+    "last_log_path",
+]
+
+
+def _make_engine_enum() -> type:
+    # Built from the C++ enum so the values cannot drift. `None` is a keyword, so `ProfilingEngine.None` is not
+    # valid syntax: use `ProfilingEngine.NoEngine` / `ProfilingEngine.Off`, getattr(ProfilingEngine, "None"),
+    # ProfilingEngine["None"], or simply the string "None".
+    members = sorted(_C.ENGINES.items(), key=lambda kv: kv[1])
+    none_value = _C.ENGINES["None"]
+    members += [("NoEngine", none_value), ("Off", none_value)]
+    return enum.IntEnum("ProfilingEngine", members, module=__name__, qualname="ProfilingEngine")
+
+
+ProfilingEngine = _make_engine_enum()
+ProfilingEngine.__doc__ = """What GPU Flight collects beyond kernels, copies, scopes and system metrics.
+
+None (alias NoEngine, Off): trace + system metrics. PcSampling: + warp stall reasons per PC.
+SassMetrics: + per-instruction counters (divergence, memory coalescing). PcSamplingWithSass: both.
+RangeProfiler: + hardware counters per scope."""
+
+
+class GpuFlightWarning(RuntimeWarning):
+    """Emitted (once per process) when init() could not turn GPU profiling on."""
+
+
+_EngineLike = Union["ProfilingEngine", str, int, None]
+
+
+def _engine_value(engine: _EngineLike) -> int:
+    if engine is None:
+        return int(getattr(ProfilingEngine, "None"))
+    if isinstance(engine, ProfilingEngine):
+        return int(engine)
+    if isinstance(engine, str):
+        key = engine.strip().replace("-", "").replace("_", "").lower()
+        if key.startswith("profilingengine."):
+            key = key[len("profilingengine."):]
+        for name, member in ProfilingEngine.__members__.items():
+            if name.lower() == key:
+                return int(member)
+        names = ", ".join(ProfilingEngine.__members__)
+        raise ValueError(f"unknown profiling engine {engine!r}; one of: {names}")
+    if isinstance(engine, bool):
+        raise TypeError("profiling_engine must be a ProfilingEngine, a name or an int, not bool")
+    if isinstance(engine, int):
+        return int(ProfilingEngine(engine))
+    # An enum from another binding (e.g. a nanobind enum) with a .name we know.
+    name = getattr(engine, "name", None)
+    if isinstance(name, str):
+        return _engine_value(name)
+    raise TypeError(f"profiling_engine must be a ProfilingEngine, a name or an int, not {type(engine).__name__}")
+
+
+_state_lock = threading.Lock()
+_warned = False
+_active = False
+_atexit_registered = False
+_last_log_path: Optional[str] = None
+
+
+def last_log_path() -> Optional[str]:
+    """The log prefix of the latest init() in this process (None before the first)."""
+    return _last_log_path
+
+
+def init(
+    app_name: str = "gpufl",
+    log_path: Optional[Union[str, os.PathLike]] = None,
+    sampling_auto_start: bool = True,
+    system_sample_rate_ms: int = 100,
+    enable_kernel_details: bool = True,
+    enable_stack_trace: bool = False,
+    enable_debug_output: bool = False,
+    profiling_engine: _EngineLike = None,
+    *,
+    deep_launches_per_kernel: Optional[int] = None,
+    rotate_bytes: Optional[int] = None,
+) -> bool:
+    """Starts a GPU Flight session for this process.
+
+    `log_path` is a prefix: "./run" writes run.device.log, run.scope.log and run.system.log (default
+    "./<app_name>"). `profiling_engine` is a ProfilingEngine, its name as a string, or None.
+
+    Returns True when GPU profiling is on. Without a usable GPU (no driver, no device, CUPTI taken) it returns
+    False, warns once per process, and the program runs on: scopes and system samples are still recorded where
+    possible, and the reason is written to the log (a `note` record).
+    """
+    global _warned, _active, _atexit_registered, _last_log_path
+    engine = _engine_value(profiling_engine)
+    path = "" if log_path is None else os.fspath(log_path)
+    deep = _C.DEFAULT_DEEP_LAUNCHES_PER_KERNEL if deep_launches_per_kernel is None else int(deep_launches_per_kernel)
+    rotate = _C.DEFAULT_ROTATE_BYTES if rotate_bytes is None else int(rotate_bytes)
+    ok = _C.init(
+        str(app_name),
+        path,
+        bool(sampling_auto_start),
+        int(system_sample_rate_ms),
+        bool(enable_kernel_details),
+        bool(enable_stack_trace),
+        bool(enable_debug_output),
+        engine,
+        deep,
+        rotate,
+    )
+    with _state_lock:
+        _active = True
+        _last_log_path = path or os.path.join(".", str(app_name))
+        if not _atexit_registered:
+            # Flush the logs even when the program forgets shutdown(), before the interpreter tears down.
+            atexit.register(_shutdown_at_exit)
+            _atexit_registered = True
+        warn = not ok and not _warned
+        if warn:
+            _warned = True
+    if warn:
+        warnings.warn(
+            "gpufl: GPU profiling is off (no GPU, no driver, or CUPTI unavailable); the program runs on and scopes "
+            f"and system samples are still recorded. The reason is in the 'note' records of "
+            f"{_last_log_path}.device.log.",
+            GpuFlightWarning,
+            stacklevel=2,
+        )
+    return bool(ok)
+
+
+def shutdown() -> None:
+    """Flushes and closes the session; blocks until everything recorded is on disk. Safe to call twice."""
+    global _active
+    _C.shutdown()
+    with _state_lock:
+        _active = False
+
+
+def _shutdown_at_exit() -> None:
+    if _active:
+        try:
+            shutdown()
+        except Exception:  # never turn interpreter exit into a crash
+            pass
+
+
+def is_profiling() -> bool:
+    """True between a successful init() and shutdown()."""
+    return bool(_C.is_profiling())
+
+
+def is_recording() -> bool:
+    """True while a session records (scopes, system samples), with or without GPU profiling."""
+    return bool(_C.is_recording())
+
+
+def start_system_sampling() -> None:
+    """Starts NVML/host sampling when init() was called with sampling_auto_start=False."""
+    _C.start_system_sampling()
+
+
+def stop_system_sampling() -> None:
+    _C.stop_system_sampling()
+
+
+F = TypeVar("F", bound=Callable)
+
+
+class Scope:
+    """A named region: everything launched on this thread while it is open is attributed to it.
+
+    As a context manager::
+
+        with gpufl.Scope("matrix_mul_compute", "math"):
+            ...
+
+    As a decorator (every call of the function is one scope; the name defaults to the function's qualified
+    name)::
+
+        @gpufl.Scope("train_step")
+        def step(): ...
+
+    Scopes nest per thread (the C++ runtime keeps one stack per OS thread, and Python threads are OS threads).
+    One Scope object may be entered from several threads or recursively: each entry is tracked separately.
+    """
+
+    __slots__ = ("name", "tag", "_open", "__weakref__")
+
+    def __init__(self, name: Optional[str] = None, tag: str = ""):
+        if name is not None and not isinstance(name, str):
+            if callable(name):
+                raise TypeError("use @gpufl.Scope() or @gpufl.Scope('name'), not a bare @gpufl.Scope")
+            raise TypeError(f"scope name must be a str, not {type(name).__name__}")
+        self.name = name
+        self.tag = "" if tag is None else str(tag)
+        self._open: dict = {}  # thread ident -> stack of open instance ids
+
+    def __enter__(self) -> "Scope":
+        if self.name is None:
+            raise TypeError("a Scope used with `with` needs a name")
+        sid = _C.scope_begin(self.name, self.tag)
+        self._open.setdefault(threading.get_ident(), []).append(sid)
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        ident = threading.get_ident()
+        stack = self._open.get(ident)
+        if stack:
+            _C.scope_end(stack.pop())
+            if not stack:
+                del self._open[ident]
+        return False
+
+    def __call__(self, func: F) -> F:
+        if not callable(func):
+            raise TypeError("Scope(...) decorates a callable")
+        name = self.name if self.name is not None else getattr(func, "__qualname__", repr(func))
+        tag = self.tag
+        begin, end = _C.scope_begin, _C.scope_end
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            sid = begin(name, tag)
+            try:
+                return func(*args, **kwargs)
+            finally:
+                end(sid)
+
+        return wrapper  # type: ignore[return-value]
+
+    def __repr__(self) -> str:
+        return f"Scope({self.name!r}, {self.tag!r})"

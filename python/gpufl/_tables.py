@@ -1,0 +1,227 @@
+"""Column tables from the C++ reader (gpufl._gpufl.load_session) -> pandas DataFrames.
+
+The extension returns, per table, a dict of numpy arrays; a string column comes as (int32 codes, distinct values)
+and becomes a pandas Categorical, so a million kernel rows never create a million Python strings. Kernel rows are
+joined with their kernel_def (names, launch shape, occupancy) and scope path by array indexing.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+import pandas as pd
+
+from . import _gpufl as _C
+
+_NS = "int64"
+_MISSING_END = np.iinfo(np.int64).min
+
+
+def _col(v):
+    if isinstance(v, tuple):
+        codes, values = v
+        return pd.Categorical.from_codes(np.asarray(codes), categories=pd.Index(list(values), dtype=object))
+    if isinstance(v, list):
+        return np.asarray(v, dtype=object)
+    return v
+
+
+def _frame(columns: Dict[str, object], order: Optional[List[str]] = None) -> pd.DataFrame:
+    cols = {k: _col(v) for k, v in columns.items()}
+    if order:
+        cols = {k: cols[k] for k in order if k in cols} | {k: v for k, v in cols.items() if k not in order}
+    return pd.DataFrame(cols, copy=False)
+
+
+def _lookup(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Row index in `keys` of each value of `wanted` (-1 when absent). Keys are small ids: a table beats hashing."""
+    keys = np.asarray(keys, dtype=np.int64)
+    wanted = np.asarray(wanted, dtype=np.int64)
+    if len(keys) == 0:
+        return np.full(len(wanted), -1, dtype=np.int64)
+    top = int(keys.max())
+    if 0 <= keys.min() and top < 1 << 24:
+        lut = np.full(top + 2, -1, dtype=np.int64)
+        lut[keys] = np.arange(len(keys), dtype=np.int64)
+        clipped = np.where((wanted >= 0) & (wanted <= top), wanted, top + 1)
+        return lut[clipped]
+    return pd.Index(keys).get_indexer(wanted)
+
+
+def _take(col, idx: np.ndarray, missing: bool):
+    """Rows `idx` of a def-level column; -1 rows become missing (NaN / missing category)."""
+    if isinstance(col, pd.Categorical):
+        codes = col.codes[idx] if len(col) else np.full(len(idx), -1, dtype=np.int8)
+        if missing:
+            codes = np.where(idx < 0, -1, codes)
+        return pd.Categorical.from_codes(codes, dtype=col.dtype)
+    arr = np.asarray(col)
+    if len(arr) == 0:
+        return np.full(len(idx), np.nan)
+    out = arr[idx]
+    if missing:
+        out = out.astype(np.float64)
+        out[idx < 0] = np.nan
+    return out
+
+
+def scope_path_names(paths: pd.DataFrame) -> Dict[int, str]:
+    """Path id -> "outer/inner" full name."""
+    by_id = {int(p): (int(parent), str(name)) for p, parent, name in zip(paths["p"], paths["parent"], paths["name"])}
+    full: Dict[int, str] = {}
+
+    def resolve(p: int, guard: int = 0) -> str:
+        if p in full:
+            return full[p]
+        if p not in by_id or guard > 256:
+            return f"<scope {p}>"
+        parent, name = by_id[p]
+        text = name if parent == 0 else resolve(parent, guard + 1) + "/" + name
+        full[p] = text
+        return text
+
+    for p in by_id:
+        resolve(p)
+    return full
+
+
+def _path_column(ids: np.ndarray, names: Dict[int, str]) -> pd.Categorical:
+    """A categorical of full scope path names for path ids (0 = outside any scope -> missing)."""
+    keys = np.fromiter(names.keys(), dtype=np.int64, count=len(names))
+    values = list(names.values())
+    idx = _lookup(keys, ids)
+    return pd.Categorical.from_codes(idx, categories=pd.Index(values, dtype=object)) if len(values) else \
+        pd.Categorical.from_codes(np.full(len(ids), -1), categories=pd.Index([], dtype=object))
+
+
+@dataclass
+class SessionData:
+    info: dict
+    read: dict
+    kernel_defs: pd.DataFrame
+    kernels: pd.DataFrame
+    memcpy: pd.DataFrame
+    scope_paths: pd.DataFrame
+    scopes: pd.DataFrame
+    gpu_samples: pd.DataFrame
+    host_samples: pd.DataFrame
+    sass_metrics: pd.DataFrame
+    pc_samples: pd.DataFrame
+    range_counters: pd.DataFrame
+    notes: pd.DataFrame
+    stacks: pd.DataFrame
+    benchmarks: pd.DataFrame
+    warnings: List[Tuple[str, int, str]] = field(default_factory=list)
+
+
+_KERNEL_DEF_COLUMNS = [
+    "name", "demangled", "grid", "block", "occupancy", "reg_occupancy", "smem_occupancy", "warp_occupancy",
+    "block_occupancy", "limiting_resource", "max_active_blocks", "num_regs", "static_shared_bytes",
+    "dyn_shared_bytes", "local_bytes", "waves", "device",
+]
+
+
+def _kernels(raw: dict, defs: pd.DataFrame, path_names: Dict[int, str], t0: int) -> pd.DataFrame:
+    k = np.asarray(raw["k"])
+    start = np.asarray(raw["start_ns"])
+    end = np.asarray(raw["end_ns"])
+    idx = _lookup(defs["k"].to_numpy(), k)
+    missing = bool((idx < 0).any())
+    cols: Dict[str, object] = {
+        "start_ns": start,
+        "end_ns": end,
+        "duration_ns": end - start,
+        "start_s": (start - t0) / 1e9,
+        "name": _take(defs["short_name"].array, idx, missing),
+    }
+    for c in _KERNEL_DEF_COLUMNS:
+        src = defs[c].array if isinstance(defs[c].dtype, pd.CategoricalDtype) else defs[c].to_numpy()
+        cols["mangled" if c == "name" else c] = _take(src, idx, missing)
+    cols["k"] = k
+    cols["stream"] = np.asarray(raw["stream"])
+    cols["scope_id"] = np.asarray(raw["scope"])
+    cols["scope"] = _path_column(cols["scope_id"], path_names)
+    cols["corr"] = np.asarray(raw["corr"])
+    cols["instrumented"] = np.asarray(raw["instr"]).view(bool)
+    cols["stack"] = np.asarray(raw["stack"])
+    cols["graph"] = np.asarray(raw["graph"])
+    return pd.DataFrame(cols, copy=False)
+
+
+def load(prefix: str, session_id: Optional[str] = None, max_warnings: int = 100) -> SessionData:
+    out = _C.load_session(prefix, session_id or "", int(max_warnings))
+    read = out["read"]
+    if not read["found_files"]:
+        raise FileNotFoundError(f"no GPU Flight log files under prefix {prefix!r} "
+                                f"(expected {prefix}.device.log, .scope.log or .system.log)")
+    info = dict(out["session"])
+    info["options"] = {}
+    for key, text in info.pop("options_json", {}).items():
+        try:
+            info["options"][key] = json.loads(text)
+        except (TypeError, ValueError):
+            info["options"][key] = text
+    tables = out["tables"]
+    t0 = int(info.get("start_ns") or 0)
+    if not info.get("has_start"):
+        # No session_start was read (truncated log): take the earliest timestamp there is.
+        firsts = [np.min(tables[t][c]) for t, c in (("kernels", "start_ns"), ("scopes", "start_ns"),
+                                                     ("gpu_samples", "ts_ns"), ("host_samples", "ts_ns"))
+                  if len(tables[t][c])]
+        t0 = int(min(firsts)) if firsts else 0
+        info["start_ns"] = t0
+
+    paths = _frame(tables["scope_paths"], ["p", "parent", "name", "depth"])
+    path_names = scope_path_names(paths)
+    paths["path"] = [path_names.get(int(p), "") for p in paths["p"]]
+
+    defs = _frame(tables["kernel_defs"], ["k", "short_name", "name", "demangled"])
+    kernels = _kernels(tables["kernels"], defs, path_names, t0)
+
+    mem = _frame(tables["memcpy"])
+    mem["is_memset"] = mem["is_memset"].to_numpy().view(bool)
+    mem.insert(0, "duration_ns", mem["end_ns"] - mem["start_ns"])
+    mem.insert(0, "start_s", (mem["start_ns"] - t0) / 1e9)
+    mem["scope_id"] = mem.pop("scope")
+    mem["scope"] = _path_column(mem["scope_id"].to_numpy(), path_names)
+    dur_s = mem["duration_ns"].to_numpy() / 1e9
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mem["throughput_gbps"] = np.where(dur_s > 0, mem["bytes"].to_numpy() / dur_s / 1e9, np.nan)
+
+    sc = _frame(tables["scopes"], ["id", "name", "tag", "p", "depth", "tid", "start_ns", "end_ns"])
+    sc.insert(2, "path", _path_column(sc["p"].to_numpy(), path_names))
+    end = sc["end_ns"].to_numpy()
+    open_ = end == _MISSING_END
+    sc["end_ns"] = pd.arrays.IntegerArray(np.where(open_, 0, end).astype(np.int64), open_)
+    sc["duration_ns"] = sc["end_ns"] - sc["start_ns"]
+    sc["start_s"] = (sc["start_ns"] - t0) / 1e9
+    sc = sc.rename(columns={"p": "path_id"})
+
+    def timed(name: str) -> pd.DataFrame:
+        df = _frame(tables[name])
+        if len(df.columns):
+            df.insert(1, "t_s", (df["ts_ns"] - t0) / 1e9)
+        return df
+
+    notes = _frame(tables["notes"])
+    stacks = _frame(tables["stacks"])
+    return SessionData(
+        info=info,
+        read=read,
+        kernel_defs=defs,
+        kernels=kernels,
+        memcpy=mem,
+        scope_paths=paths,
+        scopes=sc,
+        gpu_samples=timed("gpu_samples"),
+        host_samples=timed("host_samples"),
+        sass_metrics=_frame(tables["sass_metrics"]),
+        pc_samples=_frame(tables["pc_samples"]),
+        range_counters=_frame(tables["range_counters"]),
+        notes=notes,
+        stacks=stacks,
+        benchmarks=_frame(tables["benchmarks"]),
+        warnings=[tuple(w) for w in read["warnings"]],
+    )

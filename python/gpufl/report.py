@@ -1,0 +1,67 @@
+"""The GPU Flight text report. It is written once, in C++ (src/report/); this module only calls it."""
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from typing import Optional, Union
+
+from . import _gpufl as _C
+from ._api import last_log_path
+
+__all__ = ["generate_report", "generate_report_json", "log_prefix_path"]
+
+_CHANNEL_SUFFIXES = (".device.log", ".scope.log", ".system.log")
+
+
+def log_prefix_path(log_dir: Union[str, os.PathLike, None] = None, log_prefix: Optional[str] = None) -> str:
+    """The prefix path of a log: `log_dir`/`log_prefix`.
+
+    `log_prefix` defaults to the log_path of this process's latest init() (else "gpufl"). A channel file name
+    ("run.device.log") is accepted in place of its prefix ("run").
+    """
+    if log_prefix is None:
+        last = last_log_path()
+        if last is not None and log_dir is None:
+            return last
+        log_prefix = os.path.basename(last) if last is not None else "gpufl"
+    log_prefix = os.fspath(log_prefix)
+    for suffix in _CHANNEL_SUFFIXES:
+        if log_prefix.endswith(suffix):
+            log_prefix = log_prefix[: -len(suffix)]
+            break
+    directory = "." if log_dir is None or os.fspath(log_dir) == "" else os.fspath(log_dir)
+    return os.path.join(directory, log_prefix)
+
+
+def _run(log_dir, log_prefix, top_n: int, session_id: Optional[str], as_json: bool) -> str:
+    prefix = log_prefix_path(log_dir, log_prefix)
+    ok, text, read_warnings, error = _C.report(prefix, session_id or "", int(top_n), bool(as_json))
+    if ok and read_warnings:
+        shown = "\n  ".join(read_warnings[:5])
+        more = f"\n  ... and {len(read_warnings) - 5} more" if len(read_warnings) > 5 else ""
+        warnings.warn(f"gpufl: {len(read_warnings)} problem(s) reading {prefix}:\n  {shown}{more}", stacklevel=3)
+    if not ok:
+        raise FileNotFoundError(error or f"no readable GPU Flight log under {prefix!r}")
+    return text
+
+
+def generate_report(
+    log_dir: Union[str, os.PathLike, None] = None,
+    log_prefix: Optional[str] = None,
+    top_n: int = 10,
+    session_id: Optional[str] = None,
+) -> str:
+    """Returns the text report of one session of the log `log_dir`/`log_prefix` (the latest session, or the one
+    whose id starts with `session_id`). Raises FileNotFoundError when no readable log is there."""
+    return _run(log_dir, log_prefix, top_n, session_id, False)
+
+
+def generate_report_json(
+    log_dir: Union[str, os.PathLike, None] = None,
+    log_prefix: Optional[str] = None,
+    top_n: int = 10,
+    session_id: Optional[str] = None,
+) -> dict:
+    """The same report as data (the C++ report's JSON form, parsed)."""
+    return json.loads(_run(log_dir, log_prefix, top_n, session_id, True))

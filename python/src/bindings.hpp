@@ -1,0 +1,11 @@
+// The parts of the `gpufl._gpufl` extension module, each binding one area.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+namespace gpufl::py {
+
+void bindApi(nanobind::module_& m);     // init/shutdown/scopes/report: api_bindings.cpp
+void bindLoader(nanobind::module_& m);  // load_session: session_columns.cpp
+
+}  // namespace gpufl::py

@@ -1,0 +1,353 @@
+// load_session(): SessionColumns -> Python dicts of numpy arrays. Column vectors are moved to the heap and
+// handed to numpy with a capsule that frees them, so no row is copied.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+
+#include <memory>
+
+#include "bindings.hpp"
+#include "core/events.hpp"
+#include "session_loader.hpp"
+
+namespace nb = nanobind;
+
+namespace gpufl::py {
+namespace {
+
+template <typename T>
+nb::object array(std::vector<T>& v) {
+  auto* heap = new std::vector<T>(std::move(v));
+  nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+  const size_t shape[1] = {heap->size()};
+  nb::ndarray<nb::numpy, T, nb::ndim<1>> a(heap->data(), 1, shape, owner);
+  return nb::cast(a, nb::rv_policy::reference);
+}
+
+// A string column: (codes int32 array, list of distinct values); Python makes it a pandas Categorical.
+nb::object strings(StringColumn& c) {
+  nb::list values;
+  for (const auto& s : c.values) values.append(nb::str(s.data(), s.size()));
+  return nb::make_tuple(array(c.codes), values);
+}
+
+nb::list stringList(const std::vector<std::string>& v) {
+  nb::list out;
+  for (const auto& s : v) out.append(nb::str(s.data(), s.size()));
+  return out;
+}
+
+nb::dict kernelDefs(KernelDefTable& t) {
+  nb::dict d;
+  d["k"] = array(t.k);
+  d["name"] = strings(t.name);
+  d["demangled"] = strings(t.demangled);
+  d["short_name"] = strings(t.short_name);
+  d["device"] = array(t.device);
+  d["context"] = array(t.context);
+  d["grid"] = strings(t.grid);
+  d["block"] = strings(t.block);
+  d["grid_x"] = array(t.grid_x);
+  d["grid_y"] = array(t.grid_y);
+  d["grid_z"] = array(t.grid_z);
+  d["block_x"] = array(t.block_x);
+  d["block_y"] = array(t.block_y);
+  d["block_z"] = array(t.block_z);
+  d["num_regs"] = array(t.num_regs);
+  d["static_shared_bytes"] = array(t.static_shared_bytes);
+  d["dyn_shared_bytes"] = array(t.dyn_shared_bytes);
+  d["local_bytes"] = array(t.local_bytes);
+  d["occupancy"] = array(t.occupancy);
+  d["reg_occupancy"] = array(t.reg_occupancy);
+  d["smem_occupancy"] = array(t.smem_occupancy);
+  d["warp_occupancy"] = array(t.warp_occupancy);
+  d["block_occupancy"] = array(t.block_occupancy);
+  d["limiting_resource"] = strings(t.limiting_resource);
+  d["max_active_blocks"] = array(t.max_active_blocks);
+  d["waves"] = array(t.waves);
+  return d;
+}
+
+nb::dict kernels(KernelTable& t) {
+  nb::dict d;
+  d["k"] = array(t.k);
+  d["stream"] = array(t.stream);
+  d["scope"] = array(t.scope);
+  d["corr"] = array(t.corr);
+  d["start_ns"] = array(t.start_ns);
+  d["end_ns"] = array(t.end_ns);
+  d["stack"] = array(t.stack);
+  d["graph"] = array(t.graph);
+  d["instr"] = array(t.instr);
+  return d;
+}
+
+nb::dict memcpys(MemcpyTable& t) {
+  nb::dict d;
+  d["kind"] = strings(t.kind);
+  d["is_memset"] = array(t.is_memset);
+  d["bytes"] = array(t.bytes);
+  d["device"] = array(t.device);
+  d["stream"] = array(t.stream);
+  d["corr"] = array(t.corr);
+  d["start_ns"] = array(t.start_ns);
+  d["end_ns"] = array(t.end_ns);
+  d["scope"] = array(t.scope);
+  d["src_kind"] = strings(t.src_kind);
+  d["dst_kind"] = strings(t.dst_kind);
+  d["value"] = array(t.value);
+  return d;
+}
+
+nb::dict scopePaths(ScopePathTable& t) {
+  nb::dict d;
+  d["p"] = array(t.p);
+  d["parent"] = array(t.parent);
+  d["name"] = strings(t.name);
+  d["depth"] = array(t.depth);
+  return d;
+}
+
+nb::dict scopes(ScopeTable& t) {
+  nb::dict d;
+  d["id"] = array(t.id);
+  d["p"] = array(t.p);
+  d["name"] = strings(t.name);
+  d["tag"] = strings(t.tag);
+  d["tid"] = array(t.tid);
+  d["depth"] = array(t.depth);
+  d["start_ns"] = array(t.start_ns);
+  d["end_ns"] = array(t.end_ns);
+  return d;
+}
+
+nb::dict gpuSamples(GpuSampleTable& t) {
+  nb::dict d;
+  d["ts_ns"] = array(t.ts_ns);
+  d["gpu"] = array(t.gpu);
+  d["util_gpu"] = array(t.util_gpu);
+  d["util_mem"] = array(t.util_mem);
+  d["mem_used_bytes"] = array(t.mem_used_bytes);
+  d["mem_total_bytes"] = array(t.mem_total_bytes);
+  d["temp_c"] = array(t.temp_c);
+  d["power_mw"] = array(t.power_mw);
+  d["power_limit_mw"] = array(t.power_limit_mw);
+  d["energy_mj"] = array(t.energy_mj);
+  d["clk_sm"] = array(t.clk_sm);
+  d["clk_mem"] = array(t.clk_mem);
+  d["clk_gfx"] = array(t.clk_gfx);
+  d["pcie_rx_kbps"] = array(t.pcie_rx_kbps);
+  d["pcie_tx_kbps"] = array(t.pcie_tx_kbps);
+  d["throttle"] = array(t.throttle);
+  d["throttle_reasons"] = strings(t.throttle_reasons);
+  return d;
+}
+
+nb::dict hostSamples(HostSampleTable& t) {
+  nb::dict d;
+  d["ts_ns"] = array(t.ts_ns);
+  d["cpu_pct"] = array(t.cpu_pct);
+  d["proc_cpu_pct"] = array(t.proc_cpu_pct);
+  d["ram_used_bytes"] = array(t.ram_used_bytes);
+  d["ram_total_bytes"] = array(t.ram_total_bytes);
+  d["proc_rss_bytes"] = array(t.proc_rss_bytes);
+  return d;
+}
+
+nb::dict sassMetrics(SassTable& t) {
+  nb::dict d;
+  d["func"] = strings(t.func);
+  d["pc"] = array(t.pc);
+  d["launches"] = array(t.launches);
+  d["inst_executed"] = array(t.inst_executed);
+  d["thread_inst_executed"] = array(t.thread_inst_executed);
+  d["sectors_global"] = array(t.sectors_global);
+  d["sectors_global_ideal"] = array(t.sectors_global_ideal);
+  d["sass"] = strings(t.sass);
+  d["source"] = strings(t.source);
+  return d;
+}
+
+nb::dict pcSamples(PcSampleTable& t) {
+  nb::dict d;
+  d["func"] = strings(t.func);
+  d["pc"] = array(t.pc);
+  d["stall"] = strings(t.stall);
+  d["count"] = array(t.count);
+  d["sass"] = strings(t.sass);
+  d["source"] = strings(t.source);
+  return d;
+}
+
+nb::dict rangeCounters(RangeCounterTable& t) {
+  nb::dict d;
+  d["range"] = strings(t.range);
+  d["p"] = array(t.p);
+  d["metric"] = strings(t.metric);
+  d["value"] = array(t.value);
+  return d;
+}
+
+nb::dict notes(NoteTable& t) {
+  nb::dict d;
+  d["ts_ns"] = array(t.ts_ns);
+  d["feature"] = strings(t.feature);
+  d["status"] = strings(t.status);
+  d["reason"] = stringList(t.reason);
+  return d;
+}
+
+nb::dict stacks(StackTable& t) {
+  nb::dict d;
+  d["id"] = array(t.id);
+  d["frames"] = stringList(t.frames);
+  return d;
+}
+
+nb::dict benchmarks(BenchmarkTable& t) {
+  nb::dict d;
+  d["name"] = strings(t.name);
+  d["shape"] = strings(t.shape);
+  d["iterations"] = array(t.iterations);
+  d["median_ns"] = array(t.median_ns);
+  d["min_ns"] = array(t.min_ns);
+  d["max_ns"] = array(t.max_ns);
+  d["mean_ns"] = array(t.mean_ns);
+  return d;
+}
+
+nb::dict device(const DeviceInfo& x) {
+  nb::dict d;
+  d["id"] = x.id;
+  d["name"] = x.name;
+  d["uuid"] = x.uuid;
+  d["cc_major"] = x.cc_major;
+  d["cc_minor"] = x.cc_minor;
+  d["sm_count"] = x.sm_count;
+  d["warp_size"] = x.warp_size;
+  d["max_threads_per_sm"] = x.max_threads_per_sm;
+  d["max_threads_per_block"] = x.max_threads_per_block;
+  d["max_blocks_per_sm"] = x.max_blocks_per_sm;
+  d["regs_per_sm"] = x.regs_per_sm;
+  d["regs_per_block"] = x.regs_per_block;
+  d["smem_per_sm_bytes"] = x.smem_per_sm_bytes;
+  d["smem_per_block_bytes"] = x.smem_per_block_bytes;
+  d["smem_per_block_optin_bytes"] = x.smem_per_block_optin_bytes;
+  d["smem_reserved_per_block_bytes"] = x.smem_reserved_per_block_bytes;
+  d["l2_bytes"] = x.l2_bytes;
+  d["global_mem_bytes"] = x.global_mem_bytes;
+  d["mem_bus_bits"] = x.mem_bus_bits;
+  d["clock_khz"] = x.clock_khz;
+  d["mem_clock_khz"] = x.mem_clock_khz;
+  return d;
+}
+
+template <typename Map>
+nb::dict mapToDict(const Map& m) {
+  nb::dict d;
+  for (const auto& [k, v] : m) d[nb::str(k.data(), k.size())] = v;
+  return d;
+}
+
+nb::dict sessionInfo(const SessionColumns& c) {
+  nb::dict d;
+  const SessionStart& s = c.start;
+  d["has_start"] = c.have_start;
+  d["has_end"] = c.have_end;
+  d["sid"] = s.sid;
+  d["session_id"] = s.session_id;
+  d["schema"] = s.schema;
+  d["app"] = s.app;
+  d["pid"] = s.pid;
+  d["host"] = s.host;
+  d["version"] = s.version;
+  d["engine"] = engineName(s.engine);
+  d["start_ns"] = s.start_ns;
+  d["start_unix_ns"] = s.start_unix_ns;
+  d["options_json"] = mapToDict(s.options);  // option -> JSON text
+  nb::list devs;
+  for (const auto& x : s.devices) devs.append(device(x));
+  d["devices"] = devs;
+  if (c.have_end) {
+    const SessionEnd& e = c.end;
+    d["end_ns"] = e.end_ns;
+    d["kernels_written"] = e.kernels;
+    d["memcpys_written"] = e.memcpys;
+    d["scopes_written"] = e.scopes;
+    d["dropped"] = mapToDict(e.dropped);
+    d["overhead_ns"] = mapToDict(e.overhead_ns);
+    d["cpu_time_ns"] = e.cpu_time_ns;
+    d["buffers"] = e.buffers;
+    d["bytes_written"] = e.bytes_written;
+  } else {
+    d["end_ns"] = nb::none();
+  }
+  d["last_ts_ns"] = c.last_ts_ns == std::numeric_limits<int64_t>::min() ? nb::object(nb::none())
+                                                                         : nb::object(nb::int_(c.last_ts_ns));
+  d["unmatched_scope_ends"] = c.scopes.unmatched_ends;
+  return d;
+}
+
+nb::dict readInfo(const log::ReadResult& r) {
+  nb::dict d;
+  d["found_files"] = r.found_files;
+  d["any_readable"] = r.any_readable;
+  d["chosen_sid"] = r.chosen_sid;
+  nb::list sessions;
+  for (const auto& s : r.sessions) {
+    nb::dict x;
+    x["sid"] = s.sid;
+    x["session_id"] = s.session_id;
+    x["app"] = s.app;
+    x["start_ns"] = s.start_ns;
+    x["start_unix_ns"] = s.start_unix_ns;
+    sessions.append(x);
+  }
+  d["sessions"] = sessions;
+  nb::list warnings;
+  for (const auto& w : r.warnings) warnings.append(nb::make_tuple(w.file, w.line, w.message));
+  d["warnings"] = warnings;
+  d["warning_count"] = r.warning_count;
+  d["records"] = r.records;
+  d["files"] = stringList(r.files);
+  return d;
+}
+
+nb::dict loadSessionPy(const std::string& prefix, const std::string& session, size_t max_warnings) {
+  auto result = std::make_unique<LoadResult>();
+  {
+    nb::gil_scoped_release release;
+    loadSession(prefix, session, max_warnings, *result);
+  }
+  SessionColumns& c = result->columns;
+  nb::dict tables;
+  tables["kernel_defs"] = kernelDefs(c.kernel_defs);
+  tables["kernels"] = kernels(c.kernels);
+  tables["memcpy"] = memcpys(c.memcpy);
+  tables["scope_paths"] = scopePaths(c.scope_paths);
+  tables["scopes"] = scopes(c.scopes);
+  tables["gpu_samples"] = gpuSamples(c.gpu_samples);
+  tables["host_samples"] = hostSamples(c.host_samples);
+  tables["sass_metrics"] = sassMetrics(c.sass);
+  tables["pc_samples"] = pcSamples(c.pc_samples);
+  tables["range_counters"] = rangeCounters(c.range_counters);
+  tables["notes"] = notes(c.notes);
+  tables["stacks"] = stacks(c.stacks);
+  tables["benchmarks"] = benchmarks(c.benchmarks);
+  nb::dict out;
+  out["session"] = sessionInfo(c);
+  out["read"] = readInfo(result->read);
+  out["tables"] = tables;
+  return out;
+}
+
+}  // namespace
+
+void bindLoader(nb::module_& m) {
+  m.def("load_session", &loadSessionPy, nb::arg("prefix"), nb::arg("session") = "",
+        nb::arg("max_warnings") = 100,
+        "Reads one session of a log prefix (latest when `session` is empty) into column tables.\n"
+        "Returns {'session': dict, 'read': dict, 'tables': {name: {column: ndarray | (codes, values)}}}.");
+}
+
+}  // namespace gpufl::py

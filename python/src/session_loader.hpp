@@ -1,0 +1,190 @@
+// Loads one session of a log prefix into column buffers, one table per record kind, for the Python analyzer.
+//
+// SessionColumns is an EventVisitor fed by log::readPrefix. It runs without the GIL and knows nothing of Python:
+// every table is a set of std::vector columns of primitives; strings that repeat (kernel names, stall reasons,
+// copy kinds) are interned into int32 codes plus the distinct values, which Python turns into pandas
+// Categoricals without creating one str per row. session_columns.cpp hands the vectors to numpy without copying.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/event_visitor.hpp"
+#include "log/reader.hpp"
+
+namespace gpufl::py {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// A string column stored as codes into a table of distinct values (-1 = missing).
+class StringColumn {
+ public:
+  void push(std::string_view s);
+  void pushMissing() { codes.push_back(-1); }
+  size_t size() const { return codes.size(); }
+
+  std::vector<int32_t> codes;
+  std::vector<std::string> values;
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, int32_t, Hash, std::equal_to<>> index_;
+  int32_t last_ = -1;  // rows often repeat the previous value: one compare instead of a hash
+};
+
+template <typename T>
+inline double optToDouble(const std::optional<T>& v) {
+  return v ? static_cast<double>(*v) : kNaN;
+}
+
+struct KernelDefTable {
+  std::vector<uint32_t> k, device, context;
+  StringColumn name, demangled, short_name, grid, block, limiting_resource;
+  std::vector<uint32_t> grid_x, grid_y, grid_z, block_x, block_y, block_z;
+  std::vector<int64_t> num_regs, static_shared_bytes, dyn_shared_bytes, local_bytes, max_active_blocks;
+  std::vector<double> occupancy, reg_occupancy, smem_occupancy, warp_occupancy, block_occupancy, waves;
+};
+
+struct KernelTable {
+  std::vector<uint32_t> k, stream, scope, stack, graph;
+  std::vector<uint64_t> corr;
+  std::vector<int64_t> start_ns, end_ns;
+  std::vector<uint8_t> instr;
+};
+
+struct MemcpyTable {
+  std::vector<uint8_t> is_memset;
+  StringColumn kind, src_kind, dst_kind;
+  std::vector<uint64_t> bytes, corr;
+  std::vector<uint32_t> device, stream, scope;
+  std::vector<int64_t> start_ns, end_ns;
+  std::vector<double> value;
+};
+
+struct ScopePathTable {
+  std::vector<uint32_t> p, parent;
+  std::vector<int64_t> depth;
+  StringColumn name;
+};
+
+// Begin and end joined by instance id; an instance with no end (the program died) has end_ns = INT64_MIN.
+struct ScopeTable {
+  std::vector<uint64_t> id;
+  std::vector<uint32_t> p;
+  std::vector<int64_t> tid, depth, start_ns, end_ns;
+  StringColumn name, tag;
+  std::unordered_map<uint64_t, size_t> row_of_id;
+  uint64_t unmatched_ends = 0;
+};
+
+struct GpuSampleTable {
+  std::vector<int64_t> ts_ns;
+  std::vector<uint32_t> gpu;
+  std::vector<double> util_gpu, util_mem, mem_used_bytes, mem_total_bytes, temp_c, power_mw, power_limit_mw,
+      energy_mj, clk_sm, clk_mem, clk_gfx, pcie_rx_kbps, pcie_tx_kbps, throttle;
+  StringColumn throttle_reasons;  // comma separated
+};
+
+struct HostSampleTable {
+  std::vector<int64_t> ts_ns;
+  std::vector<double> cpu_pct, proc_cpu_pct, ram_used_bytes, ram_total_bytes, proc_rss_bytes;
+};
+
+struct SassTable {
+  StringColumn func, sass, source;
+  std::vector<uint64_t> pc, launches, inst_executed, thread_inst_executed, sectors_global, sectors_global_ideal;
+};
+
+struct PcSampleTable {
+  StringColumn func, stall, sass, source;
+  std::vector<uint64_t> pc, count;
+};
+
+// Long format: one row per (range, metric).
+struct RangeCounterTable {
+  StringColumn range, metric;
+  std::vector<uint32_t> p;
+  std::vector<double> value;
+};
+
+struct NoteTable {
+  std::vector<int64_t> ts_ns;
+  StringColumn feature, status;
+  std::vector<std::string> reason;
+};
+
+struct StackTable {
+  std::vector<uint32_t> id;
+  std::vector<std::string> frames;  // innermost first, joined with '\n'
+};
+
+struct BenchmarkTable {
+  StringColumn name, shape;
+  std::vector<uint64_t> iterations;
+  std::vector<int64_t> median_ns, min_ns, max_ns, mean_ns;
+};
+
+class SessionColumns : public EventVisitor {
+ public:
+  void onSessionStart(const SessionStart& e) override;
+  void onSessionEnd(const SessionEnd& e) override;
+  void onNote(const Note& e) override;
+  void onKernelDef(const KernelDef& e) override;
+  void onKernel(const KernelEvent& e) override;
+  void onMemcpy(const MemcpyEvent& e) override;
+  void onStack(const StackDef& e) override;
+  void onScopePath(const ScopePath& e) override;
+  void onScopeBegin(const ScopeBegin& e) override;
+  void onScopeEnd(const ScopeEnd& e) override;
+  void onGpuSample(const GpuSample& e) override;
+  void onHostSample(const HostSample& e) override;
+  void onSassMetric(const SassMetric& e) override;
+  void onPcSample(const PcSample& e) override;
+  void onRangeCounters(const RangeCounters& e) override;
+  void onBenchmark(const BenchmarkResult& e) override;
+
+  // Session-level facts, merged over the channels (each channel repeats session_start/session_end).
+  bool have_start = false, have_end = false;
+  SessionStart start;
+  SessionEnd end;
+  int64_t last_ts_ns = std::numeric_limits<int64_t>::min();  // latest timestamp seen in any record
+
+  KernelDefTable kernel_defs;
+  KernelTable kernels;
+  MemcpyTable memcpy;
+  ScopePathTable scope_paths;
+  ScopeTable scopes;
+  GpuSampleTable gpu_samples;
+  HostSampleTable host_samples;
+  SassTable sass;
+  PcSampleTable pc_samples;
+  RangeCounterTable range_counters;
+  NoteTable notes;
+  StackTable stacks;
+  BenchmarkTable benchmarks;
+
+ private:
+  void seen(int64_t ts) {
+    if (ts > last_ts_ns) last_ts_ns = ts;
+  }
+};
+
+struct LoadResult {
+  log::ReadResult read;
+  SessionColumns columns;
+};
+
+// Reads one session of `prefix` (latest when `session` is empty) into `out`. Does not touch Python.
+void loadSession(const std::string& prefix, const std::string& session, size_t max_warnings, LoadResult& out);
+
+}  // namespace gpufl::py

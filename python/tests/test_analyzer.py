@@ -1,0 +1,301 @@
+"""GpuFlightSession on the hand-written fixtures (data/make_fixtures.py gives every figure used here)."""
+import io
+import json
+import math
+
+import numpy as np
+import pytest
+
+pd = pytest.importorskip("pandas")
+
+from gpufl.analyzer import GpuFlightSession, busy_time_ns, pretty_stall  # noqa: E402
+from conftest import REPO  # noqa: E402
+
+MS = 1_000_000
+MIB = 1 << 20
+T0 = 10_000_000_000
+MATMUL = "_Z21matmul_row_per_threadPKfS0_Pfiii"
+REDUCE = "_Z18block_reduce_naivePKfPfi"
+
+
+def test_session_info(sample):
+    info = sample.info
+    assert info["app"] == "fixture_app"
+    assert info["session_id"] == "5e55b0b0-1111-4222-8333-444455556666"
+    assert info["engine"] == "PcSamplingWithSass"
+    assert info["start_ns"] == T0 and info["end_ns"] == T0 + 2000 * MS
+    assert sample.duration_ns == 2000 * MS
+    assert sample.devices[0]["name"] == "NVIDIA H200" and sample.devices[0]["sm_count"] == 132
+    assert info["options"]["system_sample_rate_ms"] == 100 and info["options"]["enable_stack_trace"] is True
+    assert info["dropped"]["launch"] == 2
+    assert [s["app"] for s in sample.sessions] == ["old_run", "fixture_app"]
+    assert sample.warnings == []
+
+
+def test_kernels_table(sample):
+    k = sample.kernels
+    assert len(k) == 7
+    # delta decoding, including a negative dt (the last record starts before the one above it)
+    assert (k["start_ns"] - T0).tolist() == [100 * MS, 120 * MS, 140 * MS, 300 * MS, 305 * MS, 1000 * MS, 900 * MS]
+    assert k["corr"].tolist() == [100, 102, 104, 110, 111, 120, 121]
+    assert (k["duration_ns"] // MS).tolist() == [10, 10, 5, 25, 5, 5, 1]
+    assert (k["end_ns"] - k["start_ns"] == k["duration_ns"]).all()
+    assert k["start_s"].iloc[0] == pytest.approx(0.1)
+    assert k["name"].astype(str).tolist()[:4] == ["matmul_row_per_thread"] * 2 + ["block_reduce_naive",
+                                                                                  "matmul_row_per_thread"]
+    assert set(k["mangled"].astype(str)) == {MATMUL, REDUCE}
+    assert k.loc[0, "demangled"].startswith("matmul_row_per_thread(float const*")
+    assert k["grid"].astype(str).tolist()[:4] == ["(2,1,1)", "(2,1,1)", "(16384,1,1)", "(4,1,1)"]
+    assert set(k["block"].astype(str)) == {"(256,1,1)"}
+    assert k.loc[2, "occupancy"] == pytest.approx(0.833333)
+    assert k.loc[2, "limiting_resource"] == "shared_mem" and k.loc[2, "static_shared_bytes"] == 16384
+    assert k.loc[0, "num_regs"] == 40 and k.loc[0, "max_active_blocks"] == 8
+    assert k["stream"].tolist() == [7, 7, 7, 7, 14, 14, 7]
+    assert k["scope"].astype(object).where(k["scope"].notna(), None).tolist() == \
+        ["train/step"] * 3 + ["train", None, None, None]
+    assert k["instrumented"].tolist() == [False] * 5 + [True, False]
+    assert k["stack"].tolist()[0] == 1
+    assert isinstance(k["name"].dtype, pd.CategoricalDtype)  # no str object per row
+
+
+def test_kernel_defs_table(sample):
+    d = sample.kernel_defs
+    assert d["k"].tolist() == [1, 2, 3]
+    assert d["short_name"].astype(str).tolist() == ["matmul_row_per_thread", "block_reduce_naive",
+                                                    "matmul_row_per_thread"]
+    assert d["grid_x"].tolist() == [2, 16384, 4]
+    assert d["waves"].tolist() == pytest.approx([0.0019, 24.8, 0.0038])
+
+
+def test_summary_figures(sample):
+    s = sample.summary()
+    assert s["kernel_count"] == 7 and s["unique_kernels"] == 2
+    assert s["gpu_time_ns"] == 61 * MS
+    assert s["gpu_busy_ns"] == 56 * MS  # [300,325] and [305,310] overlap
+    assert s["gpu_busy_fraction"] == pytest.approx(0.028)
+    assert s["memcpy_count"] == 4 and s["memcpy_bytes"] == 64 * MIB and s["memset_count"] == 1
+    assert s["scope_count"] == 5
+    assert s["avg_gpu_util_pct"] == pytest.approx(50.0)
+    assert s["peak_vram_bytes"] == 3 * (1 << 30)
+    assert s["peak_temp_c"] == 55  # the sample without temp_c is missing, not zero
+    assert s["avg_power_mw"] == pytest.approx(324000)
+    assert s["avg_host_cpu_pct"] == pytest.approx(20.5)
+    assert s["instrumented_kernels"] == 1
+
+
+def test_busy_time_union():
+    assert busy_time_ns(np.array([0, 5, 20]), np.array([10, 12, 30])) == 22
+    assert busy_time_ns(np.array([], dtype=np.int64), np.array([], dtype=np.int64)) == 0
+    assert busy_time_ns(np.array([50, 0]), np.array([60, 100])) == 100
+
+
+def test_hotspots(sample):
+    h = sample.hotspots()
+    assert h["kernel"].tolist() == ["matmul_row_per_thread", "block_reduce_naive"]
+    assert h["calls"].tolist() == [3, 4]
+    assert h["total_ns"].tolist() == [45 * MS, 16 * MS]
+    assert h["avg_ns"].tolist() == [15 * MS, 4 * MS]
+    assert h["min_ns"].tolist() == [10 * MS, 1 * MS] and h["max_ns"].tolist() == [25 * MS, 5 * MS]
+    assert h["pct_gpu_time"].tolist() == pytest.approx([45 / 61, 16 / 61])
+    assert h["grid"].tolist() == ["(4,1,1)", "(16384,1,1)"]  # the shape with the most time
+    assert h["shapes"].tolist() == [2, 1]
+    assert h["limiting_resource"].tolist() == ["warps", "shared_mem"]
+    assert h["instrumented_calls"].tolist() == [0, 1]
+    assert len(sample.hotspots(top_n=1)) == 1
+    by_shape = sample.hotspots(by_shape=True)
+    assert by_shape["total_ns"].tolist() == [25 * MS, 20 * MS, 16 * MS]
+    assert by_shape["grid"].tolist() == ["(4,1,1)", "(2,1,1)", "(16384,1,1)"]
+
+
+def test_memcpy(sample):
+    m = sample.memcpy
+    assert m["kind"].astype(str).tolist() == ["HtoD", "HtoD", "HtoD", "memset", "DtoH"]
+    assert m["is_memset"].tolist() == [False, False, False, True, False]
+    assert m["src_kind"].astype(object).tolist()[:3] == ["pageable", "pageable", "pinned"]
+    assert m["scope"].astype(object).tolist()[:2] == ["train", "train"]
+    assert m.loc[3, "value"] == 0
+    ms = sample.memcpy_summary().set_index("kind")
+    assert ms.loc["HtoD", "count"] == 3 and ms.loc["HtoD", "bytes"] == 48 * MIB
+    assert ms.loc["HtoD", "throughput_gbps"] == pytest.approx(48 * MIB / 0.008 / 1e9)
+    assert ms.loc["DtoH", "throughput_gbps"] == pytest.approx(16 * MIB / 0.004 / 1e9)
+
+
+def test_scopes(sample):
+    sc = sample.scopes
+    assert len(sc) == 5
+    assert sc["path"].astype(str).tolist() == ["train", "worker", "train/step", "train/step", "worker"]
+    assert sc["tid"].tolist() == [1000, 1001, 1000, 1000, 1001]
+    assert sc["tag"].astype(str).tolist()[0] == "loop"
+    assert sc["end_ns"].isna().tolist() == [False] * 4 + [True]  # never ended
+    assert sc["duration_ns"].tolist()[:4] == [1195 * MS, 400 * MS, 60 * MS, 40 * MS]
+
+    ss = sample.scope_summary().set_index("scope")
+    assert ss.loc["train", "calls"] == 1 and ss.loc["train", "total_ns"] == 1195 * MS
+    assert ss.loc["train/step", "calls"] == 2 and ss.loc["train/step", "avg_ns"] == 50 * MS
+    assert ss.loc["train/step", "max_ns"] == 60 * MS and ss.loc["train/step", "min_ns"] == 40 * MS
+    assert ss.loc["worker", "calls"] == 2 and ss.loc["worker", "open"] == 1
+    # GPU time: inclusive of nested scopes, and self
+    assert ss.loc["train", "kernels"] == 4 and ss.loc["train", "gpu_time_ns"] == 50 * MS
+    assert ss.loc["train", "self_gpu_time_ns"] == 25 * MS
+    assert ss.loc["train/step", "kernels"] == 3 and ss.loc["train/step", "gpu_time_ns"] == 25 * MS
+    assert ss.loc["train", "copies"] == 2 and ss.loc["train", "copy_bytes"] == 32 * MIB
+
+
+def test_system_and_host_samples(sample):
+    g = sample.system
+    assert len(g) == 5 and g["util_gpu"].tolist() == [10, 50, 90, 100, 0]
+    assert math.isnan(g["temp_c"].iloc[4])
+    assert g["t_s"].tolist() == pytest.approx([0.1, 0.2, 0.3, 0.4, 0.5])
+    h = sample.host
+    assert h["cpu_pct"].tolist() == pytest.approx([10.5, 20.5, 30.5])
+
+
+def test_profile_samples(sample):
+    p = sample.profile_samples().set_index("kernel")
+    r = p.loc["matmul_row_per_thread"]
+    assert r["warp_insts"] == 6000 and r["thread_insts"] == 144000
+    assert r["avg_threads_per_warp"] == pytest.approx(24.0) and r["warp_efficiency"] == pytest.approx(0.75)
+    assert r["sectors_global"] == 69468 and r["sectors_global_ideal"] == 10518
+    assert r["memory_efficiency"] == pytest.approx(10518 / 69468)
+    assert r["instructions"] == 3 and r["launches"] == 3 and r["stall_samples"] == 1000
+    assert p.loc["block_reduce_naive", "memory_efficiency"] == pytest.approx(1.0)
+    assert sample.sass_metrics["sass"].astype(object).tolist()[1].startswith("LDG.E.CONSTANT")
+
+
+def test_stalls(sample):
+    st = sample.stalls()
+    mm = st[st["func"] == MATMUL]
+    assert mm["reason"].tolist() == ["Long Scoreboard", "Wait", "Selected"]
+    assert mm["samples"].tolist() == [600, 300, 100]
+    assert mm["fraction"].tolist() == pytest.approx([0.6, 0.3, 0.1])
+    assert st["kernel"].tolist()[0] == "matmul_row_per_thread"
+    assert pretty_stall("smsp__pcsamp_warps_issue_stalled_long_scoreboard_not_issued") == "Long Scoreboard (idle)"
+
+
+def test_perf_metrics(sample):
+    pm = sample.perf_metrics()
+    assert pm.loc["train/step", "sm__throughput.avg.pct_of_peak_sustained_elapsed"] == pytest.approx(42.5)
+    assert pm.loc["train", "dram__bytes_read.sum"] == 1048576
+    assert len(sample.range_counters) == 4
+
+
+def test_notes_stacks_benchmarks(sample):
+    n = sample.notes
+    assert n["feature"].astype(str).tolist() == ["cupti_activity", "nvml", "pc_sampling"]
+    assert n["status"].astype(str).tolist()[2] == "degraded"
+    assert sample.stacks["frames"].tolist()[0].split("\n")[0] == "main+0x10 (app)"
+    assert sample.benchmarks["median_ns"].tolist() == [9 * MS]
+
+
+def test_select_older_session(data_dir):
+    old = GpuFlightSession(str(data_dir), log_prefix="sample", session_id="0a0a", use_rich=False)
+    assert old.info["app"] == "old_run"
+    assert len(old.kernels) == 1 and old.kernels["name"].astype(str).tolist() == ["warmup"]
+    assert len(old.scopes) == 0 and len(old.memcpy) == 0
+
+
+def test_channel_file_name_as_prefix(data_dir):
+    s = GpuFlightSession(str(data_dir), log_prefix="sample.device.log", use_rich=False)
+    assert len(s.kernels) == 7
+
+
+def test_missing_log_raises(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        GpuFlightSession(str(tmp_path), log_prefix="nothing_here")
+
+
+def test_damaged_log_is_tolerated(data_dir):
+    s = GpuFlightSession(str(data_dir), log_prefix="damaged", use_rich=False)
+    assert s.info["app"] == "damaged_app"
+    assert len(s.warnings) >= 1
+    assert any("damaged.device.log" in w[0] for w in s.warnings)
+    assert 1 <= len(s.kernels) <= 2  # the delta record after the garbage line cannot be trusted
+    s.print_summary()  # no session_end, no system channel: still prints
+
+
+def _printed(session_factory, method, *args, **kwargs):
+    buf = io.StringIO()
+    s = session_factory(buf)
+    getattr(s, method)(*args, **kwargs)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("use_rich", [False, True])
+def test_printing(data_dir, use_rich):
+    if use_rich:
+        pytest.importorskip("rich")
+
+    def make(buf):
+        return GpuFlightSession(str(data_dir), log_prefix="sample", use_rich=use_rich, file=buf)
+
+    out = _printed(make, "print_summary")
+    for text in ("fixture_app", "2.00 s", "56.00 ms", "2.8%", "50.0%", "3072 MiB", "NVIDIA H200", "pc_sampling"):
+        assert text in out, text
+    out = _printed(make, "inspect_hotspots", top_n=10)
+    for text in ("matmul_row_per_thread", "block_reduce_naive", "45.00 ms", "83.3%", "shared_mem", "16.0 KB"):
+        assert text in out, text
+    out = _printed(make, "inspect_stalls")
+    assert "Long Scoreboard" in out and "60.0%" in out
+    out = _printed(make, "inspect_profile_samples")
+    assert "24.0 / 32" in out and "15.1%" in out and "coalesced" in out
+    out = _printed(make, "inspect_scopes")
+    assert "train/step" in out and "50.00 ms" in out
+    out = _printed(make, "inspect_perf_metrics")
+    assert "dram__bytes_read.sum" in out and "1,048,576" in out
+    out = _printed(make, "inspect_memcpy")
+    assert "HtoD" in out and "6.29 GB/s" in out
+    if not use_rich:
+        assert "\x1b[" not in out
+
+
+def test_plain_text_without_rich(data_dir, monkeypatch):
+    monkeypatch.setenv("GPUFL_NO_RICH", "1")
+    buf = io.StringIO()
+    s = GpuFlightSession(str(data_dir), log_prefix="sample", file=buf)
+    s.inspect_hotspots()
+    out = buf.getvalue()
+    assert "┃" not in out and "matmul_row_per_thread" in out and "Occupancy" in out
+
+
+def test_empty_session_prints(tmp_path):
+    import warnings
+
+    import gpufl
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gpufl.init("empty", log_path=str(tmp_path / "empty"), system_sample_rate_ms=0)
+    gpufl.shutdown()
+    buf = io.StringIO()
+    s = GpuFlightSession(str(tmp_path), log_prefix="empty", file=buf, use_rich=False)
+    assert len(s.kernels) == 0 and s.hotspots().empty and s.stalls().empty and s.profile_samples().empty
+    s.print_summary()
+    s.inspect_hotspots()
+    s.inspect_stalls()
+    s.inspect_profile_samples()
+    s.inspect_scopes()
+    s.inspect_perf_metrics()
+    s.inspect_memcpy()
+    assert "No kernels" in buf.getvalue()
+
+
+GOLDEN = sorted((REPO / "tests" / "golden").glob("*/expected.json"))
+
+
+@pytest.mark.skipif(not GOLDEN, reason="tests/golden not present (installed without the source tree)")
+@pytest.mark.parametrize("expected", GOLDEN, ids=lambda p: p.parent.name)
+def test_agrees_with_cpp_report(expected):
+    """The analyzer and the C++ report read the same golden sessions: their totals must agree."""
+    want = json.loads(expected.read_text())
+    s = GpuFlightSession(str(expected.parent), log_prefix="case", use_rich=False)
+    got = s.summary()
+    kern = want["kernels"]
+    assert got["kernel_count"] == kern["launches"]
+    assert got["unique_kernels"] == kern["unique_functions"]
+    assert got["gpu_time_ns"] == kern["total_ns"]
+    if not kern.get("busy_approximate"):
+        assert got["gpu_busy_ns"] == kern["busy_ns"]
+    assert got["memcpy_count"] == want["transfers"]["copies"]
+    assert got["memcpy_bytes"] == want["transfers"]["bytes"]
+    if want["session"].get("duration_ns") is not None:
+        assert s.duration_ns == want["session"]["duration_ns"]

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Builds and installs the gpufl Python package (extension + runtime + CLI, from the same CMake tree) into a venv
+# under build/pyvenv, then runs the Python tests. Works without a GPU; run scripts/install-deps.sh first on a fresh
+# machine (it brings python3-venv and python3-dev).
+#
+#   scripts/python-test.sh [pytest args...]
+#
+# Environment: PYTHON (interpreter for the venv, default python3), GPUFL_PYVENV (venv dir, default
+# build/pyvenv), CMAKE_BUILD_PARALLEL_LEVEL (default: number of cores). Without network (the GPU test machine),
+# the venv sees the system's site-packages, so preinstalled scikit-build-core, nanobind, pandas, rich, matplotlib
+# and pytest are used and nothing is downloaded.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+PY=${PYTHON:-python3}
+VENV=${GPUFL_PYVENV:-$ROOT/build/pyvenv}
+export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
+
+if [ ! -x "$VENV/bin/python" ]; then
+  "$PY" -m venv --system-site-packages "$VENV"
+fi
+VPY=$VENV/bin/python
+pip_quiet=(-q --disable-pip-version-check)
+
+# Build requirements inside the venv, then build without isolation: the build tree (build/py/<tag>) and its CMake
+# cache stay valid between runs, so a second run only rebuilds what changed (and no network is needed when
+# they are already there).
+if ! "$VPY" -c "import scikit_build_core, nanobind" 2>/dev/null; then
+  "$VPY" -m pip install "${pip_quiet[@]}" "scikit-build-core>=0.10" "nanobind>=2.0"
+fi
+missing=()
+for mod in pandas rich matplotlib pytest numpy; do
+  "$VPY" -c "import $mod" 2>/dev/null || missing+=("$mod")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  "$VPY" -m pip install "${pip_quiet[@]}" "${missing[@]}"
+fi
+
+echo "=== building and installing gpufl into $VENV (-j$CMAKE_BUILD_PARALLEL_LEVEL)"
+t0=$(date +%s)
+"$VPY" -m pip install "${pip_quiet[@]}" --no-build-isolation --no-deps ".[analyzer,viz]"
+echo "=== installed in $(( $(date +%s) - t0 )) s: $("$VPY" -c 'import gpufl; print("gpufl", gpufl.__version__, gpufl.__file__)')"
+
+# Run from outside the source tree so `import gpufl` is the installed package, not python/gpufl.
+cd "$ROOT/build"
+export MPLBACKEND=Agg
+exec "$VPY" -m pytest -q -p no:cacheprovider "$ROOT/python/tests" "$@"

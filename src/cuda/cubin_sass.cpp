@@ -1,0 +1,414 @@
+#include "cuda/cubin_sass.hpp"
+
+#include <cupti.h>
+#include <cupti_pcsampling.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "cuda/deep_support.hpp"
+
+extern char** environ;
+
+namespace gpufl::cuda {
+namespace {
+
+template <typename T>
+bool readAt(const uint8_t* base, size_t size, uint64_t offset, T* out) {
+  if (offset > size || size - offset < sizeof(T)) return false;
+  std::memcpy(out, base + offset, sizeof(T));
+  return true;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+std::optional<std::vector<CubinFunction>> listCubinFunctions(const void* data, size_t size,
+                                                             std::string* error) {
+  const auto* base = static_cast<const uint8_t*>(data);
+  Elf64_Ehdr eh;
+  if (data == nullptr || !readAt(base, size, 0, &eh) ||
+      std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh.e_shentsize != sizeof(Elf64_Shdr)) {
+    if (error) *error = "not an ELF64 cubin";
+    return std::nullopt;
+  }
+  std::vector<Elf64_Shdr> sections(eh.e_shnum);
+  for (size_t i = 0; i < sections.size(); ++i) {
+    if (!readAt(base, size, eh.e_shoff + i * sizeof(Elf64_Shdr), &sections[i])) {
+      if (error) *error = "cubin section table truncated";
+      return std::nullopt;
+    }
+  }
+  std::vector<CubinFunction> functions;
+  for (const Elf64_Shdr& symtab : sections) {
+    if (symtab.sh_type != SHT_SYMTAB || symtab.sh_link >= sections.size()) continue;
+    const Elf64_Shdr& strtab = sections[symtab.sh_link];
+    if (strtab.sh_offset > size || strtab.sh_size > size - strtab.sh_offset) continue;
+    const size_t count = symtab.sh_entsize ? symtab.sh_size / symtab.sh_entsize : 0;
+    for (size_t i = 0; i < count; ++i) {
+      Elf64_Sym sym;
+      if (!readAt(base, size, symtab.sh_offset + i * sizeof(Elf64_Sym), &sym)) break;
+      if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_name >= strtab.sh_size) continue;
+      const char* name = reinterpret_cast<const char*>(base + strtab.sh_offset + sym.st_name);
+      const size_t max_len = strtab.sh_size - sym.st_name;
+      functions.push_back(
+          {std::string(name, strnlen(name, max_len)), static_cast<uint32_t>(i), sym.st_size});
+    }
+  }
+  return functions;
+}
+
+std::map<std::string, FunctionSass> parseNvdisasm(std::string_view text) {
+  std::map<std::string, FunctionSass> out;
+  FunctionSass* current = nullptr;
+  std::string source;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = trim(text.substr(pos, end - pos));
+    pos = end + 1;
+    if (line.substr(0, 8) == ".section") {
+      std::string_view rest = trim(line.substr(8));
+      if (rest.substr(0, 6) == ".text.") {
+        std::string_view name = rest.substr(6, rest.find(',') - 6);
+        current = &out[std::string(trim(name))];
+        source.clear();
+      }
+    } else if (line.substr(0, 4) == "//##") {
+      // //## File "path", line 42   (possibly followed by ", inlined at ...")
+      const size_t q1 = line.find('"');
+      const size_t q2 = q1 == std::string_view::npos ? q1 : line.find('"', q1 + 1);
+      const size_t ln = q2 == std::string_view::npos ? q2 : line.find("line ", q2);
+      if (ln != std::string_view::npos) {
+        size_t d = ln + 5, e = d;
+        while (e < line.size() && std::isdigit(static_cast<unsigned char>(line[e]))) ++e;
+        source = std::string(line.substr(q1 + 1, q2 - q1 - 1)) + ":" +
+                 std::string(line.substr(d, e - d));
+      }
+    } else if (current != nullptr && line.substr(0, 2) == "/*") {
+      const size_t close = line.find("*/");
+      if (close == std::string_view::npos) continue;
+      std::string_view hex = line.substr(2, close - 2);
+      if (hex.empty() || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string_view::npos)
+        continue;
+      std::string_view body = trim(line.substr(close + 2));
+      if (!body.empty() && body.back() == ';') body = trim(body.substr(0, body.size() - 1));
+      (*current)[std::stoull(std::string(hex), nullptr, 16)] = {std::string(body), source};
+    }
+  }
+  return out;
+}
+
+int globalAccessBytes(std::string_view sass) {
+  sass = trim(sass);
+  if (!sass.empty() && sass.front() == '@') {  // predicate guard "@P0" / "@!PT"
+    const size_t space = sass.find(' ');
+    sass = space == std::string_view::npos ? std::string_view() : trim(sass.substr(space));
+  }
+  const std::string_view opcode = sass.substr(0, sass.find(' '));
+  const std::string_view base = opcode.substr(0, opcode.find('.'));
+  static constexpr std::string_view kGlobal[] = {"LDG", "STG", "ATOMG", "REDG", "LDGSTS",
+                                                 "LD",  "ST",  "ATOM",  "RED"};
+  bool global = false;
+  for (std::string_view g : kGlobal) global = global || base == g;
+  if (!global) return 0;
+  int bytes = 4;
+  size_t start = base.size();
+  while (start < opcode.size()) {
+    size_t end = opcode.find('.', start + 1);
+    if (end == std::string_view::npos) end = opcode.size();
+    const std::string_view mod = opcode.substr(start + 1, end - start - 1);
+    if (mod == "U8" || mod == "S8")
+      bytes = 1;
+    else if (mod == "U16" || mod == "S16")
+      bytes = 2;
+    else if (mod == "64" || mod == "F64" || mod == "U64" || mod == "S64")
+      bytes = 8;
+    else if (mod == "128")
+      bytes = 16;
+    start = end;
+  }
+  return bytes;
+}
+
+uint64_t estimateIdealSectors(uint64_t inst_executed, uint64_t thread_inst_executed, int bytes) {
+  if (inst_executed == 0 || bytes <= 0) return 0;
+  const unsigned __int128 per_exec_num =
+      static_cast<unsigned __int128>(thread_inst_executed) * bytes;
+  const unsigned __int128 per_exec_den = static_cast<unsigned __int128>(inst_executed) * 32;
+  const uint64_t per_exec = static_cast<uint64_t>((per_exec_num + per_exec_den - 1) / per_exec_den);
+  return per_exec * inst_executed;
+}
+
+std::string findNvdisasm() {
+  auto executable = [](const std::string& p) { return !p.empty() && access(p.c_str(), X_OK) == 0; };
+  if (const char* env = std::getenv("GPUFL_NVDISASM"); env && executable(env)) return env;
+  if (const char* home = std::getenv("CUDA_HOME");
+      home && executable(std::string(home) + "/bin/nvdisasm")) {
+    return std::string(home) + "/bin/nvdisasm";
+  }
+  if (executable("/usr/local/cuda/bin/nvdisasm")) return "/usr/local/cuda/bin/nvdisasm";
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream dirs(path);
+    for (std::string dir; std::getline(dirs, dir, ':');) {
+      if (executable(dir + "/nvdisasm")) return dir + "/nvdisasm";
+    }
+  }
+  return {};
+}
+
+namespace {
+
+// A temporary file removed when this goes out of scope.
+struct TempFile {
+  std::string path;
+  int fd = -1;
+  TempFile() {
+    const char* dir = std::getenv("TMPDIR");
+    path = std::string(dir && *dir ? dir : "/tmp") + "/gpufl-sass-XXXXXX";
+    fd = mkstemp(path.data());
+  }
+  ~TempFile() {
+    if (fd >= 0) close(fd);
+    if (fd >= 0) unlink(path.c_str());
+  }
+};
+
+}  // namespace
+
+std::optional<std::string> runNvdisasm(const std::string& nvdisasm, const void* cubin, size_t size,
+                                       const std::vector<uint32_t>& symbol_indices,
+                                       std::string* error) {
+  TempFile in, out;
+  if (in.fd < 0 || out.fd < 0) {
+    if (error) *error = "nvdisasm: cannot create a temporary file";
+    return std::nullopt;
+  }
+  const auto* bytes = static_cast<const char*>(cubin);
+  for (size_t done = 0; done < size;) {
+    const ssize_t n = write(in.fd, bytes + done, size - done);
+    if (n <= 0) {
+      if (error) *error = "nvdisasm: cannot write the cubin";
+      return std::nullopt;
+    }
+    done += static_cast<size_t>(n);
+  }
+  std::string fun;
+  for (uint32_t index : symbol_indices) fun += (fun.empty() ? "" : ",") + std::to_string(index);
+  std::vector<std::string> args = {nvdisasm, "-c", "-g"};
+  if (!fun.empty()) args.insert(args.end(), {"-fun", fun});
+  args.push_back(in.path);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<char*> envp;  // without the variables that would inject a profiler into the child
+  for (char** e = environ; e && *e; ++e) {
+    if (std::strncmp(*e, "LD_PRELOAD=", 11) != 0 &&
+        std::strncmp(*e, "CUDA_INJECTION64_PATH=", 22) != 0) {
+      envp.push_back(*e);
+    }
+  }
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out.fd, STDOUT_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, nvdisasm.c_str(), &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    if (error) *error = "nvdisasm: spawn failed: " + std::string(std::strerror(rc));
+    return std::nullopt;
+  }
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      if (error) *error = "nvdisasm: timed out after 60 s";
+      return std::nullopt;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    if (error) *error = "nvdisasm: exit status " + std::to_string(status);
+    return std::nullopt;
+  }
+  std::ifstream file(out.path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+}
+
+// ---- CubinStore ----
+
+struct CubinStore::Image {
+  uint64_t crc = 0;
+  std::vector<uint8_t> bytes;
+  std::vector<CubinFunction> functions;
+  std::map<std::string, FunctionSass> sass;  // functions disassembled so far
+  std::map<std::string, bool> attempted;     // disassembly tried (succeeded or not)
+};
+
+CubinStore::Hooks CubinStore::defaultHooks() {
+  Hooks hooks;
+  hooks.crc = [](const void* cubin, size_t size) -> std::optional<uint64_t> {
+    auto p = cuptiParams<CUpti_GetCubinCrcParams>(CUpti_GetCubinCrcParamsSize);
+    p.cubin = cubin;
+    p.cubinSize = size;
+    if (cuptiGetCubinCrc(&p) != CUPTI_SUCCESS) return std::nullopt;
+    return p.cubinCrc;
+  };
+  hooks.source = [](const void* cubin, size_t size, const std::string& function, uint64_t pc) {
+    auto p = cuptiParams<CUpti_GetSassToSourceCorrelationParams>(
+        CUpti_GetSassToSourceCorrelationParamsSize);
+    p.cubin = cubin;
+    p.cubinSize = size;
+    p.functionName = function.c_str();
+    p.pcOffset = pc;
+    std::string where;
+    if (cuptiGetSassToSourceCorrelation(&p) == CUPTI_SUCCESS && p.fileName != nullptr) {
+      if (p.dirName != nullptr && *p.dirName) where = std::string(p.dirName) + "/";
+      where += p.fileName;
+      where += ":" + std::to_string(p.lineNumber);
+    }
+    std::free(p.fileName);  // CUPTI allocates both; the caller frees them
+    std::free(p.dirName);
+    return where;
+  };
+  if (std::string exe = findNvdisasm(); !exe.empty()) {
+    hooks.disassemble = [exe](const void* cubin, size_t size, const std::vector<uint32_t>& symbols,
+                              std::string* error) {
+      return runNvdisasm(exe, cubin, size, symbols, error);
+    };
+  }
+  return hooks;
+}
+
+CubinStore::CubinStore(size_t max_bytes, Hooks hooks)
+    : max_bytes_(max_bytes), hooks_(std::move(hooks)) {}
+CubinStore::~CubinStore() = default;
+
+bool CubinStore::add(const void* cubin, size_t size) {
+  if (cubin == nullptr || size == 0) return false;
+  std::lock_guard lock(mutex_);
+  // Engines that share this store each forward the same module: keep one copy.
+  if (!pending_.empty() && pending_.back().size() == size &&
+      std::memcmp(pending_.back().data(), cubin, size) == 0) {
+    return true;
+  }
+  if (bytes_ + size > max_bytes_) {
+    ++dropped_;
+    return false;
+  }
+  const auto* p = static_cast<const uint8_t*>(cubin);
+  pending_.emplace_back(p, p + size);
+  bytes_ += size;
+  return true;
+}
+
+void CubinStore::ingestPendingLocked() {
+  for (std::vector<uint8_t>& bytes : pending_) {
+    auto image = std::make_unique<Image>();
+    if (hooks_.crc) {
+      if (auto crc = hooks_.crc(bytes.data(), bytes.size())) image->crc = *crc;
+    }
+    bool duplicate = false;  // the same module loaded in several contexts
+    for (const auto& other : images_)
+      duplicate = duplicate || (other->crc == image->crc && image->crc != 0 &&
+                                other->bytes.size() == bytes.size());
+    if (duplicate) {
+      bytes_ -= bytes.size();
+      continue;
+    }
+    std::string error;
+    if (auto functions = listCubinFunctions(bytes.data(), bytes.size(), &error)) {
+      image->functions = std::move(*functions);
+    } else {
+      last_error_ = error;
+    }
+    image->bytes = std::move(bytes);
+    images_.push_back(std::move(image));
+  }
+  pending_.clear();
+}
+
+CubinStore::Image* CubinStore::findLocked(uint64_t crc, const std::string& function) {
+  ingestPendingLocked();
+  Image* by_name = nullptr;
+  for (const auto& image : images_) {
+    bool has = false;
+    for (const CubinFunction& f : image->functions) has = has || f.name == function;
+    if (!has) continue;
+    if (image->crc == crc) return image.get();
+    if (by_name == nullptr) by_name = image.get();
+  }
+  return by_name;  // CRC unknown or computed differently: the function name still identifies the
+                   // code
+}
+
+const FunctionSass* CubinStore::functionSass(uint64_t crc, const std::string& function) {
+  std::lock_guard lock(mutex_);
+  Image* image = findLocked(crc, function);
+  if (image == nullptr) return nullptr;
+  if (auto it = image->sass.find(function); it != image->sass.end()) return &it->second;
+  if (image->attempted[function] || !hooks_.disassemble) return nullptr;
+  image->attempted[function] = true;
+  std::vector<uint32_t> symbols;
+  for (const CubinFunction& f : image->functions) {
+    if (f.name == function) symbols.push_back(f.symbol_index);
+  }
+  std::string error;
+  auto text = hooks_.disassemble(image->bytes.data(), image->bytes.size(), symbols, &error);
+  if (!text) {
+    last_error_ = error;
+    return nullptr;
+  }
+  for (auto& [name, sass] : parseNvdisasm(*text)) image->sass[name] = std::move(sass);
+  auto it = image->sass.find(function);
+  return it == image->sass.end() ? nullptr : &it->second;
+}
+
+SassInstruction CubinStore::instruction(uint64_t crc, const std::string& function, uint64_t pc) {
+  SassInstruction result;
+  if (const FunctionSass* sass = functionSass(crc, function)) {
+    if (auto it = sass->find(pc); it != sass->end()) result = it->second;
+  }
+  if (result.source.empty() && hooks_.source) {
+    std::lock_guard lock(mutex_);
+    if (Image* image = findLocked(crc, function)) {
+      result.source = hooks_.source(image->bytes.data(), image->bytes.size(), function, pc);
+    }
+  }
+  return result;
+}
+
+uint64_t CubinStore::droppedCubins() const {
+  std::lock_guard lock(mutex_);
+  return dropped_;
+}
+
+std::string CubinStore::lastError() const {
+  std::lock_guard lock(mutex_);
+  return last_error_;
+}
+
+}  // namespace gpufl::cuda

@@ -1,0 +1,101 @@
+#include "cuda/cuda_collector.hpp"
+
+#include <cstdlib>
+#include <string>
+
+#include "core/clock.hpp"
+#include "cuda/cupti_tracer.hpp"
+#include "cuda/device_props.hpp"
+#include "cuda/engine_factory.hpp"
+
+namespace gpufl::cuda {
+namespace {
+
+ProfilingEngine toProfilingEngine(Engine e) { return static_cast<ProfilingEngine>(static_cast<int>(e)); }
+
+class CudaCollector final : public runtime::Collector {
+ public:
+  explicit CudaCollector(const InitOptions& options) : options_(options) {}
+
+  std::string_view name() const override { return "cuda"; }
+  bool tracesGpu() const override { return true; }
+  bool gpuProfiling() const override { return tracing_; }
+
+  bool start(runtime::SessionContext& ctx) override {
+    ctx_ = &ctx;
+    // Inside CUDA_INJECTION64_PATH's entry we run within cuInit, where the driver cannot be queried yet: the
+    // devices are read on the writer thread's first drain instead.
+    injected_ = std::getenv("GPUFL_INJECTED") != nullptr;
+    if (!injected_ && !readDeviceProperties(/*late=*/false)) return false;
+
+    EngineContext engine_ctx;
+    engine_ctx.engine = toProfilingEngine(ctx.engine());
+    engine_ctx.deep_launches_per_kernel = options_.deep_launches_per_kernel;
+    engine_ctx.note = [&ctx](const std::string& f, const std::string& s, const std::string& r) {
+      ctx.addNote(f, s, r);
+    };
+    engine_ctx.now_ns = [] { return core::monotonicNs(); };
+    std::string reason;
+    if (!tracer_.start(engine_ctx, options_.enable_stack_trace, makeEngines(engine_ctx.engine), &reason)) {
+      ctx.addNote("cupti_activity", "off", reason);
+      return false;
+    }
+    ctx.addNote("cupti_activity", "on", "kernels, memcpy and memset activity with launch callbacks");
+    tracing_ = true;
+    return true;
+  }
+
+  void drain(EventVisitor& out) override {
+    if (injected_ && !devices_read_ && tracing_) readDeviceProperties(/*late=*/true, &out);
+    tracer_.drain(out, ctx_->sid());
+  }
+
+  void stop() override {
+    if (tracing_) tracer_.flush(/*forced=*/true);
+    tracer_.stop();
+  }
+
+  void finish(SessionEnd& end) override {
+    TracerStats s = tracer_.stats();
+    end.dropped["activity"] += s.records_dropped_by_cupti;
+    end.dropped["activity_buffers_refused"] += s.buffer_refusals;
+    end.dropped["launch_attribution"] += s.unattributed;
+    end.buffers += s.buffers_allocated;
+  }
+
+ private:
+  // Reads every device; at start they go into session_start, later (injection) into `device` records.
+  bool readDeviceProperties(bool late, EventVisitor* out = nullptr) {
+    devices_read_ = true;
+    DevicesResult r = readDevices();
+    for (const auto& w : r.warnings) ctx_->addNote("device_properties", "degraded", w);
+    if (!r.ok) {
+      ctx_->addNote("cupti_activity", "off", r.reason);
+      return false;
+    }
+    for (auto& d : r.devices) {
+      if (late && out != nullptr) {
+        out->onDevice(DeviceEvent{ctx_->sid(), d});
+      } else {
+        ctx_->addDevice(d);
+      }
+    }
+    tracer_.setDevices(r.devices);
+    return true;
+  }
+
+  InitOptions options_;
+  runtime::SessionContext* ctx_ = nullptr;
+  CuptiTracer tracer_;
+  bool tracing_ = false;
+  bool injected_ = false;
+  bool devices_read_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<runtime::Collector> makeCollector(const InitOptions& options) {
+  return std::make_unique<CudaCollector>(options);
+}
+
+}  // namespace gpufl::cuda

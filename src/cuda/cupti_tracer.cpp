@@ -1,0 +1,282 @@
+#include "cuda/cupti_tracer.hpp"
+
+#include <cupti.h>
+
+#include <bitset>
+#include <variant>
+#include <string>
+
+#include "core/clock.hpp"
+#include "core/scope_stack.hpp"
+#include "cuda/activity_decode.hpp"
+#include "cuda/cupti_status.hpp"
+#include "cuda/trace_config.hpp"
+
+namespace gpufl::cuda {
+namespace {
+
+using ApiKind = CuptiTracer::ApiKind;
+
+// CUPTI's C callbacks reach the one live tracer through this pointer (CUPTI allows one subscriber anyway).
+std::atomic<CuptiTracer*> g_tracer{nullptr};
+
+// A runtime call submits its work through a driver call inside it; the activity record carries the runtime
+// call's correlation id, so the nested driver callback is ignored.
+thread_local int t_runtime_launch_depth = 0;
+
+// Which traced callbacks are copies/sets rather than kernel launches, indexed by [domain is driver][cbid].
+struct CopyCbids {
+  std::bitset<1024> is_copy[2];
+  CopyCbids() {
+    for (auto cbid : kRuntimeCopyCbids) is_copy[0].set(cbid);
+    for (auto cbid : kDriverCopyCbids) is_copy[1].set(cbid);
+  }
+  bool contains(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) const {
+    return cbid < 1024 && is_copy[domain == CUPTI_CB_DOMAIN_DRIVER_API].test(cbid);
+  }
+};
+const CopyCbids kCopyCbids;
+
+bool isGraphLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+    return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000 ||
+           cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000;
+  return cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
+}
+
+void CUPTIAPI onCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  auto* tracer = static_cast<CuptiTracer*>(userdata);
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    tracer->onResource(static_cast<int>(cbid), data);
+    return;
+  }
+  const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+  bool enter = cb->callbackSite == CUPTI_API_ENTER;
+  ApiKind kind = kCopyCbids.contains(domain, cbid) ? ApiKind::Copy
+                 : isGraphLaunch(domain, cbid)      ? ApiKind::GraphLaunch
+                                                    : ApiKind::KernelLaunch;
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+    if (enter) ++t_runtime_launch_depth;
+    tracer->onApi(data, enter, kind);
+    if (!enter) --t_runtime_launch_depth;
+  } else if (t_runtime_launch_depth == 0) {
+    tracer->onApi(data, enter, kind);
+  }
+}
+
+uint64_t CUPTIAPI sessionClock() { return static_cast<uint64_t>(core::monotonicNs()); }
+
+void CUPTIAPI bufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  if (CuptiTracer* t = g_tracer.load(std::memory_order_acquire)) {
+    t->onBufferRequested(buffer, size, max_records);
+  } else {
+    *buffer = nullptr;
+    *size = 0;
+    *max_records = 0;
+  }
+}
+
+void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t stream, uint8_t* buffer, size_t, size_t valid) {
+  if (CuptiTracer* t = g_tracer.load(std::memory_order_acquire)) t->onBufferCompleted(ctx, stream, buffer, valid);
+}
+
+}  // namespace
+
+CuptiTracer::CuptiTracer() : pool_(kActivityBufferBytes, kMaxActivityBuffers) {}
+
+CuptiTracer::~CuptiTracer() { stop(); }
+
+bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
+                        std::vector<std::unique_ptr<DeepEngine>> engines, std::string* reason) {
+  if (started_) return true;
+  CuptiTracer* expected = nullptr;
+  if (!g_tracer.compare_exchange_strong(expected, this)) {
+    *reason = "another gpufl tracer is already running in this process";
+    return false;
+  }
+  stack_traces_ = stack_traces;
+  CUpti_SubscriberHandle subscriber = nullptr;
+  if (CuptiCall c{"cuptiSubscribe", cuptiSubscribe(&subscriber, onCallback, this)}; !c.ok()) {
+    // CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED: Nsight or another profiler holds CUPTI.
+    *reason = c.describe();
+    g_tracer.store(nullptr);
+    return false;
+  }
+  subscriber_ = subscriber;
+  auto fail = [&](const CuptiCall& c) {
+    *reason = c.describe();
+    stop();
+    return false;
+  };
+  // The clock must be registered before any activity kind is enabled (CUPTI's rule).
+  if (CuptiCall c{"cuptiActivityRegisterTimestampCallback", cuptiActivityRegisterTimestampCallback(sessionClock)};
+      !c.ok())
+    return fail(c);
+  if (CuptiCall c{"cuptiActivityRegisterCallbacks", cuptiActivityRegisterCallbacks(bufferRequested,
+                                                                                  bufferCompleted)};
+      !c.ok())
+    return fail(c);
+  for (CUpti_ActivityKind kind : kTraceActivityKinds) {
+    if (CuptiCall c{"cuptiActivityEnable", cuptiActivityEnable(kind)}; !c.ok()) return fail(c);
+  }
+  forEachTracedCallback([&](CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+    cuptiEnableCallback(1, subscriber, domain, cbid);
+  });
+  cuptiActivityFlushPeriod(500);  // CUPTI hands over partly filled buffers twice a second
+  started_ = true;
+
+  for (auto& engine : engines) {
+    if (engine->start(context)) engines_.push_back(std::move(engine));
+  }
+  if (!engines_.empty()) {
+    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
+  }
+  return true;
+}
+
+void CuptiTracer::stop() {
+  if (subscriber_ == nullptr) return;
+  if (started_) {
+    for (auto& engine : engines_) engine->stop();
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    for (CUpti_ActivityKind kind : kTraceActivityKinds) cuptiActivityDisable(kind);
+    // Records of work still in flight when tracing was disabled come back with this last flush.
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  }
+  // From here on the C callbacks find no tracer: a buffer CUPTI might still return is not touched.
+  g_tracer.store(nullptr, std::memory_order_release);
+  cuptiUnsubscribe(static_cast<CUpti_SubscriberHandle>(subscriber_));
+  subscriber_ = nullptr;
+  started_ = false;
+}
+
+void CuptiTracer::flush(bool forced) {
+  if (started_) cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+}
+
+void CuptiTracer::onApi(const void* callback_data, bool enter, ApiKind kind) {
+  const auto* cb = static_cast<const CUpti_CallbackData*>(callback_data);
+  if (kind == ApiKind::Copy) {
+    if (enter) launches_.put(cb->correlationId, {core::currentScopePath(), 0, 0});
+    return;
+  }
+  bool is_graph = kind == ApiKind::GraphLaunch;
+  LaunchSite site;
+  site.context = cb->context;
+  site.symbol = cb->symbolName;
+  site.correlation_id = cb->correlationId;
+  site.scope_path = core::currentScopePath();
+  site.is_graph = is_graph;
+  if (enter) {
+    LaunchInfo info{site.scope_path, stack_traces_ ? stacks_.capture(3) : 0u, is_graph ? 1u : 0u};
+    launches_.put(cb->correlationId, info);
+    for (auto& engine : engines_) engine->onLaunchEnter(site);
+  } else {
+    for (auto& engine : engines_) engine->onLaunchExit(site);
+  }
+}
+
+void CuptiTracer::onResource(int cbid, const void* data) {
+  const auto* rd = static_cast<const CUpti_ResourceData*>(data);
+  switch (cbid) {
+    case CUPTI_CBID_RESOURCE_CONTEXT_CREATED: {
+      uint32_t device = 0;
+      cuptiGetDeviceId(rd->context, &device);
+      for (auto& engine : engines_) engine->onContextCreated(rd->context, device);
+      break;
+    }
+    case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
+      for (auto& engine : engines_) engine->onContextDestroying(rd->context);
+      break;
+    case CUPTI_CBID_RESOURCE_MODULE_LOADED: {
+      const auto* module = static_cast<const CUpti_ModuleResourceData*>(rd->resourceDescriptor);
+      if (module != nullptr && module->pCubin != nullptr)
+        for (auto& engine : engines_) engine->onModuleLoaded(rd->context, module->pCubin, module->cubinSize);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void CuptiTracer::onBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = pool_.acquire();
+  *size = *buffer != nullptr ? pool_.bufferBytes() : 0;
+  *max_records = 0;
+}
+
+void CuptiTracer::onBufferCompleted(void* context, uint32_t stream, uint8_t* buffer, size_t valid_bytes) {
+  size_t dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(static_cast<CUcontext>(context), stream, &dropped) == CUPTI_SUCCESS)
+    dropped_.fetch_add(dropped, std::memory_order_relaxed);
+  pool_.complete(buffer, valid_bytes);
+}
+
+TracerStats CuptiTracer::stats() const {
+  TracerStats s;
+  s.kernels = kernels_;
+  s.memcpys = memcpys_;
+  s.memsets = memsets_;
+  s.unattributed = unattributed_;
+  s.records_dropped_by_cupti = dropped_.load(std::memory_order_relaxed);
+  s.buffer_refusals = pool_.refusals();
+  s.buffers_allocated = pool_.allocated();
+  return s;
+}
+
+}  // namespace gpufl::cuda
+
+namespace gpufl::cuda {
+
+void CuptiTracer::drain(EventVisitor& out, const std::string& sid) {
+  for (auto& [id, frames] : stacks_.takeNew()) {
+    StackDef stack;
+    stack.sid = sid;
+    stack.id = id;
+    stack.frames = std::move(frames);
+    out.onStack(stack);
+  }
+  for (const CompletedBuffer& buffer : pool_.takeCompleted()) {
+    decodeBuffer(buffer, out, sid);
+    pool_.release(buffer.data);
+  }
+  for (auto& engine : engines_) engine->drain(out);
+}
+
+void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out, const std::string& sid) {
+  CUpti_Activity* record = nullptr;
+  while (cuptiActivityGetNextRecord(buffer.data, buffer.valid_bytes, &record) == CUPTI_SUCCESS) {
+    DecodedActivity decoded = decodeActivity(*record);
+    if (auto* kernel = std::get_if<DecodedKernel>(&decoded)) {
+      bool created = false;
+      KernelDef def;
+      kernel->event.def_id = catalog_.intern(kernel->shape, kernel->carveout_percent, &created, &def);
+      if (created) {
+        def.sid = sid;
+        out.onKernelDef(def);
+      }
+      LaunchInfo info;
+      if (launches_.get(static_cast<uint32_t>(kernel->event.correlation_id), &info)) {
+        kernel->event.scope_path = info.scope_path;
+        kernel->event.stack_id = info.stack_id;
+      } else {
+        ++unattributed_;
+      }
+      for (auto& engine : engines_)
+        kernel->event.instrumented |= engine->wasInstrumented(kernel->event.correlation_id);
+      kernel->event.sid = sid;
+      out.onKernel(kernel->event);
+      ++kernels_;
+    } else if (auto* copy = std::get_if<MemcpyEvent>(&decoded)) {
+      LaunchInfo info;
+      if (launches_.get(static_cast<uint32_t>(copy->correlation_id), &info)) copy->scope_path = info.scope_path;
+      copy->sid = sid;
+      out.onMemcpy(*copy);
+      ++(copy->is_memset ? memsets_ : memcpys_);
+    }
+  }
+}
+
+}  // namespace gpufl::cuda

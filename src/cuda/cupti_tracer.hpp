@@ -1,0 +1,77 @@
+// Plain CUPTI tracing: kernels, copies and sets from the activity API, plus launch callbacks that attribute each
+// kernel to the launching thread's user scope (and stack). Owns the process's one CUPTI subscriber and forwards
+// context, module and launch hooks to the deep engines.
+//
+// Threads: start()/stop() on the thread that calls gpufl::init/shutdown; launch callbacks on application
+// threads (lock-free, allocation-free: CorrelationTable); buffer callbacks on CUPTI's thread (hand-off only);
+// drain() on the session's writer thread, where records are decoded, joined and turned into events.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/event_visitor.hpp"
+#include "core/stack_trace.hpp"
+#include "cuda/activity_buffers.hpp"
+#include "cuda/correlation_table.hpp"
+#include "cuda/deep_engine.hpp"
+#include "cuda/kernel_catalog.hpp"
+
+namespace gpufl::cuda {
+
+struct TracerStats {
+  uint64_t kernels = 0, memcpys = 0, memsets = 0;
+  uint64_t records_dropped_by_cupti = 0;  // cuptiActivityGetNumDroppedRecords
+  uint64_t buffer_refusals = 0;           // CUPTI asked for a buffer while all were in use
+  uint64_t buffers_allocated = 0;
+  uint64_t unattributed = 0;              // kernels whose launch info was gone (slot reused) or never seen
+  uint64_t callback_ns = 0;               // time spent in our launch callbacks (sampled estimate)
+};
+
+class CuptiTracer {
+ public:
+  CuptiTracer();
+  ~CuptiTracer();
+
+  // Subscribes, puts CUPTI on the session clock, enables activity kinds and launch callbacks, starts engines.
+  // False with *reason when tracing cannot run (no GPU/driver, CUPTI taken by another tool, ...).
+  bool start(const EngineContext& context, bool stack_traces,
+             std::vector<std::unique_ptr<DeepEngine>> engines, std::string* reason);
+  // Flushes CUPTI, stops the engines, disables everything and unsubscribes. Idempotent.
+  void stop();
+
+  void setDevices(const std::vector<DeviceInfo>& devices) { catalog_.setDevices(devices); }
+
+  // [writer thread] Decodes completed buffers into events; also drains the engines and new stacks.
+  void drain(EventVisitor& out, const std::string& sid);
+  // [writer thread] Asks CUPTI to hand over partially filled buffers (forced at shutdown).
+  void flush(bool forced);
+
+  TracerStats stats() const;
+
+  // [cupti callbacks] Entry points used by the C callbacks; public only for them.
+  enum class ApiKind { KernelLaunch, GraphLaunch, Copy };
+  void onApi(const void* callback_data, bool enter, ApiKind kind);
+  void onResource(int cbid, const void* resource_data);
+  void onBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
+  void onBufferCompleted(void* context, uint32_t stream, uint8_t* buffer, size_t valid_bytes);
+
+ private:
+  void decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out, const std::string& sid);
+
+  ActivityBufferPool pool_;
+  CorrelationTable launches_;
+  KernelCatalog catalog_;
+  StackTable stacks_;
+  std::vector<std::unique_ptr<DeepEngine>> engines_;
+  bool stack_traces_ = false;
+  bool started_ = false;
+  void* subscriber_ = nullptr;
+  std::atomic<uint64_t> dropped_{0};
+  uint64_t kernels_ = 0, memcpys_ = 0, memsets_ = 0, unattributed_ = 0;  // writer thread only
+};
+
+}  // namespace gpufl::cuda

@@ -1,0 +1,179 @@
+#include "cuda/deep_support.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+
+namespace gpufl::cuda {
+
+std::string cuptiError(std::string_view call, CUptiResult result) {
+  const char* name = nullptr;
+  if (cuptiGetResultString(result, &name) != CUPTI_SUCCESS || name == nullptr)
+    name = "CUPTI_ERROR_?";
+  std::string text(call);
+  text += ": ";
+  text += name;
+  const char* message = nullptr;
+  if (cuptiGetErrorMessage(result, &message) == CUPTI_SUCCESS && message != nullptr && *message) {
+    text += " (";
+    text += message;
+    text += ")";
+  }
+  return text;
+}
+
+bool isPrivilegeError(CUptiResult result) {
+  return result == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
+         result == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES;
+}
+
+namespace {
+
+template <typename Fn>
+void resolve(void* lib, const char* symbol, Fn& out, std::string& error) {
+  out = reinterpret_cast<Fn>(dlsym(lib, symbol));
+  if (out == nullptr && error.empty()) error = std::string("libcuda.so.1 lacks ") + symbol;
+}
+
+DeepDriver loadDriver() {
+  DeepDriver api;
+  // RTLD_NOLOAD first: the profiled program normally has the driver loaded already; otherwise load
+  // it (the CUDA runtime would load the same library).
+  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (lib == nullptr) lib = dlopen("libcuda.so.1", RTLD_NOW);
+  if (lib == nullptr) {
+    const char* why = dlerror();
+    api.error = std::string("no NVIDIA driver (") + (why ? why : "libcuda.so.1 not found") + ")";
+    return api;
+  }
+  resolve(lib, "cuInit", api.init, api.error);
+  resolve(lib, "cuDeviceGetCount", api.device_get_count, api.error);
+  resolve(lib, "cuDeviceGetAttribute", api.device_get_attribute, api.error);
+  resolve(lib, "cuCtxPushCurrent_v2", api.ctx_push_current, api.error);
+  resolve(lib, "cuCtxPopCurrent_v2", api.ctx_pop_current, api.error);
+  resolve(lib, "cuCtxGetCurrent", api.ctx_get_current, api.error);
+  resolve(lib, "cuCtxSynchronize", api.ctx_synchronize, api.error);
+  resolve(lib, "cuThreadExchangeStreamCaptureMode", api.exchange_capture_mode, api.error);
+  return api;
+}
+
+}  // namespace
+
+const DeepDriver& DeepDriver::get() {
+  static const DeepDriver api = loadDriver();
+  return api;
+}
+
+bool deepCapableGpu(std::string* why) {
+  const DeepDriver& api = DeepDriver::get();
+  if (!api.loaded()) {
+    if (why) *why = api.error;
+    return false;
+  }
+  if (CUresult r = api.init(0); r != CUDA_SUCCESS) {
+    if (why) *why = "cuInit failed (CUresult " + std::to_string(r) + "): no usable GPU";
+    return false;
+  }
+  int count = 0;
+  if (api.device_get_count(&count) != CUDA_SUCCESS || count == 0) {
+    if (why) *why = "no CUDA device";
+    return false;
+  }
+  for (int d = 0; d < count; ++d) {
+    int major = 0;
+    api.device_get_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d);
+    if (major >= 7) return true;
+  }
+  if (why)
+    *why = "every GPU is older than compute capability 7.0 (CUPTI's deep APIs need Volta or newer)";
+  return false;
+}
+
+bool synchronizeContext(CUcontext context) {
+  const DeepDriver& api = DeepDriver::get();
+  if (!api.loaded() || context == nullptr) return false;
+  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+  api.exchange_capture_mode(&mode);  // relaxed: a sync must not invalidate another thread's capture
+  bool ok = api.ctx_push_current(context) == CUDA_SUCCESS;
+  if (ok) {
+    ok = api.ctx_synchronize() == CUDA_SUCCESS;
+    CUcontext popped = nullptr;
+    api.ctx_pop_current(&popped);
+  }
+  api.exchange_capture_mode(&mode);  // restores the thread's previous mode
+  return ok;
+}
+
+DeepData LaunchScheduler::rule(uint64_t ordinal, int deep_launches, Mode mode) {
+  if (ordinal == 0 || deep_launches <= 0 || ordinal > static_cast<uint64_t>(deep_launches)) {
+    return DeepData::None;
+  }
+  if (mode == Mode::Both) return DeepData::Both;
+  return (ordinal % 2 == 1) ? DeepData::Sass : DeepData::PcSampling;
+}
+
+DeepData LaunchScheduler::decide(uint32_t correlation_id, std::string_view function) {
+  if (correlation_id == 0 || function.empty()) return DeepData::None;
+  std::lock_guard lock(mutex_);
+  for (size_t i = 0; i < kRecent; ++i) {
+    if (recent_id_[i] == correlation_id) return recent_data_[i];
+  }
+  auto it = counts_.find(std::string(function));
+  if (it == counts_.end()) it = counts_.emplace(std::string(function), 0).first;
+  const DeepData data = rule(++it->second, deep_launches_, mode_);
+  recent_id_[recent_next_] = correlation_id;
+  recent_data_[recent_next_] = data;
+  recent_next_ = (recent_next_ + 1) % kRecent;
+  return data;
+}
+
+uint64_t LaunchScheduler::launches(std::string_view function) const {
+  std::lock_guard lock(mutex_);
+  auto it = counts_.find(std::string(function));
+  return it == counts_.end() ? 0 : it->second;
+}
+
+bool LaunchScheduler::sassDone(std::string_view function) const {
+  const uint64_t seen = launches(function);
+  // The next launch would be ordinal seen+1; SASS is done when no later ordinal can get SASS.
+  for (uint64_t next = seen + 1; next <= static_cast<uint64_t>(std::max(deep_launches_, 0));
+       ++next) {
+    if (hasSass(rule(next, deep_launches_, mode_))) return false;
+  }
+  return true;
+}
+
+}  // namespace gpufl::cuda
+
+namespace gpufl::cuda {
+
+std::vector<std::pair<std::string, uint64_t>> LaunchScheduler::counts() const {
+  std::lock_guard lock(mutex_);
+  return {counts_.begin(), counts_.end()};
+}
+
+std::string LaunchScheduler::describe(size_t max_kernels) const {
+  if (mode_ != Mode::Alternate) return {};
+  auto all = counts();
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  std::string text =
+      "SASS metrics on the odd launches among the first " + std::to_string(deep_launches_) +
+      " of each kernel, PC sampling on all other launches (samples of SASS-patched code "
+      "would be biased; a kernel launched once has SASS metrics only)";
+  for (size_t i = 0; i < all.size() && i < max_kernels; ++i) {
+    uint64_t sass = 0;
+    for (uint64_t n = 1;
+         n <= all[i].second && n <= static_cast<uint64_t>(std::max(deep_launches_, 0)); ++n)
+      sass += hasSass(rule(n, deep_launches_, mode_)) ? 1 : 0;
+    text += (i == 0 ? ": " : "; ") + all[i].first + " SASS " + std::to_string(sass) + "/PC " +
+            std::to_string(all[i].second - sass) + " of " + std::to_string(all[i].second) +
+            " launches";
+  }
+  if (all.size() > max_kernels)
+    text += "; and " + std::to_string(all.size() - max_kernels) + " more kernels";
+  return text;
+}
+
+}  // namespace gpufl::cuda

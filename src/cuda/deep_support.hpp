@@ -1,0 +1,130 @@
+// Shared pieces of the deep engines (SASS metrics, PC sampling, range profiler): CUPTI error text,
+// the driver entry points they need (loaded with dlopen, never linked: CI has no libcuda.so.1), and
+// the launch policy that decides which launches are instrumented.
+//
+// Nothing here holds CUPTI state; the policy classes are plain logic so CPU tests can drive them.
+#pragma once
+
+#include <cuda.h>
+#include <cupti.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace gpufl::cuda {
+
+// A CUPTI parameter struct, zeroed, with its size field ("structSize" or "size") set.
+template <typename T>
+T cuptiParams(size_t struct_size) {
+  T params{};
+  if constexpr (requires { params.structSize; }) {
+    params.structSize = struct_size;
+  } else {
+    params.size = struct_size;
+  }
+  return params;
+}
+
+// "cuptiXxx: CUPTI_ERROR_NAME (message)". Every CUPTI failure the deep engines report goes through
+// this, so logs from the H200 say which call failed and why.
+std::string cuptiError(std::string_view call, CUptiResult result);
+
+// The driver refuses counters to this user (NVreg_RestrictProfilingToAdminUsers=1 and not root).
+bool isPrivilegeError(CUptiResult result);
+inline constexpr const char* kPrivilegeHint =
+    "needs admin: NVreg_RestrictProfilingToAdminUsers=0 or root";
+
+// The few driver calls the engines make, resolved from libcuda.so.1 at run time.
+struct DeepDriver {
+  using InitFn = CUresult (*)(unsigned int);
+  using DeviceGetCountFn = CUresult (*)(int*);
+  using DeviceGetAttributeFn = CUresult (*)(int*, CUdevice_attribute, CUdevice);
+  using CtxFn = CUresult (*)(CUcontext);
+  using CtxOutFn = CUresult (*)(CUcontext*);
+  using CtxSyncFn = CUresult (*)();
+  using CaptureModeFn = CUresult (*)(CUstreamCaptureMode*);
+
+  InitFn init = nullptr;
+  DeviceGetCountFn device_get_count = nullptr;
+  DeviceGetAttributeFn device_get_attribute = nullptr;
+  CtxFn ctx_push_current = nullptr;
+  CtxOutFn ctx_pop_current = nullptr;
+  CtxOutFn ctx_get_current = nullptr;
+  CtxSyncFn ctx_synchronize = nullptr;
+  CaptureModeFn exchange_capture_mode = nullptr;
+  std::string error;  // why loading failed (empty when loaded)
+
+  bool loaded() const { return error.empty(); }
+  // Loaded once per process; later calls return the same table. Thread-safe.
+  static const DeepDriver& get();
+};
+
+// Whether a GPU the deep engines can use is present: the driver loads, cuInit succeeds and at least
+// one device of compute capability >= 7.0 exists. `why` says what is missing ("no NVIDIA driver:
+// ...").
+bool deepCapableGpu(std::string* why);
+
+// Waits for all work of `context`, from any thread and even while a stream of this process is being
+// captured into a graph (the calling thread switches to relaxed capture mode for the call). Best
+// effort: returns false when the driver is absent or the sync failed.
+bool synchronizeContext(CUcontext context);
+
+// Which deep data a launch gets.
+enum class DeepData : uint8_t { None = 0, Sass = 1, PcSampling = 2, Both = 3 };
+inline bool hasSass(DeepData d) {
+  return (static_cast<uint8_t>(d) & 1u) != 0;
+}
+inline bool hasPcSampling(DeepData d) {
+  return (static_cast<uint8_t>(d) & 2u) != 0;
+}
+
+// Decides, per function, which of its launches the deep engines instrument. Only the first
+// `deep_launches` launches of each function are instrumented. In Alternate mode (PC sampling and
+// SASS cannot share a launch) odd launches get SASS and even ones PC sampling, so a function
+// launched once gets SASS metrics. Thread-safe; the engines of one session share one scheduler, and
+// the decision for a launch is made once (the second engine asking about the same correlation id
+// gets the same answer).
+class LaunchScheduler {
+ public:
+  enum class Mode { Both, Alternate };
+  LaunchScheduler(int deep_launches, Mode mode) : deep_launches_(deep_launches), mode_(mode) {}
+
+  // [app thread] The data this launch of `function` gets. Launches with correlation id 0 or an
+  // empty name are never instrumented.
+  DeepData decide(uint32_t correlation_id, std::string_view function);
+  // [any thread] Launches of `function` decided so far (0 when never seen).
+  uint64_t launches(std::string_view function) const;
+  // [any thread] True once `function` can get no more SASS launches.
+  bool sassDone(std::string_view function) const;
+  // [any thread] Every function seen, with its launch count.
+  std::vector<std::pair<std::string, uint64_t>> counts() const;
+  Mode mode() const { return mode_; }
+  int deepLaunches() const { return deep_launches_; }
+
+  // For the session's notes: which deep data each kernel got and why ("" in Both mode). At most
+  // `max_kernels` kernels are named, most launched first.
+  std::string describe(size_t max_kernels) const;
+
+  // Pure rule, exposed for tests: what the `ordinal`-th (1-based) launch of a function gets.
+  static DeepData rule(uint64_t ordinal, int deep_launches, Mode mode);
+
+ private:
+  const int deep_launches_;
+  const Mode mode_;
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, uint64_t> counts_;
+  // Recent decisions, so every engine asking about one launch gets the same answer (launches in
+  // flight at once are far fewer than this).
+  static constexpr size_t kRecent = 64;
+  uint32_t recent_id_[kRecent] = {};
+  DeepData recent_data_[kRecent] = {};
+  size_t recent_next_ = 0;
+};
+
+}  // namespace gpufl::cuda

@@ -1,0 +1,115 @@
+#include "cuda/deep_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+namespace gpufl::cuda {
+namespace {
+
+TEST(DeepSupport, CuptiErrorNamesCallCodeAndMessage) {
+  const std::string text = cuptiError("cuptiPCSamplingEnable", CUPTI_ERROR_INSUFFICIENT_PRIVILEGES);
+  EXPECT_EQ(text.rfind("cuptiPCSamplingEnable: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (", 0), 0u)
+      << text;
+  EXPECT_NE(text.find("privileges"), std::string::npos) << text;
+  EXPECT_TRUE(isPrivilegeError(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES));
+  EXPECT_TRUE(isPrivilegeError(CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES));
+  EXPECT_FALSE(isPrivilegeError(CUPTI_ERROR_UNKNOWN));
+}
+
+TEST(DeepSupport, ParamsCarryTheirSize) {
+  struct WithStructSize {
+    size_t structSize;
+    void* pPriv;
+    int x;
+  };
+  struct WithSize {
+    size_t size;
+    int x;
+  };
+  EXPECT_EQ(cuptiParams<WithStructSize>(24).structSize, 24u);
+  EXPECT_EQ(cuptiParams<WithStructSize>(24).x, 0);
+  EXPECT_EQ(cuptiParams<WithSize>(16).size, 16u);
+}
+
+TEST(LaunchScheduler, FirstNLaunchesGetBoth) {
+  for (uint64_t n = 1; n <= 5; ++n) {
+    EXPECT_EQ(LaunchScheduler::rule(n, 5, LaunchScheduler::Mode::Both), DeepData::Both);
+  }
+  EXPECT_EQ(LaunchScheduler::rule(6, 5, LaunchScheduler::Mode::Both), DeepData::None);
+  EXPECT_EQ(LaunchScheduler::rule(1, 0, LaunchScheduler::Mode::Both), DeepData::None);
+}
+
+TEST(LaunchScheduler, AlternateOddSassEvenPcSampling) {
+  using M = LaunchScheduler::Mode;
+  EXPECT_EQ(LaunchScheduler::rule(1, 5, M::Alternate), DeepData::Sass);  // launched once: SASS
+  EXPECT_EQ(LaunchScheduler::rule(2, 5, M::Alternate), DeepData::PcSampling);
+  EXPECT_EQ(LaunchScheduler::rule(3, 5, M::Alternate), DeepData::Sass);
+  EXPECT_EQ(LaunchScheduler::rule(4, 5, M::Alternate), DeepData::PcSampling);
+  EXPECT_EQ(LaunchScheduler::rule(5, 5, M::Alternate), DeepData::Sass);
+  EXPECT_EQ(LaunchScheduler::rule(6, 5, M::Alternate), DeepData::None);
+}
+
+TEST(LaunchScheduler, CountsPerFunctionAndAnswersEachLaunchOnce) {
+  LaunchScheduler s(2, LaunchScheduler::Mode::Both);
+  EXPECT_EQ(s.decide(10, "a"), DeepData::Both);
+  EXPECT_EQ(s.decide(10, "a"), DeepData::Both);  // the second engine asking about launch 10
+  EXPECT_EQ(s.launches("a"), 1u);
+  EXPECT_FALSE(s.sassDone("a"));
+  EXPECT_EQ(s.decide(11, "b"), DeepData::Both);
+  EXPECT_EQ(s.decide(12, "a"), DeepData::Both);
+  EXPECT_TRUE(s.sassDone("a"));
+  EXPECT_EQ(s.decide(13, "a"), DeepData::None);
+  EXPECT_EQ(s.launches("a"), 3u);
+  EXPECT_FALSE(s.sassDone("b"));
+  EXPECT_EQ(s.decide(0, "a"), DeepData::None);  // no correlation id
+  EXPECT_EQ(s.decide(14, ""), DeepData::None);  // no name
+}
+
+TEST(LaunchScheduler, AlternateSassDoneAfterLastOddLaunch) {
+  LaunchScheduler s(4, LaunchScheduler::Mode::Alternate);
+  s.decide(1, "k");               // SASS
+  s.decide(2, "k");               // PC
+  EXPECT_FALSE(s.sassDone("k"));  // launch 3 would be SASS
+  s.decide(3, "k");
+  EXPECT_TRUE(s.sassDone("k"));  // launch 4 is PC sampling, then nothing
+}
+
+TEST(LaunchScheduler, DescribesWhichKernelGotWhat) {
+  LaunchScheduler both(5, LaunchScheduler::Mode::Both);
+  both.decide(1, "k");
+  EXPECT_EQ(both.describe(10), "");
+  LaunchScheduler alt(5, LaunchScheduler::Mode::Alternate);
+  for (uint32_t id = 1; id <= 7; ++id) alt.decide(id, "big");
+  alt.decide(100, "once");
+  alt.decide(101, "twice");
+  alt.decide(102, "twice");
+  const std::string text = alt.describe(2);
+  EXPECT_NE(text.find("big SASS 3/PC 4 of 7 launches"), std::string::npos) << text;
+  EXPECT_NE(text.find("twice SASS 1/PC 1 of 2 launches"), std::string::npos) << text;
+  EXPECT_NE(text.find("and 1 more kernels"), std::string::npos) << text;
+  EXPECT_NE(alt.describe(5).find("once SASS 1/PC 0 of 1 launches"), std::string::npos);
+}
+
+TEST(LaunchScheduler, ThreadSafeCounting) {
+  LaunchScheduler s(1000000, LaunchScheduler::Mode::Both);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&s, t] {
+      for (uint32_t i = 0; i < 1000; ++i) s.decide(1 + t * 1000 + i, "f");
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(s.launches("f"), 4000u);
+}
+
+TEST(DeepSupport, NoGpuHereSaysWhy) {
+  std::string why;
+  if (deepCapableGpu(&why)) GTEST_SKIP() << "a usable GPU is present";
+  EXPECT_FALSE(why.empty());
+  EXPECT_FALSE(synchronizeContext(nullptr));
+}
+
+}  // namespace
+}  // namespace gpufl::cuda

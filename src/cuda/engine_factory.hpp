@@ -1,0 +1,39 @@
+// The deep engines a profiling engine choice runs, built for the tracer (CuptiTracer::start).
+//
+//   None                -> none
+//   SassMetrics         -> SassMetricsEngine
+//   PcSampling          -> PcSamplingEngine (deep preset; GPUFL_PC_SAMPLING_PRESET=light for
+//   always-on) PcSamplingWithSass  -> SassMetricsEngine + PcSamplingEngine, sharing one
+//   LaunchScheduler and one
+//                          CubinStore. Alternate mode (default): SASS metrics on the odd launches
+//                          among the first N of each function (a kernel launched once gets SASS
+//                          metrics), PC sampling on every other launch, because samples of
+//                          SASS-patched code are biased (measured on the H200).
+//                          GPUFL_DEEP_COMBINE=both puts both on the same launches (CUPTI allows it
+//                          on sm_90).
+//   RangeProfiler       -> RangeProfilerEngine
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "cuda/deep_engine.hpp"
+#include "gpufl/gpufl.hpp"
+
+namespace gpufl::cuda {
+
+struct DeepOptions {
+  int deep_launches_per_kernel = 5;     // SASS metrics on the first N launches of each function
+  bool alternate = true;                // PcSamplingWithSass: alternate instead of sharing launches
+  bool light_pc_sampling = false;       // PC sampling light preset
+  size_t max_cubin_bytes = 256u << 20;  // cubins kept for SASS text / source lines
+  // Reads GPUFL_DEEP_COMBINE, GPUFL_PC_SAMPLING_PRESET, GPUFL_CUBIN_BUDGET_MB.
+  static DeepOptions fromEnv(int deep_launches_per_kernel);
+};
+
+std::vector<std::unique_ptr<DeepEngine>> makeEngines(ProfilingEngine engine,
+                                                     const DeepOptions& options);
+// Same, with DeepOptions::fromEnv(5).
+std::vector<std::unique_ptr<DeepEngine>> makeEngines(ProfilingEngine engine);
+
+}  // namespace gpufl::cuda

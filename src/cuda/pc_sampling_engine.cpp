@@ -1,0 +1,332 @@
+#include "cuda/pc_sampling_engine.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+namespace gpufl::cuda {
+namespace {
+
+constexpr int kMaxReadsPerCollect = 64;
+
+uint64_t envNumber(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(v, &end, 10);
+  return (end && *end == '\0') ? n : fallback;
+}
+
+CUpti_PCSamplingConfigurationInfo attribute(CUpti_PCSamplingConfigurationAttributeType type) {
+  CUpti_PCSamplingConfigurationInfo info{};
+  info.attributeType = type;
+  return info;
+}
+
+}  // namespace
+
+PcSamplingOptions PcSamplingOptions::fromEnv(bool light) {
+  PcSamplingOptions o;
+  if (light) o.period = 16;
+  o.period = static_cast<uint32_t>(envNumber("GPUFL_PC_SAMPLING_PERIOD", o.period));
+  if (o.period < 5) o.period = 5;  // CUPTI's range: 5..31
+  if (o.period > 31) o.period = 31;
+  o.hardware_buffer_bytes =
+      envNumber("GPUFL_PC_SAMPLING_HW_BUFFER_MB", o.hardware_buffer_bytes >> 20) << 20;
+  o.scratch_buffer_bytes = envNumber("GPUFL_PC_SAMPLING_SCRATCH_MB", o.scratch_buffer_bytes >> 20)
+                           << 20;
+  return o;
+}
+
+void PcSampleAggregator::add(uint64_t crc, const std::string& function, uint64_t pc,
+                             const std::string& stall, uint64_t n) {
+  if (n != 0 && !stall.empty()) rows_[{function, crc, pc, stall}] += n;
+}
+
+std::vector<PcSampleAggregator::Row> PcSampleAggregator::take() {
+  std::vector<Row> out;
+  out.reserve(rows_.size());
+  for (auto& [key, count] : rows_) {
+    out.push_back({std::get<1>(key), std::get<0>(key), std::get<2>(key), std::get<3>(key), count});
+  }
+  rows_.clear();
+  return out;
+}
+
+void PcSamplingEngine::Buffer::init(size_t pcs_count, size_t reason_count) {
+  pcs.assign(pcs_count, CUpti_PCSamplingPCData{});
+  reasons.assign(pcs_count * reason_count, CUpti_PCSamplingStallReason{});
+  data = CUpti_PCSamplingData{};
+  data.size = sizeof(CUpti_PCSamplingData);
+  data.collectNumPcs = pcs_count;
+  data.pPcData = pcs.data();
+  rearm(reason_count);
+}
+
+void PcSamplingEngine::Buffer::rearm(size_t reason_count) {
+  for (size_t i = 0; i < pcs.size(); ++i) {
+    pcs[i].size = sizeof(CUpti_PCSamplingPCData);
+    pcs[i].stallReasonCount = reason_count;
+    pcs[i].stallReason = &reasons[i * reason_count];
+  }
+  data.totalNumPcs = 0;
+}
+
+PcSamplingEngine::PcSamplingEngine(std::shared_ptr<LaunchScheduler> scheduler,
+                                   std::shared_ptr<CubinStore> cubins, PcSamplingOptions options)
+    : scheduler_(std::move(scheduler)), cubins_(std::move(cubins)), options_(options) {}
+
+PcSamplingEngine::~PcSamplingEngine() = default;
+
+void PcSamplingEngine::note(const std::string& status, const std::string& reason) {
+  if (ctx_.note) ctx_.note("pc_sampling", status, reason);
+}
+
+bool PcSamplingEngine::start(const EngineContext& ctx) {
+  ctx_ = ctx;
+  std::string why;
+  if (!deepCapableGpu(&why)) {
+    note("off", why);
+    return false;
+  }
+  started_ = true;
+  note("on", "continuous, period 2^" + std::to_string(options_.period) +
+                 " cycles, hardware buffer " +
+                 std::to_string(options_.hardware_buffer_bytes >> 20) + " MiB" +
+                 (alternate() ? "; paused during the launches SASS metrics instrument" : ""));
+  return true;
+}
+
+bool PcSamplingEngine::enableLocked(CUcontext context) {
+  auto c = std::make_unique<Context>();
+  c->handle = context;
+  auto enable = cuptiParams<CUpti_PCSamplingEnableParams>(CUpti_PCSamplingEnableParamsSize);
+  enable.ctx = context;
+  CUptiResult r = cuptiPCSamplingEnable(&enable);
+  auto fail = [&](const std::string& call, CUptiResult result) {
+    note("off", cuptiError(call, result) +
+                    (isPrivilegeError(result) ? std::string("; ") + kPrivilegeHint : ""));
+    contexts_[context] = nullptr;  // remembered as failed: no retry on every launch
+    return false;
+  };
+  if (r != CUPTI_SUCCESS) return fail("cuptiPCSamplingEnable", r);
+  c->enabled = true;
+  auto count = cuptiParams<CUpti_PCSamplingGetNumStallReasonsParams>(
+      CUpti_PCSamplingGetNumStallReasonsParamsSize);
+  count.ctx = context;
+  count.numStallReasons = &c->reason_count;
+  if (r = cuptiPCSamplingGetNumStallReasons(&count); r != CUPTI_SUCCESS || c->reason_count == 0) {
+    disableLocked(*c);
+    return fail("cuptiPCSamplingGetNumStallReasons", r);
+  }
+  std::vector<uint32_t> indices(c->reason_count);
+  std::vector<std::vector<char>> storage(c->reason_count,
+                                         std::vector<char>(CUPTI_STALL_REASON_STRING_SIZE));
+  std::vector<char*> names;
+  for (auto& s : storage) names.push_back(s.data());
+  auto get =
+      cuptiParams<CUpti_PCSamplingGetStallReasonsParams>(CUpti_PCSamplingGetStallReasonsParamsSize);
+  get.ctx = context;
+  get.numStallReasons = c->reason_count;
+  get.stallReasonIndex = indices.data();
+  get.stallReasons = names.data();
+  if (r = cuptiPCSamplingGetStallReasons(&get); r != CUPTI_SUCCESS) {
+    disableLocked(*c);
+    return fail("cuptiPCSamplingGetStallReasons", r);
+  }
+  c->reasons = StallReasonTable(indices, std::vector<std::string>(names.begin(), names.end()));
+  c->staging = std::make_unique<Buffer>();
+  c->user = std::make_unique<Buffer>();
+  c->staging->init(options_.pcs_per_read, c->reason_count);
+  c->user->init(options_.pcs_per_read, c->reason_count);
+
+  std::vector<CUpti_PCSamplingConfigurationInfo> config;
+  config.push_back(attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE));
+  config.back().attributeData.collectionModeData.collectionMode =
+      CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS;
+  config.push_back(attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD));
+  config.back().attributeData.samplingPeriodData.samplingPeriod = options_.period;
+  config.push_back(attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE));
+  config.back().attributeData.scratchBufferSizeData.scratchBufferSize =
+      options_.scratch_buffer_bytes;
+  config.push_back(attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_HARDWARE_BUFFER_SIZE));
+  config.back().attributeData.hardwareBufferSizeData.hardwareBufferSize =
+      options_.hardware_buffer_bytes;
+  config.push_back(attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL));
+  config.back().attributeData.enableStartStopControlData.enableStartStopControl =
+      alternate() ? 1 : 0;
+  config.push_back(attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT));
+  config.back().attributeData.outputDataFormatData.outputDataFormat =
+      CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
+  config.push_back(attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER));
+  config.back().attributeData.samplingDataBufferData.samplingDataBuffer = &c->staging->data;
+  config.push_back(
+      attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_WORKER_THREAD_PERIODIC_SLEEP_SPAN));
+  config.back().attributeData.workerThreadPeriodicSleepSpanData.workerThreadPeriodicSleepSpan =
+      options_.worker_sleep_ms;
+  auto set = cuptiParams<CUpti_PCSamplingConfigurationInfoParams>(
+      CUpti_PCSamplingConfigurationInfoParamsSize);
+  set.ctx = context;
+  set.numAttributes = config.size();
+  set.pPCSamplingConfigurationInfo = config.data();
+  if (r = cuptiPCSamplingSetConfigurationAttribute(&set); r != CUPTI_SUCCESS) {
+    std::string which;  // CUPTI flags the attribute it refused
+    for (const auto& a : config)
+      if (a.attributeStatus != CUPTI_SUCCESS)
+        which += " attribute " + std::to_string(a.attributeType);
+    disableLocked(*c);
+    return fail("cuptiPCSamplingSetConfigurationAttribute" + which, r);
+  }
+  c->sampling = !alternate();  // continuous mode samples from Enable on
+  contexts_[context] = std::move(c);
+  return true;
+}
+
+void PcSamplingEngine::onContextCreated(CUcontext context, uint32_t) {
+  std::lock_guard lock(mutex_);
+  if (started_ && !contexts_.count(context)) enableLocked(context);
+}
+
+void PcSamplingEngine::onContextDestroying(CUcontext context) {
+  std::lock_guard lock(mutex_);
+  auto it = contexts_.find(context);
+  if (it == contexts_.end()) return;
+  if (it->second) {
+    collectLocked(*it->second);
+    disableLocked(*it->second);
+  }
+  contexts_.erase(it);
+}
+
+void PcSamplingEngine::onModuleLoaded(CUcontext, const void* cubin, size_t bytes) {
+  if (cubins_) cubins_->add(cubin, bytes);
+}
+
+void PcSamplingEngine::onLaunchEnter(const LaunchSite& launch) {
+  if (!started_) return;
+  std::lock_guard lock(mutex_);
+  auto it = contexts_.find(launch.context);
+  if (it == contexts_.end() && launch.context != nullptr) {  // created before gpufl started
+    enableLocked(launch.context);
+    it = contexts_.find(launch.context);
+  }
+  if (!alternate() || it == contexts_.end() || !it->second) return;
+  // Alternate mode: sample every launch except those SASS instruments (patched code would bias the
+  // stall reasons). The waits keep a SASS-patched kernel out of the samples and the sampled kernels
+  // out of the SASS range; they happen only around SASS launches (at most deep_launches per
+  // function).
+  Context& c = *it->second;
+  const bool sass = launch.symbol != nullptr && !launch.is_graph &&
+                    hasSass(scheduler_->decide(launch.correlation_id, launch.symbol));
+  if (sass && c.sampling) {
+    synchronizeContext(c.handle);
+    auto stop = cuptiParams<CUpti_PCSamplingStopParams>(CUpti_PCSamplingStopParamsSize);
+    stop.ctx = c.handle;
+    cuptiPCSamplingStop(&stop);
+    c.sampling = false;
+  } else if (!sass && !c.sampling) {
+    synchronizeContext(c.handle);
+    auto start = cuptiParams<CUpti_PCSamplingStartParams>(CUpti_PCSamplingStartParamsSize);
+    start.ctx = c.handle;
+    if (CUptiResult r = cuptiPCSamplingStart(&start); r == CUPTI_SUCCESS) {
+      c.sampling = true;
+    } else if (noted_.insert("start").second) {
+      note("degraded", cuptiError("cuptiPCSamplingStart", r));
+    }
+  }
+}
+
+void PcSamplingEngine::collectLocked(Context& c) {
+  if (!c.enabled) return;
+  for (int read = 0; read < kMaxReadsPerCollect; ++read) {
+    c.user->rearm(c.reason_count);
+    auto get = cuptiParams<CUpti_PCSamplingGetDataParams>(CUpti_PCSamplingGetDataParamsSize);
+    get.ctx = c.handle;
+    get.pcSamplingData = &c.user->data;
+    CUptiResult r = cuptiPCSamplingGetData(&get);
+    const CUpti_PCSamplingData& d = c.user->data;
+    if (r == CUPTI_ERROR_OUT_OF_MEMORY || d.hardwareBufferFull) {
+      ++buffer_full_;
+      if (noted_.insert("full").second) {
+        note("degraded",
+             "hardware buffer full, samples lost: raise GPUFL_PC_SAMPLING_HW_BUFFER_MB or "
+             "GPUFL_PC_SAMPLING_PERIOD");
+      }
+    } else if (r != CUPTI_SUCCESS) {
+      if (noted_.insert("get").second) note("degraded", cuptiError("cuptiPCSamplingGetData", r));
+      return;
+    }
+    total_samples_ += d.totalSamples;
+    dropped_samples_ += d.droppedSamples;
+    for (size_t i = 0; i < d.totalNumPcs && i < c.user->pcs.size(); ++i) {
+      const CUpti_PCSamplingPCData& pc = c.user->pcs[i];
+      // CUPTI owns functionName (shared with other records); it is copied, never freed here.
+      const std::string function = pc.functionName ? pc.functionName : "";
+      for (size_t k = 0; k < pc.stallReasonCount && k < c.reason_count; ++k) {
+        aggregator_.add(pc.cubinCrc, function, pc.pcOffset,
+                        c.reasons.name(pc.stallReason[k].pcSamplingStallReasonIndex),
+                        pc.stallReason[k].samples);
+      }
+    }
+    if (d.totalNumPcs == 0 || d.remainingNumPcs == 0) return;
+  }
+}
+
+void PcSamplingEngine::disableLocked(Context& c) {
+  if (!c.enabled) return;
+  auto disable = cuptiParams<CUpti_PCSamplingDisableParams>(CUpti_PCSamplingDisableParamsSize);
+  disable.ctx = c.handle;
+  cuptiPCSamplingDisable(&disable);
+  c.enabled = false;
+  c.sampling = false;
+}
+
+void PcSamplingEngine::drain(EventVisitor& out) {
+  std::vector<PcSampleAggregator::Row> rows;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [handle, c] : contexts_)
+      if (c) collectLocked(*c);
+    const int64_t now = ctx_.now_ns ? ctx_.now_ns() : 0;
+    if (started_ && now - last_emit_ns_ < options_.emit_interval_ns) return;
+    last_emit_ns_ = now;
+    rows = aggregator_.take();
+  }
+  SassInstruction instruction;  // rows come sorted by (function, crc, pc): look each PC up once
+  const PcSampleAggregator::Row* previous = nullptr;
+  for (const PcSampleAggregator::Row& row : rows) {
+    if (cubins_ && (previous == nullptr || previous->pc != row.pc || previous->crc != row.crc ||
+                    previous->function != row.function)) {
+      instruction = cubins_->instruction(row.crc, row.function, row.pc);
+    }
+    previous = &row;
+    PcSample s;
+    s.func = row.function;
+    s.pc = row.pc;
+    s.stall = row.stall;
+    s.count = row.count;
+    s.sass = instruction.text;
+    s.source = instruction.source;
+    out.onPcSample(s);
+  }
+}
+
+void PcSamplingEngine::stop() {
+  if (!started_) return;
+  std::lock_guard lock(mutex_);
+  for (auto& [handle, c] : contexts_) {
+    if (!c) continue;
+    synchronizeContext(c->handle);
+    // CUPTI decodes on its worker threads every worker_sleep_ms: let it catch up before the last
+    // read.
+    std::this_thread::sleep_for(std::chrono::milliseconds(2 * options_.worker_sleep_ms + 20));
+    collectLocked(*c);
+    disableLocked(*c);
+  }
+  started_ = false;  // the final drain() writes everything
+  note("on", std::to_string(total_samples_) + " samples, " + std::to_string(dropped_samples_) +
+                 " dropped by the hardware, hardware buffer full " + std::to_string(buffer_full_) +
+                 " times");
+}
+
+}  // namespace gpufl::cuda

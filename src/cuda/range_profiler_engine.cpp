@@ -1,0 +1,529 @@
+#include "cuda/range_profiler_engine.hpp"
+
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace gpufl::cuda {
+namespace {
+
+constexpr const char* kTime = "gpu__time_duration.sum";
+constexpr size_t kMaxRanges = 2;  // one range per session; slack for CUPTI's bookkeeping
+
+// Metrics that need two passes on their own, as a ratio of two single-pass counters.
+struct RatioDef {
+  const char* name;
+  const char* part;
+  const char* rest;
+};
+constexpr RatioDef kRatios[] = {
+    {"lts__t_sector_hit_rate.pct", "lts__t_sectors_lookup_hit.sum",
+     "lts__t_sectors_lookup_miss.sum"},
+};
+
+CUpti_Profiler_Host_Object* hostObject(const std::string& chip,
+                                       const std::vector<const char*>& metrics,
+                                       std::vector<uint8_t>* config, CUptiResult* error) {
+  auto init = cuptiParams<CUpti_Profiler_Host_Initialize_Params>(
+      CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+  init.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+  init.pChipName = chip.c_str();
+  if ((*error = cuptiProfilerHostInitialize(&init)) != CUPTI_SUCCESS) return nullptr;
+  auto add = cuptiParams<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+      CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+  add.pHostObject = init.pHostObject;
+  add.ppMetricNames = const_cast<const char**>(metrics.data());
+  add.numMetrics = metrics.size();
+  auto size = cuptiParams<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+      CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+  size.pHostObject = init.pHostObject;
+  auto image = cuptiParams<CUpti_Profiler_Host_GetConfigImage_Params>(
+      CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+  image.pHostObject = init.pHostObject;
+  if ((*error = cuptiProfilerHostConfigAddMetrics(&add)) == CUPTI_SUCCESS &&
+      (*error = cuptiProfilerHostGetConfigImageSize(&size)) == CUPTI_SUCCESS) {
+    config->assign(size.configImageSize, 0);
+    image.configImageSize = config->size();
+    image.pConfigImage = config->data();
+    if ((*error = cuptiProfilerHostGetConfigImage(&image)) == CUPTI_SUCCESS)
+      return init.pHostObject;
+  }
+  auto deinit = cuptiParams<CUpti_Profiler_Host_Deinitialize_Params>(
+      CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+  deinit.pHostObject = init.pHostObject;
+  cuptiProfilerHostDeinitialize(&deinit);
+  return nullptr;
+}
+
+void freeHost(CUpti_Profiler_Host_Object* host) {
+  if (host == nullptr) return;
+  auto deinit = cuptiParams<CUpti_Profiler_Host_Deinitialize_Params>(
+      CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+  deinit.pHostObject = host;
+  cuptiProfilerHostDeinitialize(&deinit);
+}
+
+std::vector<const char*> cStrings(const std::vector<std::string>& names) {
+  std::vector<const char*> out;
+  for (const std::string& n : names) out.push_back(n.c_str());
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> defaultRangeMetrics() {
+  if (const char* env = std::getenv("GPUFL_RANGE_METRICS"); env && *env) {
+    std::vector<std::string> metrics;
+    std::stringstream list(env);
+    for (std::string m; std::getline(list, m, ',');)
+      if (!m.empty()) metrics.push_back(m);
+    return metrics;
+  }
+  return {"gpu__time_duration.sum",
+          "dram__bytes_read.sum",
+          "dram__bytes_write.sum",
+          "sm__warps_active.avg.pct_of_peak_sustained_active",
+          "l1tex__t_sector_hit_rate.pct",
+          "lts__t_sector_hit_rate.pct",
+          "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+          "sm__throughput.avg.pct_of_peak_sustained_elapsed"};
+}
+
+size_t hostPassCount(const std::string& chip, const std::vector<std::string>& metrics) {
+  std::vector<uint8_t> config;
+  CUptiResult error = CUPTI_SUCCESS;
+  CUpti_Profiler_Host_Object* host = hostObject(chip, cStrings(metrics), &config, &error);
+  if (host == nullptr) return 0;
+  auto passes = cuptiParams<CUpti_Profiler_Host_GetNumOfPasses_Params>(
+      CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+  passes.configImageSize = config.size();
+  passes.pConfigImage = config.data();
+  const bool ok = cuptiProfilerHostGetNumOfPasses(&passes) == CUPTI_SUCCESS;
+  freeHost(host);
+  return ok ? passes.numOfPasses : 0;
+}
+
+RangeMetricPlan planRangeMetrics(
+    const std::vector<std::string>& wanted,
+    const std::function<size_t(const std::vector<std::string>&)>& passes) {
+  RangeMetricPlan plan;
+  std::vector<std::string> singles;
+  auto addSingle = [&](const std::string& m) {
+    if (std::find(singles.begin(), singles.end(), m) == singles.end()) singles.push_back(m);
+  };
+  for (const std::string& m : wanted) {
+    const size_t p = passes({m});
+    if (p == 1) {
+      addSingle(m);
+      continue;
+    }
+    const RatioDef* ratio = nullptr;
+    for (const auto& r : kRatios) ratio = (m == r.name) ? &r : ratio;
+    if (ratio && passes({ratio->part}) == 1 && passes({ratio->rest}) == 1) {
+      addSingle(ratio->part);
+      addSingle(ratio->rest);
+      plan.ratios.push_back({ratio->name, ratio->part, ratio->rest});
+    } else {
+      plan.unavailable.push_back(
+          m + (p == 0 ? " (not a metric of this chip)" : " (" + std::to_string(p) + " passes)"));
+    }
+  }
+  const bool timed = std::find(singles.begin(), singles.end(), kTime) != singles.end();
+  for (const std::string& m : singles) {
+    if (m == kTime) continue;
+    bool placed = false;
+    for (auto& group : plan.groups) {
+      std::vector<std::string> candidate = group;
+      candidate.push_back(m);
+      if (passes(candidate) == 1) {
+        group = std::move(candidate);
+        placed = true;
+        break;
+      }
+    }
+    if (placed) continue;
+    std::vector<std::string> group;
+    if (timed && passes({kTime, m}) == 1) group.push_back(kTime);
+    group.push_back(m);
+    plan.groups.push_back(std::move(group));
+  }
+  if (plan.groups.empty() && timed) plan.groups.push_back({kTime});
+  return plan;
+}
+
+// ---- the engine ----
+
+struct RangeProfilerEngine::Group {
+  std::vector<std::string> metrics;
+  std::vector<const char*> names;  // into metrics
+  CUpti_Profiler_Host_Object* host = nullptr;
+  std::vector<uint8_t> config;
+  std::vector<uint8_t> counter_data;
+  ~Group() { freeHost(host); }
+};
+
+constexpr size_t kNoGroup = static_cast<size_t>(-1);
+
+struct RangeProfilerEngine::Context {
+  CUcontext handle = nullptr;
+  CUpti_RangeProfiler_Object* object = nullptr;
+  size_t configured_group = kNoGroup;  // the group whose config the object holds
+  bool usable = false;
+  std::string chip;
+  std::vector<std::unique_ptr<Group>> groups;
+};
+
+RangeProfilerEngine::RangeProfilerEngine() : wanted_(defaultRangeMetrics()) {
+  if (const char* v = std::getenv("GPUFL_RANGE_PHASE"))
+    phase_ = std::max<uint64_t>(1, std::strtoull(v, nullptr, 10));
+}
+RangeProfilerEngine::~RangeProfilerEngine() = default;
+
+void RangeProfilerEngine::fail(const std::string& reason, CUptiResult r) {
+  if (ctx_.note) {
+    ctx_.note(
+        "range_profiler", "off",
+        cuptiError(reason, r) + (isPrivilegeError(r) ? std::string("; ") + kPrivilegeHint : ""));
+  }
+}
+
+bool RangeProfilerEngine::start(const EngineContext& ctx) {
+  ctx_ = ctx;
+  std::string why;
+  if (!deepCapableGpu(&why)) {
+    if (ctx_.note) ctx_.note("range_profiler", "off", why);
+    return false;
+  }
+  auto init =
+      cuptiParams<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+  if (CUptiResult r = cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) {
+    fail("cuptiProfilerInitialize", r);
+    return false;
+  }
+  started_ = true;
+  return true;
+}
+
+bool RangeProfilerEngine::setUpLocked(Context& c, uint32_t device) {
+  auto chip =
+      cuptiParams<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+  chip.deviceIndex = device;
+  if (CUptiResult r = cuptiDeviceGetChipName(&chip); r != CUPTI_SUCCESS) {
+    fail("cuptiDeviceGetChipName", r);
+    return false;
+  }
+  c.chip = chip.pChipName;
+  if (!plans_.count(c.chip)) {
+    RangeMetricPlan plan = planRangeMetrics(
+        wanted_, [&](const std::vector<std::string>& m) { return hostPassCount(c.chip, m); });
+    std::string text =
+        c.chip + ": " + std::to_string(plan.groups.size()) + " single-pass metric group(s)" +
+        (plan.groups.size() > 1
+             ? ", taking turns every " + std::to_string(phase_) + " ranges (a switch costs ~170 ms)"
+             : std::string());
+    for (const std::string& u : plan.unavailable) text += "; unavailable per scope: " + u;
+    if (ctx_.note) ctx_.note("range_profiler", plan.unavailable.empty() ? "on" : "degraded", text);
+    plans_[c.chip] = std::move(plan);
+  }
+  const RangeMetricPlan& plan = plans_[c.chip];
+  if (plan.groups.empty()) {
+    if (ctx_.note)
+      ctx_.note("range_profiler", "off", c.chip + ": none of the metrics can be collected");
+    return false;
+  }
+  auto enable =
+      cuptiParams<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+  enable.ctx = c.handle;
+  if (CUptiResult r = cuptiRangeProfilerEnable(&enable); r != CUPTI_SUCCESS) {
+    fail("cuptiRangeProfilerEnable", r);
+    return false;
+  }
+  c.object = enable.pRangeProfilerObject;
+  for (const auto& metrics : plan.groups) {
+    auto g = std::make_unique<Group>();
+    g->metrics = metrics;
+    g->names = cStrings(g->metrics);
+    CUptiResult r = CUPTI_SUCCESS;
+    g->host = hostObject(c.chip, g->names, &g->config, &r);
+    if (g->host == nullptr) {
+      fail("cuptiProfilerHostConfigAddMetrics", r);
+      return false;
+    }
+    auto size = cuptiParams<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+    size.pRangeProfilerObject = c.object;
+    size.pMetricNames = g->names.data();
+    size.numMetrics = g->names.size();
+    size.maxNumOfRanges = kMaxRanges;
+    size.maxNumRangeTreeNodes = kMaxRanges;
+    if (r = cuptiRangeProfilerGetCounterDataSize(&size); r != CUPTI_SUCCESS) {
+      fail("cuptiRangeProfilerGetCounterDataSize", r);
+      return false;
+    }
+    g->counter_data.assign(size.counterDataSize, 0);
+    auto image = cuptiParams<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+    image.pRangeProfilerObject = c.object;
+    image.counterDataSize = g->counter_data.size();
+    image.pCounterData = g->counter_data.data();
+    if (r = cuptiRangeProfilerCounterDataImageInitialize(&image); r != CUPTI_SUCCESS) {
+      fail("cuptiRangeProfilerCounterDataImageInitialize", r);
+      return false;
+    }
+    c.groups.push_back(std::move(g));
+  }
+  c.usable = true;
+  return true;
+}
+
+RangeProfilerEngine::Context* RangeProfilerEngine::contextLocked(CUcontext handle) {
+  auto it = contexts_.find(handle);
+  if (it != contexts_.end()) return it->second.get();
+  // First sight of a context created before gpufl started: set it up now.
+  uint32_t device = 0;
+  if (cuptiGetDeviceId(handle, &device) != CUPTI_SUCCESS) return nullptr;
+  auto c = std::make_unique<Context>();
+  c->handle = handle;
+  setUpLocked(*c, device);
+  return (contexts_[handle] = std::move(c)).get();
+}
+
+void RangeProfilerEngine::onContextCreated(CUcontext context, uint32_t device) {
+  std::lock_guard lock(mutex_);
+  if (!started_ || contexts_.count(context)) return;
+  auto c = std::make_unique<Context>();
+  c->handle = context;
+  setUpLocked(*c, device);
+  contexts_[context] = std::move(c);
+}
+
+void RangeProfilerEngine::onContextDestroying(CUcontext context) {
+  std::lock_guard lock(mutex_);
+  if (open_.active && open_.context == context) closeLocked(false);
+  auto it = contexts_.find(context);
+  if (it == contexts_.end()) return;
+  if (it->second->object != nullptr) {
+    auto disable = cuptiParams<CUpti_RangeProfiler_Disable_Params>(
+        CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+    disable.pRangeProfilerObject = it->second->object;
+    cuptiRangeProfilerDisable(&disable);
+  }
+  contexts_.erase(it);
+}
+
+void RangeProfilerEngine::onScopeBegin(uint32_t path, const char* name) {
+  if (!started_ || name == nullptr) return;
+  const DeepDriver& driver = DeepDriver::get();
+  CUcontext current = nullptr;
+  if (!driver.loaded() || driver.ctx_get_current(&current) != CUDA_SUCCESS || current == nullptr)
+    return;
+  std::lock_guard lock(mutex_);
+  if (open_.active) {  // nested, or another thread's scope: counted in the open range
+    ++skipped_;
+    return;
+  }
+  Context* c = contextLocked(current);
+  if (c == nullptr || !c->usable) return;
+  // Groups take turns in phases of phase_ ranges: a switch costs a new range profiler object
+  // (below).
+  const size_t g = (ranges_begun_++ / phase_) % c->groups.size();
+  Group& group = *c->groups[g];
+  // A range profiler object keeps the first config it was given (measured on the H200: metrics of a
+  // later SetConfig's config evaluated to NaN), so switching groups means a new object (165-180 ms
+  // there).
+  if (c->configured_group != g && c->configured_group != kNoGroup) {
+    auto disable = cuptiParams<CUpti_RangeProfiler_Disable_Params>(
+        CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+    disable.pRangeProfilerObject = c->object;
+    cuptiRangeProfilerDisable(&disable);
+    auto enable = cuptiParams<CUpti_RangeProfiler_Enable_Params>(
+        CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+    enable.ctx = c->handle;
+    c->object = nullptr;
+    if (CUptiResult r = cuptiRangeProfilerEnable(&enable); r != CUPTI_SUCCESS) {
+      c->usable = false;
+      fail("cuptiRangeProfilerEnable", r);
+      return;
+    }
+    c->object = enable.pRangeProfilerObject;
+  }
+  c->configured_group = g;
+  // Every range gets a counter data image of its own, laid out for this group: an image takes the
+  // layout of the object's latest cuptiRangeProfilerGetCounterDataSize call (measured on the H200:
+  // an image initialized after another group's size query evaluated every metric but
+  // gpu__time_duration.sum to NaN), so the size is asked again right before.
+  auto size = cuptiParams<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+  size.pRangeProfilerObject = c->object;
+  size.pMetricNames = group.names.data();
+  size.numMetrics = group.names.size();
+  size.maxNumOfRanges = kMaxRanges;
+  size.maxNumRangeTreeNodes = kMaxRanges;
+  if (CUptiResult r = cuptiRangeProfilerGetCounterDataSize(&size); r != CUPTI_SUCCESS) {
+    c->usable = false;
+    fail("cuptiRangeProfilerGetCounterDataSize", r);
+    return;
+  }
+  std::vector<uint8_t> fresh(size.counterDataSize, 0);
+  auto image = cuptiParams<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+      CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+  image.pRangeProfilerObject = c->object;
+  image.counterDataSize = fresh.size();
+  image.pCounterData = fresh.data();
+  if (CUptiResult r = cuptiRangeProfilerCounterDataImageInitialize(&image); r != CUPTI_SUCCESS) {
+    c->usable = false;
+    fail("cuptiRangeProfilerCounterDataImageInitialize", r);
+    return;
+  }
+  group.counter_data.swap(fresh);
+  auto set = cuptiParams<CUpti_RangeProfiler_SetConfig_Params>(
+      CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+  set.pRangeProfilerObject = c->object;
+  set.configSize = group.config.size();
+  set.pConfig = group.config.data();
+  set.counterDataImageSize = group.counter_data.size();
+  set.pCounterDataImage = group.counter_data.data();
+  set.range = CUPTI_UserRange;
+  set.replayMode = CUPTI_UserReplay;
+  set.maxRangesPerPass = kMaxRanges;
+  set.numNestingLevels = 1;
+  set.minNestingLevel = 1;
+  set.passIndex = 0;
+  set.targetNestingLevel = 1;
+  auto begin =
+      cuptiParams<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+  begin.pRangeProfilerObject = c->object;
+  auto push = cuptiParams<CUpti_RangeProfiler_PushRange_Params>(
+      CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
+  push.pRangeProfilerObject = c->object;
+  push.pRangeName = name;
+  CUptiResult r = cuptiRangeProfilerSetConfig(&set);
+  const char* call = "cuptiRangeProfilerSetConfig";
+  if (r == CUPTI_SUCCESS) r = cuptiRangeProfilerStart(&begin), call = "cuptiRangeProfilerStart";
+  if (r == CUPTI_SUCCESS)
+    r = cuptiRangeProfilerPushRange(&push), call = "cuptiRangeProfilerPushRange";
+  if (r != CUPTI_SUCCESS) {
+    c->usable = false;  // a failing context stays off; tracing goes on
+    fail(call, r);
+    return;
+  }
+  open_ = {true, path, name, current, g, std::this_thread::get_id()};
+}
+
+void RangeProfilerEngine::onScopeEnd(uint32_t path) {
+  if (!started_) return;
+  std::lock_guard lock(mutex_);
+  if (open_.active && open_.path == path && open_.thread == std::this_thread::get_id())
+    closeLocked(true);
+}
+
+void RangeProfilerEngine::closeLocked(bool keep) {
+  Open open = open_;
+  open_ = {};
+  auto it = contexts_.find(open.context);
+  if (it == contexts_.end() || !it->second->usable) return;
+  Context& c = *it->second;
+  Group& group = *c.groups[open.group];
+  synchronizeContext(open.context);  // the scope's kernels have run before the range closes
+  auto pop = cuptiParams<CUpti_RangeProfiler_PopRange_Params>(
+      CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
+  pop.pRangeProfilerObject = c.object;
+  auto stop =
+      cuptiParams<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+  stop.pRangeProfilerObject = c.object;
+  auto decode = cuptiParams<CUpti_RangeProfiler_DecodeData_Params>(
+      CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+  decode.pRangeProfilerObject = c.object;
+  CUptiResult r = cuptiRangeProfilerPopRange(&pop);
+  const char* call = "cuptiRangeProfilerPopRange";
+  if (r == CUPTI_SUCCESS) r = cuptiRangeProfilerStop(&stop), call = "cuptiRangeProfilerStop";
+  if (r == CUPTI_SUCCESS)
+    r = cuptiRangeProfilerDecodeData(&decode), call = "cuptiRangeProfilerDecodeData";
+  auto info = cuptiParams<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+      CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+  info.pCounterDataImage = group.counter_data.data();
+  info.counterDataImageSize = group.counter_data.size();
+  if (r == CUPTI_SUCCESS)
+    r = cuptiRangeProfilerGetCounterDataInfo(&info), call = "cuptiRangeProfilerGetCounterDataInfo";
+  std::vector<double> values(group.names.size(), NAN);
+  if (r == CUPTI_SUCCESS && keep && info.numTotalRanges > 0) {
+    auto eval = cuptiParams<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+    eval.pHostObject = group.host;
+    eval.pCounterDataImage = group.counter_data.data();
+    eval.counterDataImageSize = group.counter_data.size();
+    eval.rangeIndex = 0;
+    eval.ppMetricNames = group.names.data();
+    eval.numMetrics = group.names.size();
+    eval.pMetricValues = values.data();
+    r = cuptiProfilerHostEvaluateToGpuValues(&eval), call = "cuptiProfilerHostEvaluateToGpuValues";
+  }
+  if (r != CUPTI_SUCCESS) {
+    c.usable = false;
+    fail(call, r);
+    return;
+  }
+  if (keep && info.numTotalRanges > 0) {
+    RangeCounters rc;
+    rc.range = open.name;
+    rc.path = open.path;
+    std::map<std::string, double>& parts = ratio_parts_[open.path];
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (std::isnan(values[i])) continue;
+      rc.metrics[group.metrics[i]] = values[i];
+      parts[group.metrics[i]] = values[i];
+    }
+    // A ratio whose two counters need separate passes: from the latest instance that collected
+    // each.
+    for (const auto& ratio : plans_[c.chip].ratios) {
+      auto part = parts.find(ratio.part), rest = parts.find(ratio.rest);
+      if (part == parts.end() || rest == parts.end() || part->second + rest->second <= 0) continue;
+      if (!rc.metrics.count(ratio.part) && !rc.metrics.count(ratio.rest)) continue;
+      rc.metrics[ratio.name] = 100.0 * part->second / (part->second + rest->second);
+    }
+    pending_.push_back(std::move(rc));
+  }
+}
+
+void RangeProfilerEngine::drain(EventVisitor& out) {
+  std::vector<RangeCounters> ready;
+  {
+    std::lock_guard lock(mutex_);
+    ready.swap(pending_);
+  }
+  for (const RangeCounters& rc : ready) out.onRangeCounters(rc);
+}
+
+void RangeProfilerEngine::stop() {
+  std::lock_guard lock(mutex_);
+  if (!started_) return;
+  if (open_.active) closeLocked(true);
+  for (auto& [handle, c] : contexts_) {
+    if (c->object == nullptr) continue;
+    auto disable = cuptiParams<CUpti_RangeProfiler_Disable_Params>(
+        CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+    disable.pRangeProfilerObject = c->object;
+    cuptiRangeProfilerDisable(&disable);
+    c->object = nullptr;
+    c->usable = false;
+  }
+  contexts_.clear();
+  auto deinit = cuptiParams<CUpti_Profiler_DeInitialize_Params>(
+      CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
+  cuptiProfilerDeInitialize(&deinit);
+  started_ = false;
+  if (skipped_ > 0 && ctx_.note) {
+    ctx_.note("range_profiler", "on",
+              std::to_string(skipped_) +
+                  " scopes ran inside another profiled range (nested or on another "
+                  "thread) and have no counters of their own");
+  }
+}
+
+}  // namespace gpufl::cuda

@@ -1,0 +1,126 @@
+// Range profiler: hardware counters per user scope, from CUPTI's Range Profiler API
+// (cupti_range_profiler.h) and the profiler host API (cupti_profiler_host.h) that turns counters
+// into metric values.
+//
+// What CUPTI allows, and what was measured on the H200 (CUDA 13.0, driver 580.159.04):
+//   - User ranges with user replay: the outermost scope is one range (Start, PushRange ...
+//   PopRange,
+//     Stop, DecodeData, evaluate). A config that needs one pass is collected on every instance of
+//     the scope and did not slow the kernel measurably (9.96 ms vs 9.89 ms).
+//   - A config that needs several passes is not: with user replay, Stop reported every pass
+//   submitted
+//     after the first session and the multi-pass metrics evaluated to NaN. So the metrics are split
+//     into groups that each fit one pass (decided with cuptiProfilerHostGetNumOfPasses); the groups
+//     take turns, GPUFL_RANGE_PHASE (16) ranges each. Every group carries gpu__time_duration.sum,
+//     so every range_counters record has the range's GPU time; the other metrics come from its
+//     group.
+//   - Metrics that need several passes on their own cannot be had this way: on GH100
+//     sm__throughput.avg.pct_of_peak_sustained_elapsed needs 8 (reported unavailable, in a note),
+//     and lts__t_sector_hit_rate.pct needs 2 and is derived from lts__t_sectors_lookup_hit.sum and
+//     lts__t_sectors_lookup_miss.sum, from the latest range of the same scope path that collected
+//     each.
+//   - A range profiler object keeps the first config it is given; a later SetConfig with another
+//   config
+//     left that config's metrics NaN. Switching groups therefore disables the object and enables a
+//     new one (only when consecutive ranges use different groups).
+//   - A counter data image takes its layout from the object's latest GetCounterDataSize call, so
+//   each
+//     range's image is sized and initialized right before its SetConfig.
+//   - Each range adds a CUPTI kernel named "WaitNs" (~80 us) to the trace.
+//   - Auto ranges with kernel replay (all metrics per kernel) crashed with SIGSEGV at the first
+//   kernel
+//     launch on the H200, so per-kernel ranges are not offered.
+//   - Counters need privileges: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES turns the engine off with a
+//   note.
+// One range is open at a time per process: scopes nested in a profiled scope, and scopes of other
+// threads while one is profiled, are not ranges of their own.
+#pragma once
+
+#include <cupti.h>
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cuda/deep_engine.hpp"
+#include "cuda/deep_support.hpp"
+
+namespace gpufl::cuda {
+
+// The default metrics: SM throughput, L1 and L2 hit rates, DRAM bytes, duration (bandwidth), tensor
+// pipe use (HMMA/HGMMA on sm_90) and achieved occupancy. GPUFL_RANGE_METRICS (comma-separated)
+// replaces it.
+std::vector<std::string> defaultRangeMetrics();
+
+struct RangeMetricPlan {
+  std::vector<std::vector<std::string>> groups;  // each collectable in one pass
+  struct Ratio {                                 // name = 100 * part / (part + rest), %
+    std::string name, part, rest;
+  };
+  std::vector<Ratio> ratios;
+  std::vector<std::string> unavailable;  // with why: "name (8 passes)"
+};
+
+// Splits `wanted` into single-pass groups. `passes(metrics)` is the number of passes the chip needs
+// for those metrics together, 0 when one is not a metric of the chip.
+RangeMetricPlan planRangeMetrics(
+    const std::vector<std::string>& wanted,
+    const std::function<size_t(const std::vector<std::string>&)>& passes);
+
+// cuptiProfilerHostGetNumOfPasses for `metrics` on `chip` (works without a GPU); 0 when invalid.
+size_t hostPassCount(const std::string& chip, const std::vector<std::string>& metrics);
+
+class RangeProfilerEngine final : public DeepEngine {
+ public:
+  RangeProfilerEngine();
+  ~RangeProfilerEngine() override;
+
+  const char* name() const override { return "range_profiler"; }
+  bool start(const EngineContext& ctx) override;
+  void onContextCreated(CUcontext context, uint32_t device) override;
+  void onContextDestroying(CUcontext context) override;
+  void onScopeBegin(uint32_t path, const char* name) override;
+  void onScopeEnd(uint32_t path) override;
+  void drain(EventVisitor& out) override;
+  void stop() override;
+
+ private:
+  struct Group;    // one single-pass config: host object, config image, counter data image
+  struct Context;  // per CUDA context: range profiler object, groups
+  struct Open {    // the range being collected
+    bool active = false;
+    uint32_t path = 0;
+    std::string name;
+    CUcontext context = nullptr;
+    size_t group = 0;
+    std::thread::id thread;
+  };
+
+  Context* contextLocked(CUcontext handle);
+  bool setUpLocked(Context& c, uint32_t device);
+  void closeLocked(bool keep);  // ends the open range; keep: evaluate and queue its counters
+  void fail(const std::string& reason, CUptiResult r);
+
+  EngineContext ctx_;
+  std::vector<std::string> wanted_;
+  std::atomic<bool> started_{false};
+  std::mutex mutex_;
+  std::map<CUcontext, std::unique_ptr<Context>> contexts_;
+  std::map<std::string, RangeMetricPlan> plans_;  // by chip
+  uint64_t ranges_begun_ = 0;
+  uint64_t phase_ = 16;  // ranges per metric group before the next group's turn (GPUFL_RANGE_PHASE)
+  std::map<uint32_t, std::map<std::string, double>>
+      ratio_parts_;  // latest part/rest values per path
+  Open open_;
+  std::vector<RangeCounters> pending_;
+  uint64_t skipped_ = 0;  // scopes not profiled because another range was open
+  std::set<std::string> noted_;
+};
+
+}  // namespace gpufl::cuda

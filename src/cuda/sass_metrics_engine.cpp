@@ -1,0 +1,416 @@
+#include "cuda/sass_metrics_engine.hpp"
+
+#include <cupti_profiler_target.h>
+#include <cupti_sass_metrics.h>
+#include <cupti_target.h>
+
+namespace gpufl::cuda {
+namespace {
+
+constexpr const char* kMetricNames[] = {
+    "smsp__sass_inst_executed", "smsp__sass_thread_inst_executed",
+    "smsp__sass_thread_inst_executed_pred_on", "smsp__sass_sectors_mem_global",
+    "smsp__sass_sectors_mem_global_ideal"};
+constexpr size_t kRemembered = 65536;  // instrumented correlation ids kept for wasInstrumented
+
+// The launch this thread is inside of, when it runs instrumented (matched in onLaunchExit).
+struct InFlight {
+  const void* engine = nullptr;
+  uint32_t correlation_id = 0;
+  CUcontext context = nullptr;
+};
+thread_local InFlight t_in_flight;
+
+}  // namespace
+
+const char* sassCounterMetric(SassCounter counter) {
+  return kMetricNames[static_cast<size_t>(counter)];
+}
+
+void SassAggregator::add(uint64_t crc, const std::string& function, uint64_t pc,
+                         SassCounter counter, uint64_t value) {
+  Row& row = rows_[Key{function, crc, pc}];
+  if (row.function.empty()) {
+    row.crc = crc;
+    row.function = function;
+    row.pc = pc;
+  }
+  row.value[static_cast<size_t>(counter)] += value;
+}
+
+std::vector<std::pair<SassAggregator::Row, uint64_t>> SassAggregator::take(
+    const std::function<bool(const std::string&)>& done) {
+  std::vector<std::pair<Row, uint64_t>> out;
+  std::set<std::string> taken;
+  for (auto it = rows_.begin(); it != rows_.end();) {
+    const std::string fn = it->second.function;  // a copy: the row is moved out below
+    const uint64_t launches = launches_.count(fn) ? launches_[fn] : 0;
+    const bool flushed = flushed_.count(fn) && flushed_[fn] == launches;
+    if (done && !(flushed && done(fn))) {
+      ++it;
+      continue;
+    }
+    bool any = false;
+    for (uint64_t v : it->second.value) any = any || v != 0;
+    if (any) out.emplace_back(std::move(it->second), launches);
+    taken.insert(fn);
+    it = rows_.erase(it);
+  }
+  for (const std::string& fn : taken) {  // a later set of rows for fn counts its own launches
+    launches_.erase(fn);
+    flushed_.erase(fn);
+  }
+  return out;
+}
+
+SassMetricPlan planSassMetrics(const std::set<std::string>& available) {
+  SassMetricPlan plan;
+  for (SassCounter c : {SassCounter::Inst, SassCounter::ThreadInst, SassCounter::Sectors}) {
+    if (!available.count(sassCounterMetric(c))) {
+      plan.problem = std::string("the chip has no ") + sassCounterMetric(c);
+      return plan;
+    }
+    plan.metrics[c] = sassCounterMetric(c);
+  }
+  if (available.count(sassCounterMetric(SassCounter::SectorsIdeal))) {
+    plan.metrics[SassCounter::SectorsIdeal] = sassCounterMetric(SassCounter::SectorsIdeal);
+    plan.ideal_from_hardware = true;
+  } else if (available.count(sassCounterMetric(SassCounter::ThreadInstPredOn))) {
+    plan.metrics[SassCounter::ThreadInstPredOn] = sassCounterMetric(SassCounter::ThreadInstPredOn);
+  }
+  return plan;
+}
+
+SassMetricsEngine::SassMetricsEngine(std::shared_ptr<LaunchScheduler> scheduler,
+                                     std::shared_ptr<CubinStore> cubins)
+    : scheduler_(std::move(scheduler)), cubins_(std::move(cubins)) {}
+
+SassMetricsEngine::~SassMetricsEngine() = default;
+
+void SassMetricsEngine::note(const std::string& status, const std::string& reason) {
+  if (ctx_.note) ctx_.note("sass_metrics", status, reason);
+}
+
+bool SassMetricsEngine::start(const EngineContext& ctx) {
+  ctx_ = ctx;
+  std::string why;
+  if (!deepCapableGpu(&why)) {
+    note("off", why);
+    return false;
+  }
+  auto init =
+      cuptiParams<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+  if (CUptiResult r = cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) {
+    note("off", cuptiError("cuptiProfilerInitialize", r) +
+                    (isPrivilegeError(r) ? std::string("; ") + kPrivilegeHint : ""));
+    return false;
+  }
+  std::lock_guard lock(mutex_);
+  started_ = true;
+  return true;
+}
+
+bool SassMetricsEngine::configureDeviceLocked(uint32_t device) {
+  if (plans_.count(device)) return true;
+  auto chip =
+      cuptiParams<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+  chip.deviceIndex = device;
+  if (CUptiResult r = cuptiDeviceGetChipName(&chip); r != CUPTI_SUCCESS) {
+    note("off", cuptiError("cuptiDeviceGetChipName", r));
+    return false;
+  }
+  auto count = cuptiParams<CUpti_SassMetrics_GetNumOfMetrics_Params>(
+      CUpti_SassMetrics_GetNumOfMetrics_Params_STRUCT_SIZE);
+  count.pChipName = chip.pChipName;
+  std::vector<CUpti_SassMetrics_MetricDetails> details;
+  if (CUptiResult r = cuptiSassMetricsGetNumOfMetrics(&count); r == CUPTI_SUCCESS) {
+    details.resize(count.numOfMetrics);
+    auto list = cuptiParams<CUpti_SassMetrics_GetMetrics_Params>(
+        CUpti_SassMetrics_GetMetrics_Params_STRUCT_SIZE);
+    list.pChipName = chip.pChipName;
+    list.numOfMetrics = details.size();
+    list.pMetricsList = details.data();
+    if (r = cuptiSassMetricsGetMetrics(&list); r != CUPTI_SUCCESS) details.clear();
+  }
+  std::set<std::string> available;
+  for (const auto& d : details) available.insert(d.pMetricName ? d.pMetricName : "");
+  SassMetricPlan plan = planSassMetrics(available);
+  if (!plan.problem.empty()) {
+    note("off", std::string(chip.pChipName) + ": " + plan.problem);
+    return false;
+  }
+  std::vector<CUpti_SassMetrics_Config> configs;
+  for (const auto& [counter, metric] : plan.metrics) {
+    auto prop = cuptiParams<CUpti_SassMetrics_GetProperties_Params>(
+        CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE);
+    prop.pChipName = chip.pChipName;
+    prop.pMetricName = metric.c_str();
+    if (CUptiResult r = cuptiSassMetricsGetProperties(&prop); r != CUPTI_SUCCESS) {
+      note("off", cuptiError("cuptiSassMetricsGetProperties(" + metric + ")", r));
+      return false;
+    }
+    metric_ids_[prop.metric.metricId] = counter;
+    configs.push_back({prop.metric.metricId, CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU});
+  }
+  auto set =
+      cuptiParams<CUpti_SassMetricsSetConfig_Params>(CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE);
+  set.numOfMetricConfig = configs.size();
+  set.pConfigs = configs.data();
+  set.deviceIndex = device;
+  if (CUptiResult r = cuptiSassMetricsSetConfig(&set); r != CUPTI_SUCCESS) {
+    note("off", cuptiError("cuptiSassMetricsSetConfig", r) +
+                    (isPrivilegeError(r) ? std::string("; ") + kPrivilegeHint : ""));
+    return false;
+  }
+  note(plan.ideal_from_hardware ? "on" : "degraded",
+       std::string(chip.pChipName) + ", device " + std::to_string(device) + ": first " +
+           std::to_string(scheduler_->deepLaunches()) + " launches of each kernel; " +
+           (plan.ideal_from_hardware ? "ideal sectors from smsp__sass_sectors_mem_global_ideal"
+                                     : "no smsp__sass_sectors_mem_global_ideal on this chip: ideal "
+                                       "sectors estimated from each instruction's access width"));
+  estimate_ideal_ = estimate_ideal_ || !plan.ideal_from_hardware;
+  plans_[device] = std::move(plan);
+  return true;
+}
+
+void SassMetricsEngine::onContextCreated(CUcontext context, uint32_t device) {
+  std::lock_guard lock(mutex_);
+  if (!started_) return;
+  Context& c = contexts_[context];
+  c.handle = context;
+  c.device = device;
+  c.usable = configureDeviceLocked(device);
+}
+
+void SassMetricsEngine::onContextDestroying(CUcontext context) {
+  std::lock_guard lock(mutex_);
+  auto it = contexts_.find(context);
+  if (it == contexts_.end()) return;
+  if (it->second.enabled) {
+    flushLocked(it->second);
+    disableLocked(it->second);
+  }
+  contexts_.erase(it);
+}
+
+void SassMetricsEngine::onModuleLoaded(CUcontext, const void* cubin, size_t bytes) {
+  if (cubins_ && !cubins_->add(cubin, bytes)) {
+    std::lock_guard lock(mutex_);
+    if (noted_.insert("cubin_budget").second) {
+      note("degraded",
+           "cubin copy budget full: SASS text and source lines missing for later modules");
+    }
+  }
+}
+
+bool SassMetricsEngine::enableLocked(Context& c) {
+  auto enable =
+      cuptiParams<CUpti_SassMetricsEnable_Params>(CUpti_SassMetricsEnable_Params_STRUCT_SIZE);
+  enable.ctx = c.handle;
+  // Lazy: each function is patched at its first launch in the range. Eager patching (0) patched
+  // nothing on the H200, as functions are loaded lazily (CUDA_MODULE_LOADING=LAZY) after Enable.
+  enable.enableLazyPatching = 1;
+  if (CUptiResult r = cuptiSassMetricsEnable(&enable); r != CUPTI_SUCCESS) {
+    c.usable = false;  // one failure turns this context off rather than retrying on every launch
+    note("off", cuptiError("cuptiSassMetricsEnable", r) +
+                    (isPrivilegeError(r) ? std::string("; ") + kPrivilegeHint : ""));
+    return false;
+  }
+  c.enabled = true;
+  return true;
+}
+
+void SassMetricsEngine::flushLocked(Context& c) {
+  synchronizeContext(
+      c.handle);  // Disable drops what is not flushed; flush what the kernels counted
+  auto props = cuptiParams<CUpti_SassMetricsGetDataProperties_Params>(
+      CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE);
+  props.ctx = c.handle;
+  if (CUptiResult r = cuptiSassMetricsGetDataProperties(&props); r != CUPTI_SUCCESS) {
+    if (noted_.insert("props").second)
+      note("degraded", cuptiError("cuptiSassMetricsGetDataProperties", r));
+    return;
+  }
+  if (props.numOfPatchedInstructionRecords == 0 || props.numOfInstances == 0) {
+    aggregator_.markFlushed();
+    return;
+  }
+  std::vector<CUpti_SassMetrics_Data> data(props.numOfPatchedInstructionRecords);
+  std::vector<CUpti_SassMetrics_InstanceValue> values(data.size() * props.numOfInstances);
+  for (size_t i = 0; i < data.size(); ++i) {
+    data[i].structSize = sizeof(CUpti_SassMetrics_Data);
+    data[i].pInstanceValues = &values[i * props.numOfInstances];
+  }
+  auto flush =
+      cuptiParams<CUpti_SassMetricsFlushData_Params>(CUpti_SassMetricsFlushData_Params_STRUCT_SIZE);
+  flush.ctx = c.handle;
+  flush.numOfPatchedInstructionRecords = data.size();
+  flush.numOfInstances = props.numOfInstances;
+  flush.pMetricsData = data.data();
+  if (CUptiResult r = cuptiSassMetricsFlushData(&flush); r != CUPTI_SUCCESS) {
+    if (noted_.insert("flush").second) note("degraded", cuptiError("cuptiSassMetricsFlushData", r));
+    return;
+  }
+  for (const CUpti_SassMetrics_Data& d : data) {
+    const std::string function = d.functionName ? d.functionName : "";
+    for (size_t j = 0; j < props.numOfInstances; ++j) {  // GPU granularity: one instance; sum any
+      auto id = metric_ids_.find(d.pInstanceValues[j].metricId);
+      if (id != metric_ids_.end()) {
+        aggregator_.add(d.cubinCrc, function, d.pcOffset, id->second, d.pInstanceValues[j].value);
+      }
+    }
+  }
+  aggregator_.markFlushed();
+}
+
+void SassMetricsEngine::disableLocked(Context& c) {
+  auto disable =
+      cuptiParams<CUpti_SassMetricsDisable_Params>(CUpti_SassMetricsDisable_Params_STRUCT_SIZE);
+  disable.ctx = c.handle;
+  CUptiResult r = cuptiSassMetricsDisable(&disable);
+  c.enabled = false;
+  if (r != CUPTI_SUCCESS && noted_.insert("disable").second) {
+    note("degraded", cuptiError("cuptiSassMetricsDisable", r));
+  } else if (disable.numOfDroppedRecords > 0 && noted_.insert("dropped").second) {
+    note("degraded",
+         std::to_string(disable.numOfDroppedRecords) + " SASS records dropped at disable");
+  }
+}
+
+void SassMetricsEngine::rememberInstrumentedLocked(uint32_t correlation_id) {
+  if (!instrumented_.insert(correlation_id).second) return;
+  instrumented_order_.push_back(correlation_id);
+  if (instrumented_order_.size() > kRemembered) {
+    instrumented_.erase(instrumented_order_.front());
+    instrumented_order_.pop_front();
+  }
+}
+
+void SassMetricsEngine::onLaunchEnter(const LaunchSite& launch) {
+  if (!started_) return;
+  const bool nameable = launch.symbol != nullptr && *launch.symbol != '\0' && !launch.is_graph;
+  const DeepData data =
+      nameable ? scheduler_->decide(launch.correlation_id, launch.symbol) : DeepData::None;
+  std::lock_guard lock(mutex_);
+  auto it = contexts_.find(launch.context);
+  if (it == contexts_.end() && launch.context != nullptr) {
+    // A context created before gpufl started (no context-created callback): configure it now.
+    uint32_t device = 0;
+    if (cuptiGetDeviceId(launch.context, &device) == CUPTI_SUCCESS) {
+      it = contexts_.emplace(launch.context, Context{launch.context, device}).first;
+      it->second.usable = configureDeviceLocked(device);
+    }
+  }
+  if (it == contexts_.end() || !it->second.usable) return;
+  Context& c = it->second;
+  const bool want = hasSass(data);
+  if (want && !c.enabled) {
+    if (!enableLocked(c)) return;
+  } else if (!want && c.enabled && c.in_flight == 0) {
+    flushLocked(c);
+    disableLocked(c);
+  }
+  if (!c.enabled) return;
+  // Enabled from this enter to the matching exit: the launch is patched and counted, even when it
+  // was not asked for (another thread's instrumented launch kept SASS on), so it is counted as
+  // such.
+  ++c.in_flight;
+  t_in_flight = {this, launch.correlation_id, launch.context};
+  if (nameable) aggregator_.countLaunch(launch.symbol);
+  rememberInstrumentedLocked(launch.correlation_id);
+}
+
+void SassMetricsEngine::onLaunchExit(const LaunchSite& launch) {
+  if (t_in_flight.engine != this || t_in_flight.correlation_id != launch.correlation_id) return;
+  std::lock_guard lock(mutex_);
+  if (auto it = contexts_.find(t_in_flight.context);
+      it != contexts_.end() && it->second.in_flight > 0) {
+    --it->second.in_flight;
+  }
+  t_in_flight = {};
+}
+
+bool SassMetricsEngine::wasInstrumented(uint64_t correlation_id) const {
+  std::lock_guard lock(mutex_);
+  return instrumented_.count(static_cast<uint32_t>(correlation_id)) != 0;
+}
+
+void SassMetricsEngine::drain(EventVisitor& out) {
+  std::vector<std::pair<SassAggregator::Row, uint64_t>> rows;
+  bool estimate = false;
+  {
+    std::lock_guard lock(mutex_);
+    // While running: functions that can get no more SASS launches; after stop(): everything.
+    std::function<bool(const std::string&)> done;
+    if (started_) done = [this](const std::string& fn) { return scheduler_->sassDone(fn); };
+    rows = aggregator_.take(done);
+    estimate = estimate_ideal_;
+  }
+  emit(out, std::move(rows), estimate);
+}
+
+void SassMetricsEngine::emit(EventVisitor& out,
+                             std::vector<std::pair<SassAggregator::Row, uint64_t>> rows,
+                             bool estimate_ideal) {
+  bool missing_width = false;
+  for (auto& [row, launches] : rows) {
+    SassMetric m;
+    m.func = row.function;
+    m.pc = row.pc;
+    m.launches = launches;
+    m.inst_executed = row.get(SassCounter::Inst);
+    m.thread_inst_executed = row.get(SassCounter::ThreadInst);
+    m.sectors_global = row.get(SassCounter::Sectors);
+    SassInstruction instruction;
+    if (cubins_) instruction = cubins_->instruction(row.crc, row.function, row.pc);
+    if (!estimate_ideal) {
+      m.sectors_global_ideal = row.get(SassCounter::SectorsIdeal);
+    } else if (m.sectors_global > 0) {
+      const uint64_t active = row.get(SassCounter::ThreadInstPredOn)
+                                  ? row.get(SassCounter::ThreadInstPredOn)
+                                  : m.thread_inst_executed;
+      const int bytes = globalAccessBytes(instruction.text);
+      missing_width = missing_width || instruction.text.empty();
+      m.sectors_global_ideal = estimateIdealSectors(m.inst_executed, active, bytes);
+    }
+    m.sass = std::move(instruction.text);
+    m.source = std::move(instruction.source);
+    out.onSassMetric(m);
+  }
+  if (missing_width) {
+    std::lock_guard lock(mutex_);
+    if (noted_.insert("no_width").second) {
+      note("degraded",
+           "ideal sectors unknown for instructions without SASS text (nvdisasm not found: "
+           "set GPUFL_NVDISASM); their sectors_global_ideal is 0");
+    }
+  }
+}
+
+void SassMetricsEngine::stop() {
+  std::lock_guard lock(mutex_);
+  if (!started_) return;
+  for (auto& [handle, c] : contexts_) {
+    if (c.enabled) {
+      flushLocked(c);
+      disableLocked(c);
+    }
+  }
+  for (const auto& [device, plan] : plans_) {
+    auto unset = cuptiParams<CUpti_SassMetricsUnsetConfig_Params>(
+        CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE);
+    unset.deviceIndex = device;
+    cuptiSassMetricsUnsetConfig(&unset);
+  }
+  plans_.clear();
+  if (std::string alternation = scheduler_->describe(30); !alternation.empty() && ctx_.note) {
+    ctx_.note("deep_engines", "on", alternation);
+  }
+  auto deinit = cuptiParams<CUpti_Profiler_DeInitialize_Params>(
+      CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
+  cuptiProfilerDeInitialize(&deinit);
+  aggregator_.markFlushed();
+  started_ = false;  // the final drain() takes every remaining row
+}
+
+}  // namespace gpufl::cuda

@@ -1,0 +1,67 @@
+// The session's system sampler: one thread that, every system_sample_rate_ms, reads NVML (one
+// GpuSample per GPU) and /proc (one HostSample) into a bounded queue that the writer thread drains
+// into the system channel.
+//
+// Notes it writes: "nvml" on/off (GPU list, or why NVML is unavailable) and "degraded" once per
+// field NVML cannot read; "host_sampling" degraded once per /proc field it cannot read. Drops
+// (queue full) go to session_end.dropped["system"]; the sampler thread's time to
+// session_end.overhead_ns["system_sampler"] and cpu_time_ns.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "host/host_sampler.hpp"
+#include "host/periodic_sampler.hpp"
+#include "nvml/nvml_sampler.hpp"
+#include "runtime/collector.hpp"
+#include "runtime/event_queue.hpp"
+
+namespace gpufl::host {
+
+struct SystemCollectorConfig {
+  std::chrono::milliseconds period{100};
+  bool start_paused = false;                      // !InitOptions::sampling_auto_start
+  std::string proc_root = "/";                    // tests: a fixture tree
+  std::string nvml_library = nvml::kLibraryName;  // tests: a missing library
+  const nvml::Api* nvml_api = nullptr;            // tests: a fake NVML (overrides nvml_library)
+  bool nvml_pcie = true;                          // see nvml::SamplerOptions
+  size_t queue_capacity = 4096;
+};
+
+class SystemCollector final : public runtime::Collector {
+ public:
+  explicit SystemCollector(SystemCollectorConfig config);
+  ~SystemCollector() override;
+
+  std::string_view name() const override { return "system"; }
+  bool start(runtime::SessionContext& ctx) override;
+  void drain(EventVisitor& out) override;  // [writer thread]
+  void stop() override;
+  void finish(SessionEnd& end) override;
+  void setSampling(bool on) override;
+
+ private:
+  using Item = std::variant<GpuSample, HostSample>;
+  void tick(int64_t now_ns);  // [sampler thread]
+
+  SystemCollectorConfig config_;
+  runtime::SessionContext* ctx_ = nullptr;
+  HostSampler host_;
+  std::unique_ptr<nvml::NvmlSampler> nvml_;
+  runtime::EventQueue<Item> queue_;
+  PeriodicSampler sampler_;
+  std::atomic<bool> sampling_;
+  bool need_baseline_ = true;  // sampler thread: the next host sample only primes the CPU counters
+  std::atomic<uint64_t> tick_ns_{0};
+  std::atomic<uint64_t> thread_cpu_ns_{0};
+};
+
+// Factory for the session (GPUFL_COLLECTORS): nullptr when system_sample_rate_ms <= 0.
+std::unique_ptr<runtime::Collector> makeSystemCollector(const InitOptions& options);
+
+}  // namespace gpufl::host

@@ -1,0 +1,185 @@
+#include "log/log_writer.hpp"
+
+#include "log/compressor.hpp"
+#include "log/ndjson_format.hpp"
+#include "log/segment_file.hpp"
+
+namespace gpufl::log {
+namespace {
+
+// The one LogWriter: files with rotation, or a single stream. Each handler formats straight into the buffer of
+// the record's channel (docs/log-format.md's routing table), so a record costs no copy and, once the buffers
+// have grown, no allocation.
+// [writer thread]: not thread-safe, as LogWriter says.
+class NdjsonLogWriter final : public LogWriter {
+ public:
+  explicit NdjsonLogWriter(const LogWriterOptions& options)
+      : options_(options), compressor_(options.zstd_level) {}
+
+  bool openFiles(std::string* error) {
+    for (int c = 0; c < 3; ++c) {
+      if (!files_[c].open(options_.prefix, static_cast<Channel>(c), options_.rotate_bytes, error)) return false;
+    }
+    return true;
+  }
+
+  // Stream mode: one ChannelFile for everything, session records once, kernels absolute (`gpufl cat`).
+  void attach(std::FILE* stream) {
+    files_[0].attach(stream);
+    stream_mode_ = true;
+  }
+
+  ~NdjsonLogWriter() override { close(); }
+
+  void onSessionStart(const SessionStart& e) override {
+    formatSessionStart(line(Channel::Device), e, true);
+    commit(Channel::Device);
+    if (stream_mode_) return;
+    formatSessionStart(line(Channel::Scope), e, false);
+    commit(Channel::Scope);
+    formatSessionStart(line(Channel::System), e, false);
+    commit(Channel::System);
+  }
+
+  void onSessionEnd(const SessionEnd& e) override {
+    formatSessionEnd(line(Channel::Device), e);
+    commit(Channel::Device);
+    if (stream_mode_) return;
+    formatSessionEnd(line(Channel::Scope), e);
+    commit(Channel::Scope);
+    formatSessionEnd(line(Channel::System), e);
+    commit(Channel::System);
+  }
+
+  void onKernel(const KernelEvent& e) override {
+    if (stream_mode_) {
+      formatKernelEventAbsolute(line(Channel::Device), e);
+    } else {
+      formatKernelEvent(line(Channel::Device), e, delta_);
+    }
+    commit(Channel::Device);
+  }
+
+  void onNote(const Note& e) override { put(Channel::Device, formatNote, e); }
+  void onDevice(const DeviceEvent& e) override { put(Channel::Device, formatDevice, e); }
+  void onKernelDef(const KernelDef& e) override { put(Channel::Device, formatKernelDef, e); }
+  void onMemcpy(const MemcpyEvent& e) override { put(Channel::Device, formatMemcpy, e); }
+  void onStack(const StackDef& e) override { put(Channel::Device, formatStack, e); }
+  void onSassMetric(const SassMetric& e) override { put(Channel::Device, formatSassMetric, e); }
+  void onPcSample(const PcSample& e) override { put(Channel::Device, formatPcSample, e); }
+  void onBenchmark(const BenchmarkResult& e) override { put(Channel::Device, formatBenchmark, e); }
+  void onScopePath(const ScopePath& e) override { put(Channel::Scope, formatScopePath, e); }
+  void onScopeBegin(const ScopeBegin& e) override { put(Channel::Scope, formatScopeBegin, e); }
+  void onScopeEnd(const ScopeEnd& e) override { put(Channel::Scope, formatScopeEnd, e); }
+  void onRangeCounters(const RangeCounters& e) override { put(Channel::Scope, formatRangeCounters, e); }
+  void onGpuSample(const GpuSample& e) override { put(Channel::System, formatGpuSample, e); }
+  void onHostSample(const HostSample& e) override { put(Channel::System, formatHostSample, e); }
+
+  void flush() override {
+    if (closed_) return;
+    for (int c = 0; c < channelCount(); ++c) {
+      if (!files_[c].flush()) lost(static_cast<Channel>(c));
+    }
+  }
+
+  void close() override {
+    if (closed_) return;
+    flush();
+    for (auto& f : files_) f.close();
+    compressor_.drain();
+    closed_ = true;
+  }
+
+  LogWriterStats stats() const override {
+    LogWriterStats s;
+    s.records = records_;
+    s.segments_rotated = rotated_;
+    s.segments_compressed = compressor_.completed();
+    s.compress_errors = compressor_.errors();
+    for (const auto& f : files_) {
+      s.write_errors += f.errors();
+      s.bytes_dropped += f.bytesDropped();
+      if (!f.lastError().empty()) s.last_error = f.lastError();
+    }
+    s.bytes_written = accepted_bytes_ - s.bytes_dropped;
+    if (s.compress_errors && s.last_error.empty()) s.last_error = compressor_.lastError();
+    return s;
+  }
+
+ private:
+  int channelCount() const { return stream_mode_ ? 1 : 3; }
+  ChannelFile& file(Channel c) { return files_[stream_mode_ ? 0 : static_cast<int>(c)]; }
+
+  // The buffer a record of channel `c` is formatted into; commit(c) must follow.
+  std::string& line(Channel c) {
+    std::string& b = file(c).buffer();
+    line_start_ = b.size();
+    return b;
+  }
+
+  void commit(Channel c) {
+    ChannelFile& f = file(c);
+    if (closed_) {  // a record after close() is dropped, not written to a closed file
+      f.buffer().resize(line_start_);
+      return;
+    }
+    ++records_;
+    accepted_bytes_ += f.buffer().size() - line_start_;
+    if (!f.needsService()) return;
+    ChannelFile::Outcome o = f.service();
+    if (o.lost) lost(c);
+    if (!o.closed_segment.empty()) {
+      ++rotated_;
+      // A new segment must decode alone: its first kernel of each session is absolute.
+      if (c == Channel::Device) delta_.reset();
+      if (options_.compress_rotated) compressor_.submit(std::move(o.closed_segment));
+    }
+  }
+
+  template <typename Event>
+  void put(Channel c, void (*format)(std::string&, const Event&), const Event& e) {
+    format(line(c), e);
+    commit(c);
+  }
+
+  // Lines were dropped: later kernel differences would be relative to lines no reader will see.
+  void lost(Channel c) {
+    if (stream_mode_ || c == Channel::Device) delta_.reset();
+  }
+
+  LogWriterOptions options_;
+  ChannelFile files_[3];
+  KernelDeltaEncoder delta_;  // for the device channel's active file
+  SegmentCompressor compressor_;
+  bool stream_mode_ = false;
+  bool closed_ = false;
+  size_t line_start_ = 0;
+  uint64_t records_ = 0;
+  uint64_t accepted_bytes_ = 0;
+  uint64_t rotated_ = 0;
+};
+
+}  // namespace
+
+LogWriter::~LogWriter() = default;
+
+std::unique_ptr<LogWriter> LogWriter::open(const LogWriterOptions& options, std::string* error) {
+  auto w = std::make_unique<NdjsonLogWriter>(options);
+  std::string why;
+  if (!w->openFiles(&why)) {
+    if (error) *error = why;
+    return nullptr;
+  }
+  return w;
+}
+
+std::unique_ptr<LogWriter> LogWriter::toStream(std::FILE* stream) {
+  LogWriterOptions options;
+  options.rotate_bytes = 0;
+  options.compress_rotated = false;
+  auto w = std::make_unique<NdjsonLogWriter>(options);
+  w->attach(stream);
+  return w;
+}
+
+}  // namespace gpufl::log

@@ -1,0 +1,267 @@
+#include "log/log_writer.hpp"
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace gpufl::log {
+namespace {
+
+namespace fs = std::filesystem;
+
+class LogWriterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/gpufl_writer_test_XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    prefix_ = dir_ + "/run";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::unique_ptr<LogWriter> open(uint64_t rotate_bytes = 0) {
+    LogWriterOptions o;
+    o.prefix = prefix_;
+    o.rotate_bytes = rotate_bytes;
+    std::string error;
+    auto w = LogWriter::open(o, &error);
+    EXPECT_TRUE(w) << error;
+    return w;
+  }
+
+  std::string dir_, prefix_;
+};
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string decompress(const std::string& path) {
+  const std::string in = readFile(path);
+  std::string out;
+  ZSTD_DStream* d = ZSTD_createDStream();
+  ZSTD_inBuffer ib{in.data(), in.size(), 0};
+  std::vector<char> buf(1 << 16);
+  size_t ret = 1;
+  while (ib.pos < ib.size) {
+    ZSTD_outBuffer ob{buf.data(), buf.size(), 0};
+    ret = ZSTD_decompressStream(d, &ob, &ib);
+    EXPECT_FALSE(ZSTD_isError(ret)) << ZSTD_getErrorName(ret);
+    if (ZSTD_isError(ret)) break;
+    out.append(buf.data(), ob.pos);
+  }
+  EXPECT_EQ(ret, 0u) << "incomplete frame in " << path;
+  ZSTD_freeDStream(d);
+  return out;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> v;
+  std::stringstream ss(text);
+  for (std::string l; std::getline(ss, l);) v.push_back(l);
+  return v;
+}
+
+SessionStart session(const std::string& sid) {
+  SessionStart s;
+  s.sid = sid;
+  s.session_id = sid + "-0000-4000-8000-000000000000";
+  s.app = "test";
+  s.devices.resize(1);
+  return s;
+}
+
+KernelEvent kernel(const std::string& sid, uint64_t i) {
+  KernelEvent k;
+  k.sid = sid;
+  k.def_id = 1 + i % 5;
+  k.stream = 7;
+  k.correlation_id = 10 + 2 * i;
+  k.start_ns = 1'000'000 + int64_t(i) * 3000 - (i % 7 == 3 ? 5000 : 0);
+  k.end_ns = k.start_ns + 1000 + int64_t(i % 5) * 32;
+  return k;
+}
+
+// Decodes the kernel_event lines of one file (as a reader must: deltas never cross files) to (start, corr).
+std::vector<std::pair<int64_t, uint64_t>> decodeKernels(const std::string& text, bool* first_absolute) {
+  std::vector<std::pair<int64_t, uint64_t>> out;
+  simdjson::dom::parser p;
+  int64_t start = 0;
+  int64_t corr = 0;
+  bool seen = false;
+  *first_absolute = true;
+  for (const std::string& l : lines(text)) {
+    simdjson::dom::element e = p.parse(l);
+    if (std::string_view(e["type"]) != "kernel_event") continue;
+    int64_t v = 0;
+    if (e["start_ns"].get(v) == simdjson::SUCCESS) {
+      start = v;
+      corr = int64_t(e["corr"]);
+    } else {
+      if (!seen) *first_absolute = false;
+      start += int64_t(e["dt_ns"]);
+      corr += int64_t(e["dcorr"]);
+    }
+    seen = true;
+    out.emplace_back(start, uint64_t(corr));
+  }
+  return out;
+}
+
+TEST_F(LogWriterTest, RoutesRecordsToTheirChannels) {
+  auto w = open();
+  w->onSessionStart(session("aaaaaaaa"));
+  w->onDevice(DeviceEvent{.sid = "aaaaaaaa", .device = {}});
+  w->onKernelDef(KernelDef{.sid = "aaaaaaaa", .id = 1, .name = "k", .demangled = "k"});
+  w->onKernel(kernel("aaaaaaaa", 0));
+  w->onScopePath(ScopePath{"aaaaaaaa", 1, 0, "step", 0});
+  w->onGpuSample(GpuSample{.sid = "aaaaaaaa", .ts_ns = 5});
+  w->onSessionEnd(SessionEnd{.sid = "aaaaaaaa", .end_ns = 9});
+  w->close();
+  const auto dev = lines(readFile(prefix_ + ".device.log"));
+  const auto scope = lines(readFile(prefix_ + ".scope.log"));
+  const auto sys = lines(readFile(prefix_ + ".system.log"));
+  ASSERT_EQ(dev.size(), 5u);
+  EXPECT_NE(dev[1].find("{\"type\":\"device\""), std::string::npos);
+  ASSERT_EQ(scope.size(), 3u);
+  ASSERT_EQ(sys.size(), 3u);
+  EXPECT_NE(dev[0].find("\"devices\":[{"), std::string::npos);
+  EXPECT_EQ(scope[0].find("devices"), std::string::npos);
+  EXPECT_NE(scope[1].find("scope_path"), std::string::npos);
+  EXPECT_NE(sys[1].find("system_sample"), std::string::npos);
+  EXPECT_NE(sys[2].find("session_end"), std::string::npos);
+  const LogWriterStats s = w->stats();
+  EXPECT_EQ(s.records, 11u);
+  EXPECT_EQ(s.bytes_written, fs::file_size(prefix_ + ".device.log") + fs::file_size(prefix_ + ".scope.log") +
+                                 fs::file_size(prefix_ + ".system.log"));
+  EXPECT_EQ(s.write_errors, 0u);
+}
+
+TEST_F(LogWriterTest, AppendKeepsEarlierSessions) {
+  for (const char* sid : {"11111111", "22222222"}) {
+    auto w = open();
+    w->onSessionStart(session(sid));
+    w->onKernel(kernel(sid, 0));
+    w->close();
+  }
+  const std::string dev = readFile(prefix_ + ".device.log");
+  EXPECT_EQ(lines(dev).size(), 4u);
+  EXPECT_LT(dev.find("11111111"), dev.find("22222222"));
+}
+
+TEST_F(LogWriterTest, PartialLastLineOfAnEarlierRunIsTerminated) {
+  std::ofstream(prefix_ + ".device.log") << "{\"type\":\"kernel_ev";  // a run killed mid-write
+  auto w = open();
+  w->onKernel(kernel("ffffffff", 0));
+  w->close();
+  const auto l = lines(readFile(prefix_ + ".device.log"));
+  ASSERT_EQ(l.size(), 2u);
+  EXPECT_EQ(l[0], "{\"type\":\"kernel_ev");
+  EXPECT_EQ(l[1].rfind("{\"type\":\"kernel_event\"", 0), 0u) << l[1];
+}
+
+TEST_F(LogWriterTest, RotationCompressesSegmentsThatDecodeAlone) {
+  const uint64_t kRotate = 16 << 10;
+  // An earlier run left segment 41: numbering continues after it.
+  std::ofstream(prefix_ + ".device.000041.log.zst") << "";
+  auto w = open(kRotate);
+  w->onSessionStart(session("cccccccc"));
+  const uint64_t n = 5000;
+  for (uint64_t i = 0; i < n; ++i) w->onKernel(kernel("cccccccc", i));
+  w->close();
+  const LogWriterStats s = w->stats();
+  EXPECT_GT(s.segments_rotated, 10u);
+  EXPECT_EQ(s.segments_compressed, s.segments_rotated);
+  EXPECT_EQ(s.compress_errors, 0u);
+
+  std::vector<std::pair<int64_t, uint64_t>> all;
+  uint64_t segments = 0;
+  for (uint64_t num = 42;; ++num) {
+    char name[64];
+    std::snprintf(name, sizeof name, ".device.%06llu.log", static_cast<unsigned long long>(num));
+    const std::string plain = prefix_ + name;
+    if (!fs::exists(plain + ".zst")) break;
+    EXPECT_FALSE(fs::exists(plain)) << "plain segment not deleted: " << plain;
+    EXPECT_FALSE(fs::exists(plain + ".zst.tmp"));
+    const std::string text = decompress(plain + ".zst");
+    EXPECT_EQ(text.back(), '\n');
+    EXPECT_GE(text.size(), kRotate);
+    EXPECT_LT(text.size(), kRotate + 1024);  // rotated at the first line boundary past the limit
+    bool first_absolute = false;
+    const auto part = decodeKernels(text, &first_absolute);
+    EXPECT_TRUE(first_absolute) << plain;
+    all.insert(all.end(), part.begin(), part.end());
+    ++segments;
+  }
+  EXPECT_EQ(segments, s.segments_rotated);
+  bool first_absolute = false;
+  const auto tail = decodeKernels(readFile(prefix_ + ".device.log"), &first_absolute);
+  EXPECT_TRUE(first_absolute);
+  all.insert(all.end(), tail.begin(), tail.end());
+  ASSERT_EQ(all.size(), n);
+  for (uint64_t i = 0; i < n; ++i) {
+    const KernelEvent k = kernel("cccccccc", i);
+    ASSERT_EQ(all[i].first, k.start_ns) << i;
+    ASSERT_EQ(all[i].second, k.correlation_id) << i;
+  }
+}
+
+TEST_F(LogWriterTest, UnwritablePathIsAnErrorNamingThePath) {
+  LogWriterOptions o;
+  o.prefix = dir_ + "/missing_dir/run";
+  std::string error;
+  EXPECT_EQ(LogWriter::open(o, &error), nullptr);
+  EXPECT_NE(error.find(dir_ + "/missing_dir/run.device.log"), std::string::npos) << error;
+  EXPECT_NE(error.find("No such file or directory"), std::string::npos) << error;
+}
+
+TEST_F(LogWriterTest, FullDiskIsCountedNotFatal) {
+  ASSERT_EQ(::symlink("/dev/full", (prefix_ + ".device.log").c_str()), 0);
+  auto w = open();
+  w->onSessionStart(session("dddddddd"));
+  for (uint64_t i = 0; i < 20000; ++i) w->onKernel(kernel("dddddddd", i));
+  w->flush();
+  w->onGpuSample(GpuSample{.sid = "dddddddd", .ts_ns = 5});
+  w->close();
+  const LogWriterStats s = w->stats();
+  EXPECT_GT(s.write_errors, 0u);
+  EXPECT_GT(s.bytes_dropped, 0u);
+  EXPECT_NE(s.last_error.find("No space left on device"), std::string::npos) << s.last_error;
+  // The other channels are unaffected.
+  EXPECT_EQ(lines(readFile(prefix_ + ".system.log")).size(), 2u);
+  EXPECT_EQ(s.bytes_written, fs::file_size(prefix_ + ".scope.log") + fs::file_size(prefix_ + ".system.log"));
+}
+
+TEST_F(LogWriterTest, StreamGetsEveryRecordOnceWithAbsoluteKernels) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  {
+    auto w = LogWriter::toStream(f);
+    w->onSessionStart(session("eeeeeeee"));
+    w->onKernel(kernel("eeeeeeee", 0));
+    w->onKernel(kernel("eeeeeeee", 1));
+    w->onScopeEnd(ScopeEnd{"eeeeeeee", 1});
+    w->onSessionEnd(SessionEnd{.sid = "eeeeeeee", .end_ns = 9});
+    w->flush();
+  }
+  std::rewind(f);
+  std::string text(1 << 16, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), f));
+  std::fclose(f);
+  const auto l = lines(text);
+  ASSERT_EQ(l.size(), 5u);
+  EXPECT_NE(l[0].find("\"devices\""), std::string::npos);
+  EXPECT_NE(l[2].find("\"corr\":12,\"start_ns\":1003000,\"end_ns\":1004032}"), std::string::npos) << l[2];
+}
+
+}  // namespace
+}  // namespace gpufl::log

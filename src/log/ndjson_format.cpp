@@ -1,0 +1,436 @@
+#include "log/ndjson_format.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <string_view>
+#include <type_traits>
+
+#include "log/json_escape.hpp"
+
+namespace gpufl::log {
+namespace {
+
+// `,"name":` built at compile time, so writing a key is one append.
+template <size_t N>
+struct Key {
+  char text[N + 3]{};  // L = N - 1 name bytes plus four punctuation bytes; no terminator
+  constexpr Key(const char (&name)[N]) {  // NOLINT(google-explicit-constructor): used as "name" literals
+    text[0] = ',';
+    text[1] = '"';
+    for (size_t i = 0; i + 1 < N; ++i) text[2 + i] = name[i];
+    text[N + 1] = '"';
+    text[N + 2] = ':';
+  }
+};
+
+template <Key K>
+inline void key(std::string& out) {
+  out.append(K.text, sizeof(K.text));
+}
+
+template <typename T>
+inline void appendNumber(std::string& out, T v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    v ? out.append("true", 4) : out.append("false", 5);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    // JSON has no NaN or infinity; null keeps the line valid and tells the reader the value is unusable.
+    if (!std::isfinite(v)) {
+      out.append("null", 4);
+      return;
+    }
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, static_cast<double>(v));
+    out.append(buf, r.ptr - buf);
+  } else {
+    char buf[24];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, r.ptr - buf);
+  }
+}
+
+template <Key K, typename T>
+inline void num(std::string& out, T v) {
+  key<K>(out);
+  appendNumber(out, v);
+}
+
+template <Key K, typename T>
+inline void opt(std::string& out, const std::optional<T>& v) {
+  if (v) num<K>(out, *v);
+}
+
+template <Key K>
+inline void str(std::string& out, std::string_view v) {
+  key<K>(out);
+  appendJsonString(out, v);
+}
+
+template <Key K>
+inline void optStr(std::string& out, std::string_view v) {
+  if (!v.empty()) str<K>(out, v);
+}
+
+template <Key K>
+inline void dim(std::string& out, const Dim3& d) {
+  key<K>(out);
+  out.append("\"(", 2);
+  appendNumber(out, d.x);
+  out.push_back(',');
+  appendNumber(out, d.y);
+  out.push_back(',');
+  appendNumber(out, d.z);
+  out.append(")\"", 2);
+}
+
+template <Key K>
+void strings(std::string& out, const std::vector<std::string>& v) {
+  key<K>(out);
+  out.push_back('[');
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) out.push_back(',');
+    appendJsonString(out, v[i]);
+  }
+  out.push_back(']');
+}
+
+// A JSON object from a map; `value` writes one mapped value.
+template <Key K, typename Map, typename Value>
+void object(std::string& out, const Map& m, Value value) {
+  key<K>(out);
+  out.push_back('{');
+  bool first = true;
+  for (const auto& [k, v] : m) {
+    if (!first) out.push_back(',');
+    first = false;
+    appendJsonString(out, k);
+    out.push_back(':');
+    value(v);
+  }
+  out.push_back('}');
+}
+
+// Every line starts with type and sid. `type_head` is `{"type":"<type>","sid":`.
+template <size_t N>
+inline void head(std::string& out, const char (&type_head)[N], const std::string& sid) {
+  out.append(type_head, N - 1);
+  appendJsonString(out, sid);
+}
+
+inline void end(std::string& out) { out.append("}\n", 2); }
+
+// Every device field but `id`, each with its leading comma: shared by session_start.devices and `device`.
+void deviceFieldsAfterId(std::string& out, const DeviceInfo& d) {
+  str<"name">(out, d.name);
+  str<"uuid">(out, d.uuid);
+  num<"cc_major">(out, d.cc_major);
+  num<"cc_minor">(out, d.cc_minor);
+  num<"sm_count">(out, d.sm_count);
+  num<"warp_size">(out, d.warp_size);
+  num<"max_threads_per_sm">(out, d.max_threads_per_sm);
+  num<"max_threads_per_block">(out, d.max_threads_per_block);
+  num<"max_blocks_per_sm">(out, d.max_blocks_per_sm);
+  num<"regs_per_sm">(out, d.regs_per_sm);
+  num<"regs_per_block">(out, d.regs_per_block);
+  num<"smem_per_sm_bytes">(out, d.smem_per_sm_bytes);
+  num<"smem_per_block_bytes">(out, d.smem_per_block_bytes);
+  num<"smem_per_block_optin_bytes">(out, d.smem_per_block_optin_bytes);
+  num<"smem_reserved_per_block_bytes">(out, d.smem_reserved_per_block_bytes);
+  num<"l2_bytes">(out, d.l2_bytes);
+  num<"global_mem_bytes">(out, d.global_mem_bytes);
+  num<"mem_bus_bits">(out, d.mem_bus_bits);
+  num<"clock_khz">(out, d.clock_khz);
+  num<"mem_clock_khz">(out, d.mem_clock_khz);
+}
+
+void device(std::string& out, const DeviceInfo& d) {
+  out.append("{\"id\":", 6);
+  appendNumber(out, d.id);
+  deviceFieldsAfterId(out, d);
+  out.push_back('}');
+}
+
+}  // namespace
+
+KernelDeltaEncoder::State& KernelDeltaEncoder::stateFor(const std::string& sid) {
+  if (last_ < states_.size() && states_[last_].sid == sid) return states_[last_];
+  for (size_t i = 0; i < states_.size(); ++i) {
+    if (states_[i].sid == sid) return states_[last_ = i];
+  }
+  states_.push_back(State{sid});
+  last_ = states_.size() - 1;
+  return states_.back();
+}
+
+void formatSessionStart(std::string& out, const SessionStart& e, bool with_devices) {
+  head(out, "{\"type\":\"session_start\",\"sid\":", e.sid);
+  num<"schema">(out, e.schema);
+  str<"session_id">(out, e.session_id);
+  str<"app">(out, e.app);
+  num<"pid">(out, e.pid);
+  str<"host">(out, e.host);
+  str<"version">(out, e.version);
+  str<"engine">(out, engineName(e.engine));
+  num<"start_ns">(out, e.start_ns);
+  num<"start_unix_ns">(out, e.start_unix_ns);
+  // Option values are JSON text; anything that is not gets quoted, so one bad value cannot break the line.
+  object<"options">(out, e.options, [&](const std::string& v) {
+    if (isJsonValue(v)) {
+      out.append(v);
+    } else {
+      appendJsonString(out, v);
+    }
+  });
+  if (with_devices) {
+    key<"devices">(out);
+    out.push_back('[');
+    for (size_t i = 0; i < e.devices.size(); ++i) {
+      if (i) out.push_back(',');
+      device(out, e.devices[i]);
+    }
+    out.push_back(']');
+  }
+  end(out);
+}
+
+void formatSessionEnd(std::string& out, const SessionEnd& e) {
+  head(out, "{\"type\":\"session_end\",\"sid\":", e.sid);
+  num<"end_ns">(out, e.end_ns);
+  num<"kernels">(out, e.kernels);
+  num<"memcpys">(out, e.memcpys);
+  num<"scopes">(out, e.scopes);
+  object<"dropped">(out, e.dropped, [&](uint64_t v) { appendNumber(out, v); });
+  object<"overhead_ns">(out, e.overhead_ns, [&](uint64_t v) { appendNumber(out, v); });
+  num<"cpu_time_ns">(out, e.cpu_time_ns);
+  num<"buffers">(out, e.buffers);
+  num<"bytes_written">(out, e.bytes_written);
+  end(out);
+}
+
+void formatDevice(std::string& out, const DeviceEvent& e) {
+  head(out, "{\"type\":\"device\",\"sid\":", e.sid);
+  num<"id">(out, e.device.id);
+  deviceFieldsAfterId(out, e.device);
+  end(out);
+}
+
+void formatNote(std::string& out, const Note& e) {
+  head(out, "{\"type\":\"note\",\"sid\":", e.sid);
+  num<"ts_ns">(out, e.ts_ns);
+  str<"feature">(out, e.feature);
+  str<"status">(out, e.status);
+  str<"reason">(out, e.reason);
+  end(out);
+}
+
+void formatKernelDef(std::string& out, const KernelDef& e) {
+  head(out, "{\"type\":\"kernel_def\",\"sid\":", e.sid);
+  num<"k">(out, e.id);
+  str<"name">(out, e.name);
+  str<"demangled">(out, e.demangled);
+  num<"device">(out, e.device);
+  num<"context">(out, e.context);
+  dim<"grid">(out, e.grid);
+  dim<"block">(out, e.block);
+  num<"num_regs">(out, e.num_regs);
+  num<"static_shared_bytes">(out, e.static_shared_bytes);
+  num<"dyn_shared_bytes">(out, e.dyn_shared_bytes);
+  num<"local_bytes">(out, e.local_bytes);
+  if (e.occupancy) {
+    const Occupancy& o = *e.occupancy;
+    num<"occupancy">(out, o.occupancy);
+    num<"reg_occupancy">(out, o.reg_occupancy);
+    num<"smem_occupancy">(out, o.smem_occupancy);
+    num<"warp_occupancy">(out, o.warp_occupancy);
+    num<"block_occupancy">(out, o.block_occupancy);
+    str<"limiting_resource">(out, limitingResourceName(o.limiting));
+    num<"max_active_blocks">(out, o.max_active_blocks);
+  }
+  opt<"waves">(out, e.waves);
+  end(out);
+}
+
+// Field order is measured, not guessed: of the 24 orders of {dur_ns}, {k, stream, scope}, {dcorr}, {dt_ns},
+// this one compressed best with zstd -3 (7.8 vs 9.7 bytes per kernel for the worst, k..., dt_ns, dur_ns, dcorr;
+// bench/bytes_per_kernel.sh). The start difference, the least predictable value, ends the line; the duration
+// opens it, so that a recurring duration of a kernel and the fields that kernel repeats (k, stream, scope, the
+// rare optionals, dcorr) form one match with an earlier launch.
+void formatKernelEvent(std::string& out, const KernelEvent& e, KernelDeltaEncoder& delta) {
+  KernelDeltaEncoder::State& s = delta.stateFor(e.sid);
+  const bool absolute = s.since_absolute == 0 || s.since_absolute >= KernelDeltaEncoder::kResyncInterval;
+  head(out, "{\"type\":\"kernel_event\",\"sid\":", e.sid);
+  num<"dur_ns">(out, e.end_ns - e.start_ns);
+  num<"k">(out, e.def_id);
+  num<"stream">(out, e.stream);
+  num<"scope">(out, e.scope_path);
+  if (e.stack_id) num<"stack">(out, e.stack_id);
+  if (e.graph_id) num<"graph">(out, e.graph_id);
+  if (e.instrumented) num<"instr">(out, true);
+  if (absolute) {
+    num<"corr">(out, e.correlation_id);
+    num<"start_ns">(out, e.start_ns);
+    s.since_absolute = 0;
+  } else {
+    // Correlation ids are unsigned, but a difference may be negative: wrap-around arithmetic gives it exactly.
+    num<"dcorr">(out, static_cast<int64_t>(e.correlation_id - s.last_corr));
+    num<"dt_ns">(out, e.start_ns - s.last_start_ns);
+  }
+  ++s.since_absolute;
+  s.last_start_ns = e.start_ns;
+  s.last_corr = e.correlation_id;
+  end(out);
+}
+
+void formatKernelEventAbsolute(std::string& out, const KernelEvent& e) {
+  head(out, "{\"type\":\"kernel_event\",\"sid\":", e.sid);
+  num<"dur_ns">(out, e.end_ns - e.start_ns);
+  num<"k">(out, e.def_id);
+  num<"stream">(out, e.stream);
+  num<"scope">(out, e.scope_path);
+  if (e.stack_id) num<"stack">(out, e.stack_id);
+  if (e.graph_id) num<"graph">(out, e.graph_id);
+  if (e.instrumented) num<"instr">(out, true);
+  num<"corr">(out, e.correlation_id);
+  num<"start_ns">(out, e.start_ns);
+  num<"end_ns">(out, e.end_ns);
+  end(out);
+}
+
+void formatMemcpy(std::string& out, const MemcpyEvent& e) {
+  if (e.is_memset) {
+    head(out, "{\"type\":\"memset_event\",\"sid\":", e.sid);
+  } else {
+    head(out, "{\"type\":\"memcpy_event\",\"sid\":", e.sid);
+  }
+  // Order measured like kernel_event's (bench/bytes_per_kernel.sh): 9% smaller than the documented order.
+  num<"corr">(out, e.correlation_id);
+  num<"start_ns">(out, e.start_ns);
+  if (!e.is_memset) str<"kind">(out, copyKindName(e.kind));
+  num<"bytes">(out, e.bytes);
+  num<"device">(out, e.device);
+  num<"stream">(out, e.stream);
+  num<"scope">(out, e.scope_path);
+  optStr<"src_kind">(out, e.src_kind);
+  optStr<"dst_kind">(out, e.dst_kind);
+  opt<"value">(out, e.value);
+  num<"dur_ns">(out, e.end_ns - e.start_ns);
+  end(out);
+}
+
+void formatStack(std::string& out, const StackDef& e) {
+  head(out, "{\"type\":\"stack\",\"sid\":", e.sid);
+  num<"id">(out, e.id);
+  strings<"frames">(out, e.frames);
+  end(out);
+}
+
+void formatScopePath(std::string& out, const ScopePath& e) {
+  head(out, "{\"type\":\"scope_path\",\"sid\":", e.sid);
+  num<"p">(out, e.id);
+  num<"parent">(out, e.parent);
+  str<"name">(out, e.name);
+  num<"depth">(out, e.depth);
+  end(out);
+}
+
+void formatScopeBegin(std::string& out, const ScopeBegin& e) {
+  head(out, "{\"type\":\"scope_begin\",\"sid\":", e.sid);
+  // Order measured like kernel_event's: the instance id and time first, the path's constant fields last.
+  num<"id">(out, e.id);
+  num<"tid">(out, e.tid);
+  num<"ts_ns">(out, e.ts_ns);
+  num<"p">(out, e.path);
+  str<"name">(out, e.name);
+  str<"tag">(out, e.tag);
+  num<"depth">(out, e.depth);
+  end(out);
+}
+
+void formatScopeEnd(std::string& out, const ScopeEnd& e) {
+  head(out, "{\"type\":\"scope_end\",\"sid\":", e.sid);
+  num<"id">(out, e.id);
+  num<"tid">(out, e.tid);
+  num<"ts_ns">(out, e.ts_ns);
+  num<"p">(out, e.path);
+  end(out);
+}
+
+void formatGpuSample(std::string& out, const GpuSample& e) {
+  head(out, "{\"type\":\"system_sample\",\"sid\":", e.sid);
+  num<"gpu">(out, e.gpu);
+  num<"ts_ns">(out, e.ts_ns);
+  opt<"util_gpu">(out, e.util_gpu);
+  opt<"util_mem">(out, e.util_mem);
+  opt<"mem_used_bytes">(out, e.mem_used_bytes);
+  opt<"mem_total_bytes">(out, e.mem_total_bytes);
+  opt<"temp_c">(out, e.temp_c);
+  opt<"power_mw">(out, e.power_mw);
+  opt<"power_limit_mw">(out, e.power_limit_mw);
+  opt<"energy_mj">(out, e.energy_mj);
+  opt<"clk_sm">(out, e.clk_sm);
+  opt<"clk_mem">(out, e.clk_mem);
+  opt<"clk_gfx">(out, e.clk_gfx);
+  opt<"pcie_rx_kbps">(out, e.pcie_rx_kbps);
+  opt<"pcie_tx_kbps">(out, e.pcie_tx_kbps);
+  opt<"throttle">(out, e.throttle);
+  // Reasons are meaningful only with the bitmask they decode; an empty list next to a bitmask says "none".
+  if (e.throttle || !e.throttle_reasons.empty()) strings<"throttle_reasons">(out, e.throttle_reasons);
+  end(out);
+}
+
+void formatHostSample(std::string& out, const HostSample& e) {
+  head(out, "{\"type\":\"host_sample\",\"sid\":", e.sid);
+  num<"ts_ns">(out, e.ts_ns);
+  opt<"cpu_pct">(out, e.cpu_pct);
+  opt<"proc_cpu_pct">(out, e.proc_cpu_pct);
+  opt<"ram_used_bytes">(out, e.ram_used_bytes);
+  opt<"ram_total_bytes">(out, e.ram_total_bytes);
+  opt<"proc_rss_bytes">(out, e.proc_rss_bytes);
+  end(out);
+}
+
+void formatSassMetric(std::string& out, const SassMetric& e) {
+  head(out, "{\"type\":\"sass_metric\",\"sid\":", e.sid);
+  str<"func">(out, e.func);
+  num<"pc">(out, e.pc);
+  num<"launches">(out, e.launches);
+  num<"inst_executed">(out, e.inst_executed);
+  num<"thread_inst_executed">(out, e.thread_inst_executed);
+  num<"sectors_global">(out, e.sectors_global);
+  num<"sectors_global_ideal">(out, e.sectors_global_ideal);
+  optStr<"sass">(out, e.sass);
+  optStr<"source">(out, e.source);
+  end(out);
+}
+
+void formatPcSample(std::string& out, const PcSample& e) {
+  head(out, "{\"type\":\"pc_sample\",\"sid\":", e.sid);
+  str<"func">(out, e.func);
+  num<"pc">(out, e.pc);
+  str<"stall">(out, e.stall);
+  num<"count">(out, e.count);
+  optStr<"sass">(out, e.sass);
+  optStr<"source">(out, e.source);
+  end(out);
+}
+
+void formatRangeCounters(std::string& out, const RangeCounters& e) {
+  head(out, "{\"type\":\"range_counters\",\"sid\":", e.sid);
+  str<"range">(out, e.range);
+  if (e.path) num<"p">(out, e.path);
+  object<"metrics">(out, e.metrics, [&](double v) { appendNumber(out, v); });
+  end(out);
+}
+
+void formatBenchmark(std::string& out, const BenchmarkResult& e) {
+  head(out, "{\"type\":\"benchmark\",\"sid\":", e.sid);
+  str<"name">(out, e.name);
+  optStr<"shape">(out, e.shape);
+  num<"iterations">(out, e.iterations);
+  num<"median_ns">(out, e.median_ns);
+  num<"min_ns">(out, e.min_ns);
+  num<"max_ns">(out, e.max_ns);
+  num<"mean_ns">(out, e.mean_ns);
+  end(out);
+}
+
+}  // namespace gpufl::log

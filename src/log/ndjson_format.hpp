@@ -1,0 +1,62 @@
+// One function per record type: each appends exactly one NDJSON line ('\n' terminated) to `out`, with the field
+// names of docs/log-format.md. Absent optionals are omitted. No allocation beyond growing `out`, so a caller that
+// reuses its buffer formats without allocating after warm-up.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/event_visitor.hpp"
+#include "core/events.hpp"
+
+namespace gpufl::log {
+
+// Per-file state of the compact kernel_event encoding: for each session, the previous kernel's start and
+// correlation id, and how many kernels were written since the last absolute record.
+// The first kernel of a session after reset() is absolute, and so is every kResyncInterval-th after that.
+class KernelDeltaEncoder {
+ public:
+  static constexpr uint32_t kResyncInterval = 1024;
+
+  struct State {
+    std::string sid;
+    int64_t last_start_ns = 0;
+    uint64_t last_corr = 0;
+    uint32_t since_absolute = 0;  // kernels written since (and including) the last absolute one; 0 = none yet
+  };
+
+  // Call when a new file (segment) begins, or when written lines may have been lost.
+  void reset() { states_.clear(); }
+  State& stateFor(const std::string& sid);
+
+ private:
+  std::vector<State> states_;  // sessions sharing a writer are few: a linear search beats hashing
+  size_t last_ = 0;
+};
+
+// session_start; `with_devices` is true only for the device channel.
+void formatSessionStart(std::string& out, const SessionStart& e, bool with_devices);
+void formatSessionEnd(std::string& out, const SessionEnd& e);
+// `device`: a device learned after session_start; the fields of a session_start.devices element.
+void formatDevice(std::string& out, const DeviceEvent& e);
+void formatNote(std::string& out, const Note& e);
+void formatKernelDef(std::string& out, const KernelDef& e);
+// kernel_event in the compact encoding, delta or absolute as `delta` decides (and updates).
+void formatKernelEvent(std::string& out, const KernelEvent& e, KernelDeltaEncoder& delta);
+// kernel_event with absolute start_ns, end_ns and corr always: what `gpufl cat` prints.
+void formatKernelEventAbsolute(std::string& out, const KernelEvent& e);
+// memcpy_event or memset_event, by e.is_memset.
+void formatMemcpy(std::string& out, const MemcpyEvent& e);
+void formatStack(std::string& out, const StackDef& e);
+void formatScopePath(std::string& out, const ScopePath& e);
+void formatScopeBegin(std::string& out, const ScopeBegin& e);
+void formatScopeEnd(std::string& out, const ScopeEnd& e);
+void formatGpuSample(std::string& out, const GpuSample& e);
+void formatHostSample(std::string& out, const HostSample& e);
+void formatSassMetric(std::string& out, const SassMetric& e);
+void formatPcSample(std::string& out, const PcSample& e);
+void formatRangeCounters(std::string& out, const RangeCounters& e);
+void formatBenchmark(std::string& out, const BenchmarkResult& e);
+
+}  // namespace gpufl::log

@@ -1,0 +1,261 @@
+#include "log/reader.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <ctime>
+
+#include "log/record_parser.hpp"
+#include "log/session_reader.hpp"
+
+namespace gpufl::log {
+namespace {
+
+constexpr Channel kChannels[] = {Channel::Device, Channel::Scope, Channel::System};
+
+std::unique_ptr<LineSource> openDiskFile(const std::string& name, size_t max_line, std::string* error) {
+  return LineSource::openFile(name, max_line, error);
+}
+
+bool startsWithNoCase(std::string_view text, std::string_view prefix) {
+  if (prefix.size() > text.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(text[i])) !=
+        std::tolower(static_cast<unsigned char>(prefix[i])))
+      return false;
+  }
+  return true;
+}
+
+std::string describe(const SessionListing& s) {
+  char when[32] = "?";
+  const std::time_t secs = static_cast<std::time_t>(s.start_unix_ns / 1000000000);
+  std::tm tm{};
+  if (gmtime_r(&secs, &tm) != nullptr) std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return s.sid + " (" + s.session_id + ", app '" + s.app + "', started " + when + ")";
+}
+
+std::string describeAll(const std::vector<SessionListing>& sessions) {
+  if (sessions.empty()) return "none";
+  std::string text;
+  for (const auto& s : sessions) text += (text.empty() ? "" : "; ") + describe(s);
+  return text;
+}
+
+// Most lines are not session starts and are rejected without parsing. The writer begins every line with
+// {"type":"<type>", which decides at once; other layouts (jq output, reordered keys) get a substring search.
+bool maybeSessionStart(std::string_view line) {
+  constexpr std::string_view kHead = R"({"type":")", kType = R"(session_start")";
+  if (line.substr(0, kHead.size()) == kHead) return line.substr(kHead.size(), kType.size()) == kType;
+  constexpr std::string_view kNeedle = "session_start";
+  return memmem(line.data(), line.size(), kNeedle.data(), kNeedle.size()) != nullptr;
+}
+
+// What selection has to go on when no session_start survived: the sids of the records, first seen first
+// (at most kMaxSids, so hostile input cannot grow memory), and the last record's sid.
+struct RecordSids {
+  static constexpr size_t kMaxSids = 1024;
+  std::vector<std::string> distinct;
+  std::string last;
+};
+
+RecordSids scanRecordSids(const std::vector<std::string>& inputs, const SourceOpener& open) {
+  SessionProbe probe;
+  RecordSids sids;
+  for (const auto& name : inputs) {
+    std::string error;
+    auto source = open(name, &error);
+    Line line;
+    while (source && source->next(line)) {
+      if (line.status != Line::Status::Ok) continue;
+      std::string sid = probe.sidOf(line.text);
+      if (sid.empty()) continue;
+      if (sids.distinct.size() < RecordSids::kMaxSids &&
+          std::find(sids.distinct.begin(), sids.distinct.end(), sid) == sids.distinct.end())
+        sids.distinct.push_back(sid);
+      sids.last = std::move(sid);
+    }
+  }
+  return sids;
+}
+
+// Without any session_start: the last record's sid by default, else the one sid the request names (a prefix
+// of it, or a full session id that starts with it).
+bool chooseWithoutSessionStart(const std::vector<std::string>& inputs, const SourceOpener& open,
+                               const std::string& want, WarningList& warnings, ReadResult& result) {
+  RecordSids sids = scanRecordSids(inputs, open);
+  std::vector<std::string> matches;
+  if (want.empty()) {
+    if (!sids.last.empty()) matches.push_back(sids.last);
+  } else {
+    for (const auto& sid : sids.distinct)
+      if (startsWithNoCase(sid, want) || startsWithNoCase(want, sid)) matches.push_back(sid);
+  }
+  if (matches.size() == 1) {
+    result.chosen_sid = matches[0];
+    warnings.add("", 0, "no session_start record found; reading the records with sid '" +
+                            result.chosen_sid + "'" + (want.empty() ? " (the last record's)" : ""));
+    return true;
+  }
+  std::string seen;
+  for (const auto& sid : sids.distinct) seen += (seen.empty() ? "" : ", ") + sid;
+  warnings.add("", 0,
+               std::string("no session_start record found and ") +
+                   (want.empty() ? "no record has a sid"
+                                 : "'" + want + "' matches " + std::to_string(matches.size()) +
+                                       " of the sids seen") +
+                   "; sids seen: " + (seen.empty() ? "none" : seen));
+  // With nothing requested, decoding still runs: it delivers nothing but says what is wrong with each line.
+  return want.empty();
+}
+
+// Picks the sid to read; empty with a warning when the requested session is unknown or ambiguous.
+bool chooseSession(const std::vector<std::string>& inputs, const SourceOpener& open,
+                   const ReadOptions& options, WarningList& warnings, ReadResult& result) {
+  const auto& sessions = result.sessions;
+  const std::string& want = options.session;
+  if (sessions.empty()) return chooseWithoutSessionStart(inputs, open, want, warnings, result);
+  if (want.empty()) {
+    result.chosen_sid = sessions.back().sid;  // sorted oldest first, ties in the order seen
+    return true;
+  }
+  std::vector<const SessionListing*> matches, exact;
+  for (const auto& s : sessions) {
+    if (startsWithNoCase(s.session_id, want) || startsWithNoCase(s.sid, want)) matches.push_back(&s);
+    if ((s.session_id.size() == want.size() && startsWithNoCase(s.session_id, want)) ||
+        (s.sid.size() == want.size() && startsWithNoCase(s.sid, want)))
+      exact.push_back(&s);
+  }
+  if (exact.size() == 1 || matches.size() == 1) {
+    result.chosen_sid = (exact.size() == 1 ? exact : matches).front()->sid;
+    return true;
+  }
+  warnings.add("", 0,
+               (matches.empty() ? "no session matches '" : "session '") + want +
+                   (matches.empty() ? "'" : "' is ambiguous") +
+                   "; available sessions: " + describeAll(sessions));
+  return false;
+}
+
+void decodeInput(const std::string& name, const SourceOpener& open, RecordDecoder& decoder,
+                 const ReadOptions& options, WarningList& warnings, ReadResult& result) {
+  std::string error;
+  auto source = open(name, &error);
+  if (!source) {
+    warnings.add(name, 0, error);
+    return;
+  }
+  result.files.push_back(name);
+  decoder.beginFile(name);
+  Line line;
+  while (source->next(line)) {
+    if (line.status == Line::Status::TooLong) {
+      decoder.lostLine(line.number, "line longer than " + std::to_string(options.max_line_bytes) +
+                                        " bytes skipped");
+    } else {
+      decoder.decodeLine(line.text, line.number, line.terminated);
+    }
+  }
+  decoder.endFile();
+  if (!source->error().empty()) warnings.add(name, 0, source->error());
+  else if (source->rawBytes() == 0) warnings.add(name, 0, "empty file");
+}
+
+}  // namespace
+
+std::vector<SessionListing> scanSessions(const std::vector<std::string>& inputs,
+                                         const SourceOpener& open) {
+  SessionProbe probe;
+  std::vector<SessionListing> sessions;
+  for (const auto& name : inputs) {
+    std::string error;
+    auto source = open(name, &error);
+    Line line;
+    while (source && source->next(line)) {
+      if (line.status != Line::Status::Ok || !maybeSessionStart(line.text)) continue;
+      SessionListing listing;
+      if (!probe.sessionStart(line.text, &listing)) continue;
+      // Every channel repeats the session_start; the first copy (device channel) describes the session.
+      const bool seen = std::any_of(sessions.begin(), sessions.end(), [&](const SessionListing& s) {
+        return s.sid == listing.sid && s.session_id == listing.session_id;
+      });
+      if (!seen) sessions.push_back(std::move(listing));
+    }
+  }
+  std::stable_sort(sessions.begin(), sessions.end(), [](const auto& a, const auto& b) {
+    return a.start_unix_ns < b.start_unix_ns;
+  });
+  return sessions;
+}
+
+void readInputs(const std::vector<std::string>& inputs, const SourceOpener& open,
+                const ReadOptions& options, EventVisitor& visitor, WarningList& warnings,
+                ReadResult& result) {
+  result.sessions = scanSessions(inputs, open);
+  if (!chooseSession(inputs, open, options, warnings, result)) return;
+  RecordDecoder decoder(result.chosen_sid, visitor, warnings);
+  for (const auto& name : inputs) decodeInput(name, open, decoder, options, warnings, result);
+  result.records = decoder.delivered();
+  result.any_readable = result.records > 0;
+}
+
+std::string formatWarning(const ReadWarning& w) {
+  std::string text = w.file;
+  if (w.line > 0) text += ":" + std::to_string(w.line);
+  if (!text.empty()) text += ": ";
+  return text + w.message;
+}
+
+std::vector<SessionListing> listSessions(const std::string& prefix) {
+  try {
+    std::vector<std::string> inputs;
+    for (const Channel c : kChannels) {
+      auto files = channelFiles(prefix, c);
+      inputs.insert(inputs.end(), files.begin(), files.end());
+    }
+    const size_t max_line = ReadOptions{}.max_line_bytes;
+    const SourceOpener open = [max_line](const std::string& name, std::string* error) {
+      return openDiskFile(name, max_line, error);
+    };
+    return scanSessions(inputs, open);
+  } catch (...) {
+    return {};  // listing is best effort; readPrefix reports the problem
+  }
+}
+
+ReadResult readPrefix(const std::string& prefix, const ReadOptions& options, EventVisitor& visitor) {
+  ReadResult result;
+  WarningList warnings(options.max_warnings);
+  try {
+    std::vector<std::string> inputs;
+    for (const Channel c : kChannels) {
+      auto files = channelFiles(prefix, c);
+      if (files.empty()) {
+        // Named by its active file, the one a user would look for.
+        warnings.add(prefix + "." + channelName(c) + ".log", 0,
+                     std::string("no files for channel '") + channelName(c) + "'");
+      }
+      inputs.insert(inputs.end(), files.begin(), files.end());
+    }
+    result.found_files = !inputs.empty();
+    if (!result.found_files) {
+      warnings = WarningList(options.max_warnings);  // one warning says it all
+      warnings.add("", 0, "no log files found for prefix '" + prefix + "'");
+    } else {
+      const size_t max_line = options.max_line_bytes;
+      const SourceOpener open = [max_line](const std::string& name, std::string* error) {
+        return openDiskFile(name, max_line, error);
+      };
+      readInputs(inputs, open, options, visitor, warnings, result);
+    }
+  } catch (const std::exception& e) {
+    warnings.add("", 0, std::string("reading stopped: ") + e.what());
+  } catch (...) {
+    warnings.add("", 0, "reading stopped by an unknown exception");
+  }
+  result.warnings = std::move(warnings.kept());
+  result.warning_count = warnings.count();
+  return result;
+}
+
+}  // namespace gpufl::log

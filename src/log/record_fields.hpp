@@ -1,0 +1,190 @@
+// Field-level helpers for turning one simdjson On-Demand object into one event struct. Internal to src/log:
+// only record_*.cpp include it, so simdjson stays out of every public header.
+//
+// Error policy (docs/log-format.md, "Rules for readers"): unknown fields are skipped; a required field that is
+// missing or of the wrong type makes the record a FieldError naming the field; broken JSON is a Syntax error
+// (the line is garbage). The first problem of a record is the one reported.
+#pragma once
+
+#include <simdjson.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "core/events.hpp"
+
+namespace gpufl::log::detail {
+
+namespace od = simdjson::ondemand;
+
+enum class Outcome {
+  Ok,
+  FieldError,    // well-formed JSON, but a required field is missing or has the wrong type
+  OtherSession,  // belongs to a session that is not being read: dropped silently
+  Syntax,        // not valid JSON: the line is garbage
+};
+
+// State of the record being parsed: its type (for messages), the session wanted and the first problem.
+class RecordContext {
+ public:
+  RecordContext(std::string_view type, std::string_view want_sid) : type_(type), want_sid_(want_sid) {}
+
+  Outcome outcome() const { return outcome_; }
+  bool stopped() const { return outcome_ == Outcome::Syntax || outcome_ == Outcome::OtherSession; }
+  const std::string& message() const { return message_; }
+  std::string_view sid() const { return sid_; }
+  bool haveSid() const { return have_sid_; }
+
+  // Handles the "sid" field; false when the record belongs to another session (stop parsing it).
+  bool readSid(od::value& v);
+
+  // Readers for one value: true when `out` was set. On failure the problem is recorded, except for a null
+  // number, which counts as absent (a required field then reads as missing).
+  template <typename T>
+  bool number(od::value& v, std::string_view name, T& out);
+  template <typename T>
+  bool number(od::value& v, std::string_view name, std::optional<T>& out) {
+    T tmp{};
+    if (!number(v, name, tmp)) return false;
+    out = tmp;
+    return true;
+  }
+  bool string(od::value& v, std::string_view name, std::string& out);
+  bool boolean(od::value& v, std::string_view name, bool& out);
+  bool dim3(od::value& v, std::string_view name, Dim3& out);
+  bool stringArray(od::value& v, std::string_view name, std::vector<std::string>& out);
+  template <typename T>
+  bool numberMap(od::value& v, std::string_view name, std::map<std::string, T>& out);
+  bool rawJsonMap(od::value& v, std::string_view name, std::map<std::string, std::string>& out);
+
+  // Records `name` as missing for the first required field whose flag is false.
+  void require(std::initializer_list<std::pair<const char*, bool>> fields);
+  void fieldError(std::string_view name, std::string_view what);
+  void syntax(simdjson::error_code error);
+  // Field names in messages get this prefix (e.g. "devices." while parsing a device).
+  void setNamePrefix(std::string_view prefix) { name_prefix_ = prefix; }
+
+  // A failed get_*() on `v`: a type problem becomes a FieldError, anything else a Syntax error.
+  bool fail(od::value& v, simdjson::error_code error, std::string_view name, bool want_unsigned);
+
+ private:
+  std::string_view type_;
+  std::string_view want_sid_;
+  std::string_view sid_;
+  std::string_view name_prefix_;
+  bool have_sid_ = false;
+  Outcome outcome_ = Outcome::Ok;
+  std::string message_;
+};
+
+template <typename T>
+bool RecordContext::number(od::value& v, std::string_view name, T& out) {
+  if constexpr (std::is_floating_point_v<T>) {
+    double d;
+    if (auto e = v.get_double().get(d)) return fail(v, e, name, false);
+    out = static_cast<T>(d);
+    return true;
+  } else if constexpr (std::is_signed_v<T>) {
+    int64_t i;
+    if (auto e = v.get_int64().get(i)) return fail(v, e, name, false);
+    if (i < int64_t{std::numeric_limits<T>::min()} || i > int64_t{std::numeric_limits<T>::max()}) {
+      fieldError(name, "out of range");
+      return false;
+    }
+    out = static_cast<T>(i);
+    return true;
+  } else {
+    uint64_t u;
+    if (auto e = v.get_uint64().get(u)) return fail(v, e, name, true);
+    if (u > uint64_t{std::numeric_limits<T>::max()}) {
+      fieldError(name, "out of range");
+      return false;
+    }
+    out = static_cast<T>(u);
+    return true;
+  }
+}
+
+template <typename T>
+bool RecordContext::numberMap(od::value& v, std::string_view name, std::map<std::string, T>& out) {
+  od::object obj;
+  if (auto e = v.get_object().get(obj)) {
+    if (e == simdjson::INCORRECT_TYPE) fieldError(name, "not an object");
+    else syntax(e);
+    return false;
+  }
+  for (auto item : obj) {
+    od::field field;
+    std::string_view key;
+    simdjson::error_code e = std::move(item).get(field);
+    if (!e) e = field.unescaped_key().get(key);
+    if (e) {
+      syntax(e);
+      return false;
+    }
+    T value{};
+    // Report "metrics.<key>" so the user sees which entry is wrong.
+    std::string entry = std::string(name) + "." + std::string(key);
+    if (!number(field.value(), entry, value)) {
+      if (outcome_ != Outcome::Ok) return false;
+      continue;  // null: an unknown value is left out of the map
+    }
+    out[std::string(key)] = value;
+  }
+  return true;
+}
+
+// A string as written, without its quotes and not unescaped: for the names this reader compares (keys, type,
+// sid), which writers never escape, this skips simdjson's unescaping copy; a name written with escapes simply
+// matches nothing. Stage 1 has verified that every string is closed, so the scan stays inside the document.
+inline std::string_view rawText(od::raw_json_string s) {
+  const char* const begin = s.raw();
+  const char* p = begin;
+  while (*p != '"') p += *p == '\\' ? 2 : 1;
+  return {begin, static_cast<size_t>(p - begin)};
+}
+
+// Calls on(key, value) for every field except "type" and "sid" (sid is checked here, against the session
+// wanted). Stops at a syntax error or at a record of another session.
+template <typename OnField>
+void forEachField(od::object& obj, RecordContext& ctx, OnField&& on) {
+  for (auto item : obj) {
+    od::field field;
+    if (auto e = std::move(item).get(field)) return ctx.syntax(e);
+    const std::string_view key = rawText(field.key());
+    if (key == "type") continue;
+    if (key == "sid") {
+      if (!ctx.readSid(field.value())) return;
+      continue;
+    }
+    on(key, field.value());
+    if (ctx.stopped()) return;
+  }
+}
+
+// Parsers of the records other than kernel and copy events (record_types.cpp). Each fills `out` and leaves
+// problems in `ctx`; the sid is not copied into `out` (the caller does that once the record is accepted).
+void parseSessionStart(od::object& obj, RecordContext& ctx, SessionStart& out);
+void parseSessionEnd(od::object& obj, RecordContext& ctx, SessionEnd& out);
+void parseNote(od::object& obj, RecordContext& ctx, Note& out);
+void parseKernelDef(od::object& obj, RecordContext& ctx, KernelDef& out);
+void parseStack(od::object& obj, RecordContext& ctx, StackDef& out);
+void parseScopePath(od::object& obj, RecordContext& ctx, ScopePath& out);
+void parseScopeBegin(od::object& obj, RecordContext& ctx, ScopeBegin& out);
+void parseScopeEnd(od::object& obj, RecordContext& ctx, ScopeEnd& out);
+void parseGpuSample(od::object& obj, RecordContext& ctx, GpuSample& out);
+void parseHostSample(od::object& obj, RecordContext& ctx, HostSample& out);
+void parseSassMetric(od::object& obj, RecordContext& ctx, SassMetric& out);
+void parsePcSample(od::object& obj, RecordContext& ctx, PcSample& out);
+void parseRangeCounters(od::object& obj, RecordContext& ctx, RangeCounters& out);
+void parseBenchmark(od::object& obj, RecordContext& ctx, BenchmarkResult& out);
+
+}  // namespace gpufl::log::detail

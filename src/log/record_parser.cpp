@@ -1,0 +1,333 @@
+#include "log/record_parser.hpp"
+
+#include "log/line_source.hpp"
+#include "log/record_fields.hpp"
+
+namespace gpufl::log {
+namespace {
+
+using detail::od::document;
+using detail::od::object;
+using detail::Outcome;
+using detail::RecordContext;
+namespace od = detail::od;
+
+static_assert(kLinePadding >= simdjson::SIMDJSON_PADDING, "lines must carry simdjson's padding");
+
+enum class RecordType {
+  Unknown, KernelEvent, MemcpyEvent, MemsetEvent, SessionStart, SessionEnd, Note, KernelDef, Stack,
+  ScopePath, ScopeBegin, ScopeEnd, SystemSample, HostSample, SassMetric, PcSample, RangeCounters, Benchmark,
+};
+
+// Ordered by how often each type occurs, so the common ones are found first.
+constexpr std::pair<std::string_view, RecordType> kTypes[] = {
+    {"kernel_event", RecordType::KernelEvent},   {"scope_begin", RecordType::ScopeBegin},
+    {"scope_end", RecordType::ScopeEnd},         {"memcpy_event", RecordType::MemcpyEvent},
+    {"memset_event", RecordType::MemsetEvent},   {"system_sample", RecordType::SystemSample},
+    {"host_sample", RecordType::HostSample},     {"pc_sample", RecordType::PcSample},
+    {"sass_metric", RecordType::SassMetric},     {"kernel_def", RecordType::KernelDef},
+    {"scope_path", RecordType::ScopePath},       {"stack", RecordType::Stack},
+    {"range_counters", RecordType::RangeCounters}, {"note", RecordType::Note},
+    {"benchmark", RecordType::Benchmark},        {"session_start", RecordType::SessionStart},
+    {"session_end", RecordType::SessionEnd},
+};
+
+RecordType typeFromName(std::string_view name) {
+  for (const auto& [text, type] : kTypes)
+    if (text == name) return type;
+  return RecordType::Unknown;
+}
+
+bool isBlank(std::string_view s) {
+  for (const char c : s)
+    if (c != ' ' && c != '\t' && c != '\r') return false;
+  return true;
+}
+
+// Wrap-around addition: hostile input must not reach signed-overflow undefined behaviour.
+int64_t wrapAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+
+// True when the whole document has been consumed (simdjson 3.0 has no document::at_end()).
+bool atEnd(document& doc) { return doc.current_location().error() == simdjson::OUT_OF_BOUNDS; }
+
+// Opens `text` as a JSON object and finds its type. On failure `why` says what is wrong with the line.
+bool openRecord(od::parser& parser, std::string_view text, document& doc, object& obj,
+                std::string_view& type, std::string& why) {
+  simdjson::error_code e = parser.iterate(text.data(), text.size(), text.size() + kLinePadding).get(doc);
+  if (!e) e = doc.get_object().get(obj);
+  if (e) {
+    why = e == simdjson::INCORRECT_TYPE ? "not a JSON object"
+                                        : std::string("invalid JSON (") + simdjson::error_message(e) + ")";
+    return false;
+  }
+  od::raw_json_string raw_type;
+  e = obj.find_field_unordered("type").get_raw_json_string().get(raw_type);
+  if (!e) type = detail::rawText(raw_type);
+  if (!e) e = obj.reset().error();
+  if (e == simdjson::NO_SUCH_FIELD) why = "record has no 'type' field";
+  else if (e == simdjson::INCORRECT_TYPE) why = "field 'type' not a string";
+  else if (e) why = std::string("invalid JSON (") + simdjson::error_message(e) + ")";
+  return !e;
+}
+
+}  // namespace
+
+void WarningList::add(std::string_view file, uint64_t line, std::string message) {
+  ++count_;
+  if (kept_.size() < max_) kept_.push_back(ReadWarning{std::string(file), line, std::move(message)});
+}
+
+struct RecordDecoder::Impl {
+  Impl(std::string s, EventVisitor& v, WarningList& w) : sid(std::move(s)), visitor(v), warnings(w) {}
+
+  std::string sid;
+  EventVisitor& visitor;
+  WarningList& warnings;
+  od::parser parser;
+  std::string file;
+  uint64_t delivered = 0;
+
+  // The kernel chain of `sid` in the current file.
+  bool trusted = false;
+  int64_t prev_start = 0;
+  uint64_t prev_corr = 0;
+  uint64_t gap_count = 0, gap_first_line = 0;
+
+  KernelEvent kernel;  // reused: the hot path allocates nothing per event
+
+  void warn(uint64_t line, std::string message) { warnings.add(file, line, std::move(message)); }
+
+  void garbage(uint64_t line, bool terminated, std::string why) {
+    warn(line, terminated ? std::move(why) : "truncated last line (no newline): " + why);
+    trusted = false;
+  }
+
+  void flushGap(std::string_view how) {
+    if (gap_count == 0) return;
+    warn(gap_first_line, "kernel_event: " + std::to_string(gap_count) +
+                             " kernel events skipped until resync " + std::string(how));
+    gap_count = 0;
+  }
+
+  // Final verdict on a parsed record: true when it is to be delivered; otherwise warns as needed.
+  bool accept(RecordContext& c, document& doc, uint64_t line, bool terminated) {
+    if ((c.outcome() == Outcome::Ok || c.outcome() == Outcome::FieldError) && !atEnd(doc))
+      c.syntax(simdjson::TRAILING_CONTENT);
+    if (c.outcome() == Outcome::Ok && !c.haveSid()) c.fieldError("sid", "missing");
+    switch (c.outcome()) {
+      case Outcome::Ok: return true;
+      case Outcome::OtherSession: return false;
+      case Outcome::Syntax: garbage(line, terminated, c.message()); return false;
+      case Outcome::FieldError: warn(line, c.message()); return false;
+    }
+    return false;
+  }
+
+  template <typename Event, typename Parse>
+  void decodeSimple(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated,
+                    Parse parse, void (EventVisitor::*on)(const Event&)) {
+    Event event;
+    parse(obj, c, event);
+    if (!accept(c, doc, line, terminated)) return;
+    event.sid.assign(c.sid());
+    (visitor.*on)(event);
+    ++delivered;
+  }
+
+  void decodeKernel(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated);
+  void decodeCopy(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated,
+                  bool memset);
+  void decodeLine(std::string_view text, uint64_t line, bool terminated);
+};
+
+void RecordDecoder::Impl::decodeKernel(object& obj, RecordContext& c, document& doc, uint64_t line,
+                                       bool terminated) {
+  KernelEvent& ev = kernel;
+  ev.def_id = ev.stream = ev.scope_path = ev.stack_id = ev.graph_id = 0;
+  ev.instrumented = false;
+  int64_t dur = 0, start = 0, end = 0, dt = 0, dcorr = 0;
+  uint64_t corr = 0;
+  bool k = false, have_dur = false, have_start = false, have_end = false, have_corr = false;
+  bool have_dt = false, have_dcorr = false;
+  detail::forEachField(obj, c, [&](std::string_view key, od::value& v) {
+    if (key == "k") k = c.number(v, key, ev.def_id);
+    else if (key == "dt_ns") have_dt = c.number(v, key, dt);
+    else if (key == "dcorr") have_dcorr = c.number(v, key, dcorr);
+    else if (key == "dur_ns") have_dur = c.number(v, key, dur);
+    else if (key == "stream") c.number(v, key, ev.stream);
+    else if (key == "scope") c.number(v, key, ev.scope_path);
+    else if (key == "start_ns") have_start = c.number(v, key, start);
+    else if (key == "corr") have_corr = c.number(v, key, corr);
+    else if (key == "end_ns") have_end = c.number(v, key, end);
+    else if (key == "stack") c.number(v, key, ev.stack_id);
+    else if (key == "graph") c.number(v, key, ev.graph_id);
+    else if (key == "instr") c.boolean(v, key, ev.instrumented);
+  });
+  accept(c, doc, line, terminated);  // warns about syntax and field errors
+  const Outcome outcome = c.outcome();
+  if (outcome == Outcome::OtherSession) return;
+  // A line we could not read or attribute may have been one of our kernel events.
+  if (outcome == Outcome::Syntax || !c.haveSid()) {
+    trusted = false;
+    return;
+  }
+  // The record is ours; a field error in it has been reported, but its position still moves the chain.
+  const bool absolute = have_start && have_corr;
+  if (!absolute && !(have_dt && have_dcorr)) {
+    if (outcome == Outcome::Ok) {
+      c.fieldError(have_start ? "corr" : have_dt ? "dcorr" : "start_ns", "missing");
+      warn(line, c.message());
+    }
+    trusted = false;
+    return;
+  }
+  if (absolute) {
+    if (gap_count > 0) flushGap("at line " + std::to_string(line));
+    prev_start = start;
+    prev_corr = corr;
+    trusted = true;
+  } else if (!trusted) {
+    if (outcome == Outcome::Ok && gap_count++ == 0) gap_first_line = line;
+    return;
+  } else {
+    prev_start = wrapAdd(prev_start, dt);
+    prev_corr += static_cast<uint64_t>(dcorr);  // two's complement: a negative difference wraps back
+  }
+  if (outcome != Outcome::Ok) return;
+  // Checked after the position is applied so that a bad duration loses one event, not the chain.
+  if (dur < 0) c.fieldError("dur_ns", "is negative");
+  c.require({{"k", k}, {"dur_ns", have_dur || (have_end && absolute)}});
+  if (c.outcome() != Outcome::Ok) return warn(line, c.message());
+  ev.sid.assign(c.sid());
+  ev.start_ns = prev_start;
+  ev.end_ns = have_dur ? wrapAdd(prev_start, dur) : end;
+  ev.correlation_id = prev_corr;
+  visitor.onKernel(ev);
+  ++delivered;
+}
+
+void RecordDecoder::Impl::decodeCopy(object& obj, RecordContext& c, document& doc, uint64_t line,
+                                     bool terminated, bool memset) {
+  MemcpyEvent ev;
+  ev.is_memset = memset;
+  int64_t dur = 0, end = 0;
+  bool bytes = false, start = false, have_dur = false, have_end = false;
+  detail::forEachField(obj, c, [&](std::string_view key, od::value& v) {
+    if (key == "bytes") bytes = c.number(v, key, ev.bytes);
+    else if (key == "start_ns") start = c.number(v, key, ev.start_ns);
+    else if (key == "dur_ns") have_dur = c.number(v, key, dur);
+    else if (key == "end_ns") have_end = c.number(v, key, end);
+    else if (key == "kind") {
+      std::string kind;
+      if (c.string(v, key, kind)) ev.kind = copyKindFromName(kind).value_or(CopyKind::Unknown);
+    } else if (key == "device") c.number(v, key, ev.device);
+    else if (key == "stream") c.number(v, key, ev.stream);
+    else if (key == "corr") c.number(v, key, ev.correlation_id);
+    else if (key == "scope") c.number(v, key, ev.scope_path);
+    else if (key == "src_kind") c.string(v, key, ev.src_kind);
+    else if (key == "dst_kind") c.string(v, key, ev.dst_kind);
+    else if (key == "value") c.number(v, key, ev.value);
+  });
+  if (dur < 0) c.fieldError("dur_ns", "is negative");
+  c.require({{"bytes", bytes}, {"start_ns", start}, {"dur_ns", have_dur || have_end}});
+  if (!accept(c, doc, line, terminated)) return;
+  if (memset) ev.kind = CopyKind::Unknown;
+  ev.sid.assign(c.sid());
+  ev.end_ns = have_dur ? wrapAdd(ev.start_ns, dur) : end;
+  visitor.onMemcpy(ev);
+  ++delivered;
+}
+
+void RecordDecoder::Impl::decodeLine(std::string_view text, uint64_t line, bool terminated) {
+  if (isBlank(text)) return;  // blank lines carry nothing; the writer never loses a record to one
+  document doc;
+  object obj;
+  std::string_view type;
+  std::string why;
+  if (!openRecord(parser, text, doc, obj, type, why)) return garbage(line, terminated, std::move(why));
+  const RecordType rt = typeFromName(type);
+  if (rt == RecordType::Unknown) return;  // a newer writer's record: skipped silently
+  RecordContext c(type, sid);
+  const auto simple = [&](auto parse, auto on) { decodeSimple(obj, c, doc, line, terminated, parse, on); };
+  using V = EventVisitor;
+  switch (rt) {
+    case RecordType::KernelEvent: return decodeKernel(obj, c, doc, line, terminated);
+    case RecordType::MemcpyEvent: return decodeCopy(obj, c, doc, line, terminated, false);
+    case RecordType::MemsetEvent: return decodeCopy(obj, c, doc, line, terminated, true);
+    case RecordType::SessionStart: return simple(detail::parseSessionStart, &V::onSessionStart);
+    case RecordType::SessionEnd: return simple(detail::parseSessionEnd, &V::onSessionEnd);
+    case RecordType::Note: return simple(detail::parseNote, &V::onNote);
+    case RecordType::KernelDef: return simple(detail::parseKernelDef, &V::onKernelDef);
+    case RecordType::Stack: return simple(detail::parseStack, &V::onStack);
+    case RecordType::ScopePath: return simple(detail::parseScopePath, &V::onScopePath);
+    case RecordType::ScopeBegin: return simple(detail::parseScopeBegin, &V::onScopeBegin);
+    case RecordType::ScopeEnd: return simple(detail::parseScopeEnd, &V::onScopeEnd);
+    case RecordType::SystemSample: return simple(detail::parseGpuSample, &V::onGpuSample);
+    case RecordType::HostSample: return simple(detail::parseHostSample, &V::onHostSample);
+    case RecordType::SassMetric: return simple(detail::parseSassMetric, &V::onSassMetric);
+    case RecordType::PcSample: return simple(detail::parsePcSample, &V::onPcSample);
+    case RecordType::RangeCounters: return simple(detail::parseRangeCounters, &V::onRangeCounters);
+    case RecordType::Benchmark: return simple(detail::parseBenchmark, &V::onBenchmark);
+    case RecordType::Unknown: return;
+  }
+}
+
+RecordDecoder::RecordDecoder(std::string sid, EventVisitor& visitor, WarningList& warnings)
+    : impl_(std::make_unique<Impl>(std::move(sid), visitor, warnings)) {}
+RecordDecoder::~RecordDecoder() = default;
+
+void RecordDecoder::beginFile(const std::string& file) {
+  impl_->file = file;
+  impl_->trusted = false;  // every segment starts with an absolute kernel record
+  impl_->gap_count = 0;
+}
+
+void RecordDecoder::decodeLine(std::string_view text, uint64_t line_no, bool terminated) {
+  impl_->decodeLine(text, line_no, terminated);
+}
+
+void RecordDecoder::lostLine(uint64_t line_no, std::string message) {
+  impl_->warn(line_no, std::move(message));
+  impl_->trusted = false;
+}
+
+void RecordDecoder::endFile() { impl_->flushGap("(no resync before the end of the file)"); }
+
+uint64_t RecordDecoder::delivered() const { return impl_->delivered; }
+
+struct SessionProbe::Impl {
+  od::parser parser;
+};
+
+SessionProbe::SessionProbe() : impl_(std::make_unique<Impl>()) {}
+SessionProbe::~SessionProbe() = default;
+
+bool SessionProbe::sessionStart(std::string_view text, SessionListing* out) {
+  document doc;
+  object obj;
+  std::string_view type;
+  std::string why;
+  if (!openRecord(impl_->parser, text, doc, obj, type, why) || type != "session_start") return false;
+  RecordContext c(type, "");
+  SessionStart start;
+  detail::parseSessionStart(obj, c, start);
+  if (c.outcome() != Outcome::Ok || !c.haveSid() || !atEnd(doc)) return false;
+  *out = SessionListing{std::string(c.sid()), start.session_id, start.app, start.start_ns,
+                        start.start_unix_ns};
+  return true;
+}
+
+std::string SessionProbe::sidOf(std::string_view text) {
+  document doc;
+  object obj;
+  std::string_view type;
+  std::string why;
+  od::raw_json_string raw;
+  if (!openRecord(impl_->parser, text, doc, obj, type, why)) return {};
+  if (obj.find_field_unordered("sid").get_raw_json_string().get(raw)) return {};
+  return std::string(detail::rawText(raw));
+}
+
+}  // namespace gpufl::log

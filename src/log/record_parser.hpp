@@ -1,0 +1,78 @@
+// Line -> event: decodes NDJSON records of one session and hands them to an EventVisitor, with the warnings
+// the format's reader rules ask for (docs/log-format.md). simdjson stays inside the .cpp files.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/event_visitor.hpp"
+#include "log/reader.hpp"
+
+namespace gpufl::log {
+
+// Keeps the first `max` warnings and counts all of them.
+class WarningList {
+ public:
+  explicit WarningList(size_t max) : max_(max) {}
+  void add(std::string_view file, uint64_t line, std::string message);
+  uint64_t count() const { return count_; }
+  std::vector<ReadWarning>& kept() { return kept_; }
+
+ private:
+  size_t max_;
+  uint64_t count_ = 0;
+  std::vector<ReadWarning> kept_;
+};
+
+// Decodes the lines of a sequence of files for one session.
+//
+// Kernel events carry their start and correlation id either absolute or as differences from the previous
+// kernel event of the session in the same file, so the decoder keeps that chain per file: call beginFile()
+// before a file's first line and endFile() after its last. Once a line is lost (garbage, too long, a kernel
+// event without usable position fields) differences cannot be trusted until the next absolute record; the
+// kernel events in between are skipped and counted in one warning.
+class RecordDecoder {
+ public:
+  // Delivers the records whose sid equals `sid` (every record when `sid` is empty).
+  RecordDecoder(std::string sid, EventVisitor& visitor, WarningList& warnings);
+  ~RecordDecoder();
+  RecordDecoder(const RecordDecoder&) = delete;
+  RecordDecoder& operator=(const RecordDecoder&) = delete;
+
+  void beginFile(const std::string& file);
+  // `text` is one line without its '\n', followed by at least kLinePadding readable bytes (see LineSource).
+  // `terminated` is false for a last line without '\n' (its problems are reported as a truncation).
+  void decodeLine(std::string_view text, uint64_t line_no, bool terminated);
+  // A line that could not be read at all (longer than the limit): warns and breaks the kernel chain.
+  void lostLine(uint64_t line_no, std::string message);
+  void endFile();
+
+  uint64_t delivered() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// What session selection needs from single lines (same padding contract as RecordDecoder::decodeLine).
+class SessionProbe {
+ public:
+  SessionProbe();
+  ~SessionProbe();
+  SessionProbe(const SessionProbe&) = delete;
+  SessionProbe& operator=(const SessionProbe&) = delete;
+
+  // True when `text` is a readable session_start record; fills *out.
+  bool sessionStart(std::string_view text, SessionListing* out);
+  // The sid of any readable record; empty when there is none.
+  std::string sidOf(std::string_view text);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpufl::log

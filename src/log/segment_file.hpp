@@ -1,0 +1,81 @@
+// One channel's output: a buffer of complete lines, the active file they go to, and its rotation into numbered
+// segments. Lines are written in large blocks with write(2); an I/O failure drops the buffered lines, counts them
+// and is remembered, never thrown, because the profiled program must not die of a full disk.
+// [writer thread] except where noted.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "core/event_visitor.hpp"
+
+namespace gpufl::log {
+
+// `<prefix>.<channel>.log`
+std::string activePath(const std::string& prefix, Channel channel);
+// `<prefix>.<channel>.<NNNNNN>.log`
+std::string segmentPath(const std::string& prefix, Channel channel, uint64_t n);
+// 1 + the highest N among `<prefix>.<channel>.<N>.log[.zst]` on disk (1 when there is none).
+uint64_t nextSegmentNumber(const std::string& prefix, Channel channel);
+
+class ChannelFile {
+ public:
+  static constexpr size_t kBlockBytes = 256 << 10;
+
+  // What the slow path did; the writer resets its kernel delta state on either and compresses closed segments.
+  struct Outcome {
+    bool lost = false;           // buffered lines were dropped after an I/O error
+    std::string closed_segment;  // path of a segment closed by rotation, or empty
+  };
+
+  ChannelFile() = default;
+  ChannelFile(const ChannelFile&) = delete;
+  ChannelFile& operator=(const ChannelFile&) = delete;
+  ~ChannelFile();
+
+  // Opens the active file of `channel` under `prefix` for appending (created 0644 if missing).
+  // rotate_bytes 0 = never rotate. False, with *error naming the path and the system's reason, on failure.
+  bool open(const std::string& prefix, Channel channel, uint64_t rotate_bytes, std::string* error);
+  // Stream mode: lines go to `stream` with fwrite; never rotates; the stream is not closed.
+  void attach(std::FILE* stream);
+
+  // Complete lines are appended here directly by the formatters.
+  std::string& buffer() { return buf_; }
+  // Cheap check after each line: true when a block is due or the file passed rotate_bytes; then call service().
+  bool needsService() const {
+    return buf_.size() >= kBlockBytes || (rotate_at_ != 0 && file_bytes_ + buf_.size() >= rotate_at_);
+  }
+  Outcome service();
+  // Writes everything buffered (to the OS, not to disk) and flushes a stream. False when lines were lost.
+  bool flush();
+  void close();
+
+  uint64_t errors() const { return errors_; }
+  uint64_t bytesDropped() const { return bytes_dropped_; }
+  const std::string& lastError() const { return last_error_; }
+
+ private:
+  bool writeBuffer();
+  bool writeAll(const char* p, size_t n, size_t* written);
+  bool reopen();
+  void fail(const std::string& what, int err);
+  Outcome rotate();
+
+  std::string prefix_;
+  Channel channel_ = Channel::Device;
+  std::string path_;
+  int fd_ = -1;
+  std::FILE* stream_ = nullptr;
+  std::string buf_;
+  uint64_t file_bytes_ = 0;     // length of the active file (what reached it)
+  uint64_t rotate_bytes_ = 0;
+  uint64_t rotate_at_ = 0;      // file length that triggers rotation; pushed back after a failed rename
+  uint64_t next_segment_ = 1;
+  bool torn_ = false;           // the file ends inside a line (a write failed midway): start with '\n'
+  uint64_t errors_ = 0;
+  uint64_t bytes_dropped_ = 0;
+  std::string last_error_;
+};
+
+}  // namespace gpufl::log

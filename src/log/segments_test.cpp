@@ -1,0 +1,71 @@
+#include "log/segments.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "log/reader.hpp"
+#include "log/reader_test_util.hpp"
+
+namespace gpufl::log {
+namespace {
+
+using testing::TempDir;
+using testing::writeFile;
+
+TEST(SegmentName, ParsesActiveAndNumberedFiles) {
+  auto active = parseSegmentName("run.device.log", "run", "device");
+  ASSERT_TRUE(active);
+  EXPECT_EQ(active->number, 0u);
+  auto plain = parseSegmentName("run.device.000012.log", "run", "device");
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->number, 12u);
+  EXPECT_FALSE(plain->compressed);
+  auto zst = parseSegmentName("run.device.1000000.log.zst", "run", "device");
+  ASSERT_TRUE(zst);
+  EXPECT_EQ(zst->number, 1000000u);
+  EXPECT_TRUE(zst->compressed);
+}
+
+TEST(SegmentName, RejectsOtherNames) {
+  for (const char* name : {"run.scope.log", "run.device.12.log", "run.device.000000.log",
+                           "run.device.000001.log.tmp", "run.device.000001.log.zst.tmp",
+                           "runx.device.log", "run.device.log.zst", "run.device.00000a.log", "run"}) {
+    EXPECT_FALSE(parseSegmentName(name, "run", "device")) << name;
+  }
+}
+
+TEST(ChannelFiles, SegmentsAscendingThenActiveAndPlainWinsOverZst) {
+  TempDir dir;
+  for (const char* name : {"run.device.log", "run.device.000010.log", "run.device.000002.log.zst",
+                           "run.device.000001.log", "run.device.000003.log",
+                           "run.device.000003.log.zst", "run.scope.000001.log", "run.device.000004.log.zst.tmp",
+                           "other.device.000001.log"}) {
+    writeFile(dir.path(name), "");
+  }
+  const std::string prefix = dir.path("run");
+  EXPECT_EQ(channelFiles(prefix, Channel::Device),
+            (std::vector<std::string>{prefix + ".device.000001.log", prefix + ".device.000002.log.zst",
+                                      prefix + ".device.000003.log", prefix + ".device.000010.log",
+                                      prefix + ".device.log"}));
+  EXPECT_EQ(channelFiles(prefix, Channel::Scope),
+            (std::vector<std::string>{prefix + ".scope.000001.log"}));
+  EXPECT_TRUE(channelFiles(prefix, Channel::System).empty());
+}
+
+TEST(ChannelFiles, RelativePrefixKeepsItsForm) {
+  TempDir dir;
+  writeFile(dir.path("p.system.log"), "");
+  const auto old = std::filesystem::current_path();
+  std::filesystem::current_path(dir.path(""));
+  const auto files = channelFiles("p", Channel::System);
+  std::filesystem::current_path(old);
+  EXPECT_EQ(files, std::vector<std::string>{"p.system.log"});
+}
+
+TEST(ChannelFiles, MissingDirectoryIsEmpty) {
+  EXPECT_TRUE(channelFiles("/nonexistent/dir/run", Channel::Device).empty());
+}
+
+}  // namespace
+}  // namespace gpufl::log

@@ -1,0 +1,154 @@
+#include "report/duration_stats.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace gpufl::report {
+size_t LogHistogram::indexOf(uint64_t v) {
+  int e = 63 - std::countl_zero(v);  // v >= 1
+  uint64_t sub = e >= kSubBits ? (v >> (e - kSubBits)) : (v << (kSubBits - e));
+  return (static_cast<size_t>(e) << kSubBits) | (sub & ((1u << kSubBits) - 1));
+}
+
+double LogHistogram::valueOf(size_t index) {
+  int e = static_cast<int>(index >> kSubBits);
+  double sub = static_cast<double>(index & ((1u << kSubBits) - 1)) + (1u << kSubBits);
+  // Below 2^kSubBits every bucket holds one integer, its lower bound; above, the midpoint halves
+  // the error.
+  double lower = std::ldexp(sub, e - kSubBits);
+  return e < kSubBits ? lower : lower + std::ldexp(0.5, e - kSubBits);
+}
+
+void LogHistogram::add(int64_t value, uint64_t times) {
+  count_ += times;
+  if (value < 1) {
+    zero_count_ += times;
+    return;
+  }
+  size_t index = indexOf(static_cast<uint64_t>(value));
+  if (buckets_.empty()) {
+    first_ = index;
+    buckets_.assign(1, 0);
+  } else if (index < first_) {
+    buckets_.insert(buckets_.begin(), first_ - index, 0);
+    first_ = index;
+  } else if (index - first_ >= buckets_.size()) {
+    buckets_.resize(index - first_ + 1, 0);
+  }
+  buckets_[index - first_] += times;
+}
+
+double LogHistogram::valueAtRank(uint64_t k) const {
+  if (k < zero_count_) return 0;
+  uint64_t seen = zero_count_;
+  for (size_t i = 0; i < buckets_.size(); ++i) {
+    seen += buckets_[i];
+    if (k < seen) return valueOf(first_ + i);
+  }
+  return buckets_.empty() ? 0 : valueOf(first_ + buckets_.size() - 1);
+}
+
+DurationStats::DurationStats(size_t exact_limit, SampleBudget* budget)
+    : exact_limit_(exact_limit), budget_(budget) {}
+
+DurationStats::~DurationStats() {
+  if (budget_) budget_->giveBack(exact_.size());
+}
+
+DurationStats::DurationStats(DurationStats&& o) noexcept
+    : exact_limit_(o.exact_limit_),
+      budget_(o.budget_),
+      count_(o.count_),
+      total_ns_(o.total_ns_),
+      min_ns_(o.min_ns_),
+      max_ns_(o.max_ns_),
+      using_histogram_(o.using_histogram_),
+      sorted_(o.sorted_),
+      exact_(std::move(o.exact_)),
+      histogram_(std::move(o.histogram_)) {
+  o.exact_.clear();
+}
+
+DurationStats& DurationStats::operator=(DurationStats&& o) noexcept {
+  if (this == &o) return *this;
+  if (budget_) budget_->giveBack(exact_.size());
+  exact_limit_ = o.exact_limit_;
+  budget_ = o.budget_;
+  count_ = o.count_;
+  total_ns_ = o.total_ns_;
+  min_ns_ = o.min_ns_;
+  max_ns_ = o.max_ns_;
+  using_histogram_ = o.using_histogram_;
+  sorted_ = o.sorted_;
+  exact_ = std::move(o.exact_);
+  o.exact_.clear();
+  histogram_ = std::move(o.histogram_);
+  return *this;
+}
+
+void DurationStats::add(int64_t ns) {
+  ns = std::max<int64_t>(ns, 0);
+  if (count_ == 0) {
+    min_ns_ = max_ns_ = ns;
+  } else {
+    min_ns_ = std::min(min_ns_, ns);
+    max_ns_ = std::max(max_ns_, ns);
+  }
+  ++count_;
+  total_ns_ += ns;
+  if (!using_histogram_) {
+    if (exact_.size() < exact_limit_ && (!budget_ || budget_->take())) {
+      if (!exact_.empty() && ns < exact_.back()) sorted_ = false;
+      exact_.push_back(ns);
+      return;
+    }
+    switchToHistogram();
+  }
+  histogram_.add(ns);
+}
+
+void DurationStats::switchToHistogram() {
+  for (int64_t v : exact_) histogram_.add(v);
+  if (budget_) budget_->giveBack(exact_.size());
+  std::vector<int64_t>().swap(exact_);
+  using_histogram_ = true;
+  sorted_ = true;
+}
+
+double DurationStats::orderStatistic(uint64_t k) const {
+  if (!using_histogram_) return static_cast<double>(exact_[k]);
+  double v = histogram_.valueAtRank(k);
+  return std::clamp(v, static_cast<double>(min_ns_), static_cast<double>(max_ns_));
+}
+
+double DurationStats::percentile(double q) const {
+  double pos = q * static_cast<double>(count_ - 1);
+  auto lo = static_cast<uint64_t>(std::floor(pos));
+  uint64_t hi = std::min(lo + 1, count_ - 1);
+  double frac = pos - static_cast<double>(lo);
+  double a = orderStatistic(lo);
+  if (frac == 0 || hi == lo) return a;
+  return a + frac * (orderStatistic(hi) - a);
+}
+
+DurationSummary DurationStats::summary() {
+  DurationSummary s;
+  s.count = count_;
+  s.approximate = using_histogram_;
+  if (count_ == 0) return s;
+  if (!sorted_) {
+    std::sort(exact_.begin(), exact_.end());
+    sorted_ = true;
+  }
+  s.total_ns = total_ns_;
+  s.min_ns = min_ns_;
+  s.max_ns = max_ns_;
+  s.avg_ns = static_cast<double>(total_ns_) / static_cast<double>(count_);
+  s.median_ns = percentile(0.5);
+  s.p90_ns = percentile(0.9);
+  s.p99_ns = percentile(0.99);
+  return s;
+}
+
+}  // namespace gpufl::report

@@ -1,0 +1,97 @@
+// Duration statistics in bounded memory: exact samples up to a limit, then a log-bucketed
+// histogram.
+//
+// Percentiles use linear interpolation between order statistics (position q*(n-1)), so the median
+// of an even count is the mean of the two middle values, and min <= median <= p90 <= p99 <= max
+// always holds. Past the exact limit each order statistic is estimated from its bucket with
+// relative error <= 0.5% and clamped to the exact [min, max]; count, total, mean, min and max stay
+// exact. summary().approximate says so.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace gpufl::report {
+
+struct DurationSummary {
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+  double avg_ns = 0, median_ns = 0, p90_ns = 0, p99_ns = 0;
+  int64_t min_ns = 0, max_ns = 0;
+  bool approximate = false;  // percentiles estimated from the histogram
+};
+
+// A cap on exact samples shared by every DurationStats of one report, so that many groups together
+// stay bounded too. A tracker that cannot take from the budget switches to its histogram.
+class SampleBudget {
+ public:
+  explicit SampleBudget(size_t samples) : left_(samples) {}
+  bool take() {
+    if (left_ == 0) return false;
+    --left_;
+    return true;
+  }
+  void giveBack(size_t n) { left_ += n; }
+  size_t left() const { return left_; }
+
+ private:
+  size_t left_;
+};
+
+// Log-bucketed histogram of non-negative integers: each power-of-two octave is split into 128 equal
+// sub-buckets (log-linear, as HDR histograms do), so a bucket's midpoint is within 1/256 (0.39%) of
+// every value in it; values below 128 get exact buckets. Buckets live in one vector covering the
+// indices in use.
+class LogHistogram {
+ public:
+  static constexpr double kRelativeError = 0.005;  // promised bound; the design gives 1/256
+  void add(int64_t value, uint64_t times = 1);
+  uint64_t count() const { return count_; }
+  // Estimate of the k-th smallest value (0-based, k < count()).
+  double valueAtRank(uint64_t k) const;
+
+ private:
+  static constexpr int kSubBits = 7;
+  static size_t indexOf(uint64_t value);
+  static double valueOf(size_t index);
+
+  uint64_t zero_count_ = 0;
+  uint64_t count_ = 0;
+  size_t first_ = 0;               // index of buckets_[0]
+  std::vector<uint64_t> buckets_;  // counts of indices first_ .. first_ + size - 1
+};
+
+class DurationStats {
+ public:
+  static constexpr size_t kExactLimit = size_t{1} << 20;  // 1,048,576 samples
+  explicit DurationStats(size_t exact_limit = kExactLimit, SampleBudget* budget = nullptr);
+  ~DurationStats();
+  DurationStats(DurationStats&&) noexcept;
+  DurationStats& operator=(DurationStats&&) noexcept;
+  DurationStats(const DurationStats&) = delete;
+  DurationStats& operator=(const DurationStats&) = delete;
+
+  void add(int64_t ns);  // negative durations count as 0
+  uint64_t count() const { return count_; }
+  bool approximate() const { return using_histogram_; }
+  // Sorts the exact samples in place (cheap when called again).
+  DurationSummary summary();
+
+ private:
+  void switchToHistogram();
+  double orderStatistic(uint64_t k) const;  // needs sorted exact samples
+  double percentile(double q) const;
+
+  size_t exact_limit_;
+  SampleBudget* budget_;
+  uint64_t count_ = 0;
+  int64_t total_ns_ = 0;
+  int64_t min_ns_ = 0, max_ns_ = 0;
+  bool using_histogram_ = false;
+  bool sorted_ = true;
+  std::vector<int64_t> exact_;
+  LogHistogram histogram_;
+};
+
+}  // namespace gpufl::report

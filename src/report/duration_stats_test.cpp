@@ -1,0 +1,166 @@
+#include "report/duration_stats.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace gpufl::report {
+namespace {
+
+// The reference: linear interpolation between order statistics at q*(n-1).
+double exactPercentile(std::vector<int64_t> v, double q) {
+  std::sort(v.begin(), v.end());
+  double pos = q * static_cast<double>(v.size() - 1);
+  auto lo = static_cast<size_t>(std::floor(pos));
+  size_t hi = std::min(lo + 1, v.size() - 1);
+  return static_cast<double>(v[lo]) +
+         (pos - static_cast<double>(lo)) * static_cast<double>(v[hi] - v[lo]);
+}
+
+TEST(DurationStats, ExactOddCount) {
+  DurationStats s;
+  for (int64_t v : {5, 1, 3, 2, 4}) s.add(v);
+  DurationSummary d = s.summary();
+  EXPECT_EQ(d.count, 5u);
+  EXPECT_EQ(d.total_ns, 15);
+  EXPECT_DOUBLE_EQ(d.avg_ns, 3.0);
+  EXPECT_DOUBLE_EQ(d.median_ns, 3.0);
+  EXPECT_DOUBLE_EQ(d.p90_ns, 4.6);   // position 3.6: 4 + 0.6 * (5 - 4)
+  EXPECT_DOUBLE_EQ(d.p99_ns, 4.96);  // position 3.96
+  EXPECT_EQ(d.min_ns, 1);
+  EXPECT_EQ(d.max_ns, 5);
+  EXPECT_FALSE(d.approximate);
+}
+
+TEST(DurationStats, EvenCountMedianIsMeanOfMiddlePair) {
+  DurationStats s;
+  for (int64_t v : {40, 10, 30, 20}) s.add(v);
+  EXPECT_DOUBLE_EQ(s.summary().median_ns, 25.0);
+}
+
+TEST(DurationStats, SingleSampleAndEmpty) {
+  DurationStats empty;
+  EXPECT_EQ(empty.summary().count, 0u);
+  DurationStats one;
+  one.add(1234);
+  DurationSummary d = one.summary();
+  EXPECT_DOUBLE_EQ(d.median_ns, 1234);
+  EXPECT_DOUBLE_EQ(d.p99_ns, 1234);
+  EXPECT_EQ(d.min_ns, 1234);
+}
+
+TEST(DurationStats, NegativeCountsAsZero) {
+  DurationStats s;
+  s.add(-5);
+  s.add(10);
+  DurationSummary d = s.summary();
+  EXPECT_EQ(d.min_ns, 0);
+  EXPECT_EQ(d.total_ns, 10);
+}
+
+TEST(DurationStats, AddingAfterSummaryKeepsOrderRight) {
+  DurationStats s;
+  s.add(10);
+  s.add(30);
+  EXPECT_DOUBLE_EQ(s.summary().median_ns, 20);
+  s.add(1);
+  EXPECT_DOUBLE_EQ(s.summary().median_ns, 10);
+}
+
+TEST(DurationStats, HistogramPastLimitStaysWithinHalfPercent) {
+  DurationStats s(/*exact_limit=*/100);
+  std::vector<int64_t> all;
+  for (int64_t v = 1; v <= 10000; ++v) {
+    s.add(v);
+    all.push_back(v);
+  }
+  DurationSummary d = s.summary();
+  EXPECT_TRUE(d.approximate);
+  EXPECT_EQ(d.count, 10000u);
+  EXPECT_EQ(d.total_ns, 50005000);
+  EXPECT_DOUBLE_EQ(d.avg_ns, 5000.5);
+  EXPECT_EQ(d.min_ns, 1);
+  EXPECT_EQ(d.max_ns, 10000);
+  EXPECT_NEAR(d.median_ns, 5000.5, 5000.5 * 0.005);
+  EXPECT_NEAR(d.p90_ns, exactPercentile(all, 0.9), exactPercentile(all, 0.9) * 0.005);
+  EXPECT_NEAR(d.p99_ns, exactPercentile(all, 0.99), exactPercentile(all, 0.99) * 0.005);
+}
+
+TEST(DurationStats, HistogramOnSkewedDataIsConsistentAndAccurate) {
+  std::mt19937_64 rng(42);
+  std::lognormal_distribution<double> dist(10.0, 2.0);  // ns, spanning many decades
+  DurationStats s(/*exact_limit=*/1000);
+  std::vector<int64_t> all;
+  for (int i = 0; i < 50000; ++i) {
+    auto v = static_cast<int64_t>(dist(rng));
+    s.add(v);
+    all.push_back(v);
+  }
+  DurationSummary d = s.summary();
+  ASSERT_TRUE(d.approximate);
+  EXPECT_LE(static_cast<double>(d.min_ns), d.median_ns);
+  EXPECT_LE(d.median_ns, d.p90_ns);
+  EXPECT_LE(d.p90_ns, d.p99_ns);
+  EXPECT_LE(d.p99_ns, static_cast<double>(d.max_ns));
+  for (auto [q, got] : {std::pair{0.5, d.median_ns}, {0.9, d.p90_ns}, {0.99, d.p99_ns}}) {
+    double want = exactPercentile(all, q);
+    EXPECT_NEAR(got, want, want * 0.005) << "q=" << q;
+  }
+}
+
+TEST(LogHistogram, EveryValueIsRepresentedWithinHalfPercent) {
+  for (int64_t v : {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{999}, int64_t{1000}, int64_t{1001},
+                    int64_t{123456789}, int64_t{1} << 40, int64_t{17400000000}}) {
+    LogHistogram h;
+    h.add(v);
+    double est = h.valueAtRank(0);
+    EXPECT_LE(std::fabs(est - static_cast<double>(v)), 0.005 * static_cast<double>(v)) << v;
+  }
+  for (double v = 1; v < 1e15; v *= 1.0137) {  // a sweep across every octave
+    LogHistogram h;
+    h.add(static_cast<int64_t>(v));
+    double want = static_cast<double>(static_cast<int64_t>(v));
+    ASSERT_LE(std::fabs(h.valueAtRank(0) - want), want / 256.0 + 1e-9) << want;
+  }
+  for (int64_t v = 1; v < 128; ++v) {  // small values are exact
+    LogHistogram h;
+    h.add(v);
+    EXPECT_EQ(h.valueAtRank(0), static_cast<double>(v));
+  }
+  LogHistogram zero;
+  zero.add(0);
+  EXPECT_EQ(zero.valueAtRank(0), 0);
+}
+
+TEST(DurationStats, SharedBudgetSendsLaterTrackersToHistograms) {
+  SampleBudget budget(10);
+  DurationStats a(1000, &budget), b(1000, &budget);
+  for (int i = 0; i < 10; ++i) a.add(i);
+  b.add(5);
+  EXPECT_FALSE(a.approximate());
+  EXPECT_TRUE(b.approximate());
+  EXPECT_EQ(budget.left(), 0u);
+}
+
+TEST(DurationStats, SwitchingReturnsBudget) {
+  SampleBudget budget(100);
+  {
+    DurationStats a(5, &budget);
+    for (int i = 0; i < 6; ++i) a.add(i);  // the sixth sample switches to the histogram
+    EXPECT_TRUE(a.approximate());
+    EXPECT_EQ(budget.left(), 100u);
+  }
+  DurationStats c(50, &budget);
+  for (int i = 0; i < 50; ++i) c.add(i);
+  EXPECT_FALSE(c.approximate());
+}
+
+TEST(DurationStats, DefaultLimitIsOneMebiSample) {
+  EXPECT_EQ(DurationStats::kExactLimit, 1048576u);
+}
+
+}  // namespace
+}  // namespace gpufl::report

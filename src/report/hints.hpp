@@ -1,0 +1,27 @@
+// Hints: what the aggregates suggest trying, session-wide (Report::hints) and per profiled function
+// (FunctionProfile::hints). Thresholds are fixed here so that reports are comparable between runs.
+#pragma once
+
+#include <cstdint>
+
+#include "report/report_model.hpp"
+
+namespace gpufl::report {
+
+inline constexpr double kLowMemoryEfficiencyPct = 50.0;  // ideal / actual global sectors
+inline constexpr double kLowWarpEfficiencyPct =
+    90.0;  // active threads per warp instruction / warp size
+inline constexpr double kLaunchBoundMedianNs =
+    10e3;  // kernels this short are dominated by launch cost
+inline constexpr double kLaunchBoundBusyPct = 50.0;
+inline constexpr uint64_t kLaunchBoundMinLaunches = 100;
+inline constexpr double kIdleGpuBusyPct = 25.0;
+inline constexpr double kFullOccupancy = 0.995;   // below this, occupancy hints apply
+inline constexpr double kThrottleHintPct = 10.0;  // share of samples with a power/thermal reason
+inline constexpr size_t kHintGroups = 10;  // kernel groups (by GPU time) considered for hints
+inline constexpr double kHintGroupMinSharePct = 1.0;  // ... with at least this share of GPU time
+
+// Fills report.hints and every FunctionProfile's hints from the other aggregates.
+void addHints(Report& report);
+
+}  // namespace gpufl::report

@@ -1,0 +1,23 @@
+// Pieces of renderJson, one per report area (internal to src/report).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "report/json_writer.hpp"
+#include "report/report_model.hpp"
+
+namespace gpufl::report::json {
+
+void durations(JsonWriter& w, std::string_view name, const DurationSummary& d);
+void hintList(JsonWriter& w, std::string_view name, const std::vector<Hint>& hs);
+
+void transfers(JsonWriter& w, const TransferSummary& t);
+void system(JsonWriter& w, const std::vector<GpuSystemStats>& gpus, const HostSystemStats& host);
+void scopes(JsonWriter& w, const ScopeSummary& s);
+void profile(JsonWriter& w, const ProfileSummary& p);
+void benchmarks(JsonWriter& w, const std::vector<BenchmarkResult>& b);
+void collection(JsonWriter& w, const CollectionInfo& c);
+
+}  // namespace gpufl::report::json

@@ -1,0 +1,93 @@
+#include "report/kernel_stats.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace gpufl::report {
+
+KernelAggregator::KernelAggregator(size_t exact_limit, SampleBudget* budget)
+    : exact_limit_(exact_limit),
+      budget_(budget),
+      all_(exact_limit, budget),
+      clean_(exact_limit, budget) {}
+
+size_t KernelAggregator::groupFor(const KernelDef& def) {
+  const std::string& name = def.demangled.empty() ? def.name : def.demangled;
+  GroupKey key{name, def.grid.x, def.grid.y, def.grid.z, def.block.x, def.block.y, def.block.z};
+  auto [it, inserted] = group_index_.try_emplace(key, groups_.size());
+  if (inserted) {
+    Group g{name, def.name, def.grid, def.block, def, 0, 0, DurationStats(exact_limit_, budget_)};
+    groups_.push_back(std::move(g));
+  }
+  ++groups_[it->second].defs;
+  return it->second;
+}
+
+void KernelAggregator::onDef(const KernelDef& def) {
+  if (def_group_.count(def.id))
+    return;  // a repeated definition (e.g. in a later segment) changes nothing
+  def_group_[def.id] = groupFor(def);
+  if (!def.name.empty())
+    readable_.try_emplace(def.name, def.demangled.empty() ? def.name : def.demangled);
+}
+
+void KernelAggregator::onKernel(const KernelEvent& e) {
+  auto it = def_group_.find(e.def_id);
+  if (it == def_group_.end()) {
+    ++undefined_refs_;
+    KernelDef unknown;
+    unknown.id = e.def_id;
+    unknown.name = unknown.demangled = "(undefined kernel_def " + std::to_string(e.def_id) + ")";
+    it = def_group_.emplace(e.def_id, groupFor(unknown)).first;
+  }
+  int64_t dur = std::max<int64_t>(e.end_ns - e.start_ns, 0);
+  Group& g = groups_[it->second];
+  g.durations.add(dur);
+  all_.add(dur);
+  if (e.instrumented) {
+    ++g.instrumented;
+    ++instrumented_;
+  } else {
+    clean_.add(dur);
+  }
+  busy_.add(e.start_ns, e.start_ns + dur);
+}
+
+void KernelAggregator::finish(int64_t session_ns, KernelSummary& out) {
+  out = KernelSummary{};
+  out.all = all_.summary();
+  out.clean = clean_.summary();
+  out.launches = out.all.count;
+  out.total_ns = out.all.total_ns;
+  out.instrumented = instrumented_;
+  out.undefined_refs = undefined_refs_;
+  out.busy_ns = busy_.coveredNs();
+  out.busy_clipped = busy_.clipped();
+  if (session_ns > 0)
+    out.busy_pct =
+        std::min(100.0, 100.0 * static_cast<double>(out.busy_ns) / static_cast<double>(session_ns));
+  std::set<std::string> names;
+  for (Group& g : groups_) {
+    if (g.durations.count() == 0) continue;  // defined but never launched in this session
+    names.insert(g.name);
+    KernelGroup kg;
+    kg.name = g.name;
+    kg.mangled = g.mangled;
+    kg.grid = g.grid;
+    kg.block = g.block;
+    kg.def = g.def;
+    kg.defs = g.defs;
+    kg.instrumented = g.instrumented;
+    kg.durations = g.durations.summary();
+    out.groups.push_back(std::move(kg));
+  }
+  out.unique_functions = names.size();
+  std::stable_sort(out.groups.begin(), out.groups.end(),
+                   [](const KernelGroup& a, const KernelGroup& b) {
+                     if (a.durations.total_ns != b.durations.total_ns)
+                       return a.durations.total_ns > b.durations.total_ns;
+                     return a.durations.count > b.durations.count;
+                   });
+}
+
+}  // namespace gpufl::report

@@ -1,0 +1,59 @@
+// Kernel aggregation: definitions folded into (name, grid, block) groups, per-group and session
+// duration statistics, and the busy time (union of kernel intervals).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "core/events.hpp"
+#include "report/duration_stats.hpp"
+#include "report/interval_union.hpp"
+#include "report/report_model.hpp"
+
+namespace gpufl::report {
+
+class KernelAggregator {
+ public:
+  KernelAggregator(size_t exact_limit, SampleBudget* budget);
+
+  void onDef(const KernelDef& def);
+  void onKernel(const KernelEvent& e);
+
+  // Mangled name -> readable name, from the definitions seen (for SASS/PC records, which name
+  // functions).
+  const std::map<std::string, std::string>& readableNames() const { return readable_; }
+  // Fills `out` (all fields); groups sorted by total time. `session_ns` is the session duration (0
+  // = unknown).
+  void finish(int64_t session_ns, KernelSummary& out);
+
+ private:
+  struct Group {
+    std::string name, mangled;
+    Dim3 grid, block;
+    KernelDef def;
+    uint32_t defs = 0;
+    uint64_t instrumented = 0;
+    DurationStats durations;
+  };
+  using GroupKey =
+      std::tuple<std::string, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>;
+
+  size_t groupFor(const KernelDef& def);
+
+  size_t exact_limit_;
+  SampleBudget* budget_;
+  std::unordered_map<uint32_t, size_t> def_group_;  // kernel_def id -> group index
+  std::map<GroupKey, size_t> group_index_;
+  std::vector<Group> groups_;
+  std::map<std::string, std::string> readable_;
+  DurationStats all_, clean_;
+  IntervalUnion busy_;
+  uint64_t instrumented_ = 0;
+  uint64_t undefined_refs_ = 0;
+};
+
+}  // namespace gpufl::report

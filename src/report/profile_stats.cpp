@@ -1,0 +1,163 @@
+#include "report/profile_stats.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace gpufl::report {
+namespace {
+
+bool startsWith(const std::string& s, const std::string& p) {
+  return s.compare(0, p.size(), p) == 0;
+}
+bool endsWith(const std::string& s, const std::string& p) {
+  return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
+}
+
+std::string wordLabel(const std::string& word) {
+  static const std::map<std::string, std::string> kSpecial = {
+      {"mio", "MIO"},   {"lg", "LG"},
+      {"tex", "TEX"},   {"imc", "IMC"},
+      {"gmma", "GMMA"}, {"mma", "MMA"},
+      {"lsu", "LSU"},   {"xu", "XU"},
+      {"fp", "FP"},     {"alu", "ALU"},
+      {"fma", "FMA"},   {"l1", "L1"},
+      {"tmem", "TMEM"}, {"membar", "Memory Barrier"}};
+  if (auto it = kSpecial.find(word); it != kSpecial.end()) return it->second;
+  std::string out = word;
+  if (!out.empty()) out[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(out[0])));
+  return out;
+}
+
+}  // namespace
+
+std::string stallLabel(const std::string& reason) {
+  std::string r = reason;
+  for (const char* prefix :
+       {"smsp__pcsamp_warps_issue_stalled_", "smsp__pcsamp_", "stalled_", "stall_"}) {
+    if (startsWith(r, prefix)) {
+      r = r.substr(std::string(prefix).size());
+      break;
+    }
+  }
+  bool idle = false;
+  if (endsWith(r, "_not_issued")) {
+    idle = true;
+    r.resize(r.size() - std::string("_not_issued").size());
+  }
+  std::string label;
+  size_t pos = 0;
+  while (pos <= r.size()) {
+    size_t end = r.find('_', pos);
+    if (end == std::string::npos) end = r.size();
+    if (end > pos) {
+      if (!label.empty()) label += ' ';
+      label += wordLabel(r.substr(pos, end - pos));
+    }
+    pos = end + 1;
+  }
+  if (label.empty()) label = reason.empty() ? "(unknown)" : reason;
+  return idle ? label + " (idle)" : label;
+}
+
+void ProfileAggregator::keepText(PcAcc& pc, const std::string& sass, const std::string& source) {
+  if (pc.sass.empty()) pc.sass = sass;
+  if (pc.source.empty()) pc.source = source;
+}
+
+void ProfileAggregator::onSassMetric(const SassMetric& m) {
+  FuncAcc& f = funcs_[m.func];
+  f.has_sass = true;
+  f.sass.inst_executed += m.inst_executed;
+  f.sass.thread_inst_executed += m.thread_inst_executed;
+  f.sass.sectors_global += m.sectors_global;
+  f.sass.sectors_global_ideal += m.sectors_global_ideal;
+  f.launches = std::max(f.launches, m.launches);
+  PcAcc& pc = f.pcs[m.pc];
+  pc.inst_executed += m.inst_executed;
+  pc.thread_inst_executed += m.thread_inst_executed;
+  keepText(pc, m.sass, m.source);
+}
+
+void ProfileAggregator::onPcSample(const PcSample& s) {
+  FuncAcc& f = funcs_[s.func];
+  f.samples += s.count;
+  f.stalls[s.stall] += s.count;
+  PcAcc& pc = f.pcs[s.pc];
+  pc.samples += s.count;
+  pc.stalls[s.stall] += s.count;
+  keepText(pc, s.sass, s.source);
+}
+
+void ProfileAggregator::onRangeCounters(const RangeCounters& r) {
+  auto [it, inserted] = range_index_.try_emplace(r.range, ranges_.size());
+  if (inserted) ranges_.push_back(RangeCounterRow{r.range, {}});
+  for (const auto& [name, value] : r.metrics) ranges_[it->second].metrics[name] += value;
+}
+
+FunctionProfile ProfileAggregator::finishFunction(
+    const std::string& func, const FuncAcc& acc,
+    const std::map<std::string, std::string>& readable) {
+  FunctionProfile fp;
+  fp.func = func;
+  auto name = readable.find(func);
+  fp.name = name != readable.end() ? name->second : func;
+  fp.has_sass = acc.has_sass;
+  fp.sass = acc.sass;
+  fp.launches = acc.launches;
+  fp.stall_samples = acc.samples;
+  for (const auto& [reason, n] : acc.stalls) fp.stalls.push_back({reason, stallLabel(reason), n});
+  std::stable_sort(fp.stalls.begin(), fp.stalls.end(),
+                   [](const StallCount& a, const StallCount& b) { return a.samples > b.samples; });
+  fp.hot_by_samples = acc.samples > 0;
+  std::vector<HotInstruction> hot;
+  for (const auto& [pc, p] : acc.pcs) {
+    HotInstruction h;
+    h.pc = pc;
+    h.sass = p.sass;
+    h.source = p.source;
+    h.samples = p.samples;
+    h.inst_executed = p.inst_executed;
+    h.thread_inst_executed = p.thread_inst_executed;
+    uint64_t best = 0;
+    for (const auto& [reason, n] : p.stalls) {
+      if (n > best) {
+        best = n;
+        h.top_stall = stallLabel(reason);
+      }
+    }
+    if ((fp.hot_by_samples ? h.samples : h.inst_executed) > 0) hot.push_back(std::move(h));
+  }
+  bool by_samples = fp.hot_by_samples;
+  std::stable_sort(hot.begin(), hot.end(),
+                   [by_samples](const HotInstruction& a, const HotInstruction& b) {
+                     return by_samples ? a.samples > b.samples : a.inst_executed > b.inst_executed;
+                   });
+  if (hot.size() > kHotInstructions) hot.resize(kHotInstructions);
+  fp.hot = std::move(hot);
+  return fp;
+}
+
+void ProfileAggregator::finish(const std::map<std::string, std::string>& readable, int warp_size,
+                               ProfileSummary& out) const {
+  out = ProfileSummary{};
+  out.warp_size = warp_size > 0 ? warp_size : 32;
+  for (const auto& [func, acc] : funcs_) {
+    out.has_sass |= acc.has_sass;
+    out.has_pc |= acc.samples > 0;
+    out.sass.inst_executed += acc.sass.inst_executed;
+    out.sass.thread_inst_executed += acc.sass.thread_inst_executed;
+    out.sass.sectors_global += acc.sass.sectors_global;
+    out.sass.sectors_global_ideal += acc.sass.sectors_global_ideal;
+    out.stall_samples += acc.samples;
+    out.functions.push_back(finishFunction(func, acc, readable));
+  }
+  std::stable_sort(out.functions.begin(), out.functions.end(),
+                   [](const FunctionProfile& a, const FunctionProfile& b) {
+                     if (a.stall_samples != b.stall_samples)
+                       return a.stall_samples > b.stall_samples;
+                     return a.sass.inst_executed > b.sass.inst_executed;
+                   });
+  out.ranges = ranges_;
+}
+
+}  // namespace gpufl::report

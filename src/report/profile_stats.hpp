@@ -1,0 +1,56 @@
+// SASS metric and PC sampling aggregation per function (and per instruction within it), plus
+// range-profiler counters per range. Memory grows with code size (functions x instructions), not
+// with the number of launches.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/events.hpp"
+#include "report/report_model.hpp"
+
+namespace gpufl::report {
+
+// Readable stall reason: "long_scoreboard" -> "Long Scoreboard", "wait_not_issued" -> "Wait
+// (idle)"; accepts CUPTI's full counter names ("smsp__pcsamp_warps_issue_stalled_long_scoreboard")
+// too.
+std::string stallLabel(const std::string& reason);
+
+class ProfileAggregator {
+ public:
+  static constexpr size_t kHotInstructions = 5;
+
+  void onSassMetric(const SassMetric& m);
+  void onPcSample(const PcSample& s);
+  void onRangeCounters(const RangeCounters& r);
+  // `readable` maps mangled names to readable ones (from kernel definitions).
+  void finish(const std::map<std::string, std::string>& readable, int warp_size,
+              ProfileSummary& out) const;
+
+ private:
+  struct PcAcc {
+    uint64_t samples = 0;
+    std::map<std::string, uint64_t> stalls;
+    uint64_t inst_executed = 0, thread_inst_executed = 0;
+    std::string sass, source;
+  };
+  struct FuncAcc {
+    bool has_sass = false;
+    SassTotals sass;
+    uint64_t launches = 0;
+    uint64_t samples = 0;
+    std::map<std::string, uint64_t> stalls;
+    std::map<uint64_t, PcAcc> pcs;
+  };
+  static void keepText(PcAcc& pc, const std::string& sass, const std::string& source);
+  static FunctionProfile finishFunction(const std::string& func, const FuncAcc& acc,
+                                        const std::map<std::string, std::string>& readable);
+
+  std::map<std::string, FuncAcc> funcs_;
+  std::vector<RangeCounterRow> ranges_;
+  std::map<std::string, size_t> range_index_;
+};
+
+}  // namespace gpufl::report

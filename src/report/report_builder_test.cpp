@@ -1,0 +1,393 @@
+// Aggregation math against hand-computed values: busy time, percentiles, throughput, energy,
+// scopes, SASS.
+#include "report/report_builder.hpp"
+
+#include <gtest/gtest.h>
+
+#include "report/profile_stats.hpp"
+#include "report/report.hpp"
+
+namespace gpufl::report {
+namespace {
+
+KernelDef def(uint32_t id, const std::string& name, Dim3 grid, Dim3 block) {
+  KernelDef d;
+  d.id = id;
+  d.name = "_Z" + name;
+  d.demangled = name;
+  d.grid = grid;
+  d.block = block;
+  return d;
+}
+
+KernelEvent kernel(uint32_t k, int64_t start, int64_t end, uint32_t scope = 0, bool instr = false) {
+  KernelEvent e;
+  e.def_id = k;
+  e.start_ns = start;
+  e.end_ns = end;
+  e.scope_path = scope;
+  e.instrumented = instr;
+  return e;
+}
+
+void session(ReportBuilder& b, int64_t start, int64_t end) {
+  SessionStart s;
+  s.start_ns = start;
+  s.app = "test";
+  b.onSessionStart(s);
+  SessionEnd e;
+  e.end_ns = end;
+  b.onSessionEnd(e);
+}
+
+TEST(ReportBuilder, BusyTimeIsTheUnionOfKernelIntervals) {
+  ReportBuilder b;
+  session(b, 0, 1000);
+  b.onKernelDef(def(1, "k", {1, 1, 1}, {32, 1, 1}));
+  b.onKernel(kernel(1, 100, 300));
+  b.onKernel(kernel(1, 200, 400));  // overlaps the first (another stream)
+  b.onKernel(kernel(1, 600, 700));
+  Report r = b.build();
+  EXPECT_EQ(r.session.duration_ns, 1000);
+  EXPECT_EQ(r.kernels.total_ns, 500);  // 200 + 200 + 100
+  EXPECT_EQ(r.kernels.busy_ns, 400);   // [100,400) + [600,700)
+  EXPECT_DOUBLE_EQ(r.kernels.busy_pct, 40.0);
+  EXPECT_DOUBLE_EQ(r.kernels.all.median_ns, 200);
+  EXPECT_EQ(r.kernels.all.min_ns, 100);
+}
+
+TEST(ReportBuilder, GroupsByNameAndShape) {
+  ReportBuilder b;
+  session(b, 0, 10000);
+  b.onKernelDef(def(1, "k", {8, 1, 1}, {256, 1, 1}));
+  b.onKernelDef(def(2, "k", {8, 1, 1}, {256, 1, 1}));  // same shape on another device: same group
+  b.onKernelDef(def(3, "k", {16, 1, 1}, {256, 1, 1}));
+  b.onKernel(kernel(1, 0, 100));
+  b.onKernel(kernel(2, 100, 200));
+  b.onKernel(kernel(3, 200, 500));
+  b.onKernel(kernel(9, 500, 510));  // never defined
+  Report r = b.build();
+  ASSERT_EQ(r.kernels.groups.size(), 3u);
+  EXPECT_EQ(r.kernels.groups[0].grid.x, 16u);  // 300 ns, the largest total
+  EXPECT_EQ(r.kernels.groups[1].durations.count, 2u);
+  EXPECT_EQ(r.kernels.groups[1].defs, 2u);
+  EXPECT_EQ(r.kernels.unique_functions, 2u);  // "k" and the undefined one
+  EXPECT_EQ(r.kernels.undefined_refs, 1u);
+}
+
+TEST(ReportBuilder, CleanStatsExcludeInstrumentedLaunches) {
+  ReportBuilder b;
+  session(b, 0, 100000);
+  b.onKernelDef(def(1, "k", {1, 1, 1}, {32, 1, 1}));
+  b.onKernel(kernel(1, 0, 1000, 0, true));
+  b.onKernel(kernel(1, 2000, 3000, 0, true));
+  b.onKernel(kernel(1, 4000, 4100));
+  b.onKernel(kernel(1, 5000, 5300));
+  Report r = b.build();
+  EXPECT_EQ(r.kernels.instrumented, 2u);
+  EXPECT_EQ(r.kernels.clean.count, 2u);
+  EXPECT_DOUBLE_EQ(r.kernels.clean.avg_ns, 200);
+  EXPECT_DOUBLE_EQ(r.kernels.all.avg_ns, 600);  // (1000 + 1000 + 100 + 300) / 4
+  ASSERT_FALSE(r.hints.empty());
+  EXPECT_EQ(r.hints.front().kind, "instrumentation");
+}
+
+TEST(ReportBuilder, ThroughputIsBytesOverSummedDurations) {
+  ReportBuilder b;
+  session(b, 0, 1000000000);
+  MemcpyEvent c;
+  c.kind = CopyKind::HtoD;
+  c.bytes = 1000000;
+  c.start_ns = 0;
+  c.end_ns = 1000000;  // 1 ms
+  b.onMemcpy(c);
+  c.bytes = 3000000;
+  c.start_ns = 2000000;
+  c.end_ns = 4000000;  // 2 ms
+  c.src_kind = "pageable";
+  b.onMemcpy(c);
+  MemcpyEvent set;
+  set.is_memset = true;
+  set.bytes = 500;
+  set.start_ns = 10;
+  set.end_ns = 20;
+  b.onMemcpy(set);
+  Report r = b.build();
+  ASSERT_EQ(r.transfers.directions.size(), 1u);
+  const TransferStats& h = r.transfers.directions[0];
+  EXPECT_EQ(h.kind, "HtoD");
+  EXPECT_EQ(h.bytes, 4000000u);
+  EXPECT_DOUBLE_EQ(h.throughput_bps, 4e6 / 3e-3);  // 1.33 GB/s
+  EXPECT_EQ(r.transfers.copies, 2u);
+  EXPECT_EQ(r.transfers.pageable_copies, 1u);
+  EXPECT_EQ(r.transfers.memsets.count, 1u);
+  EXPECT_DOUBLE_EQ(r.transfers.memsets.throughput_bps, 50e9);
+}
+
+TEST(ReportBuilder, EnergyFromCounterOrIntegratedPower) {
+  ReportBuilder b;
+  GpuSample s;
+  s.gpu = 0;
+  int64_t t = 0;
+  for (uint64_t mj : {1000, 3000, 6000}) {
+    s.ts_ns = t;
+    s.energy_mj = mj;
+    s.power_mw = 100000;
+    b.onGpuSample(s);
+    t += 1000000000;
+  }
+  GpuSample p;
+  p.gpu = 1;
+  int64_t pt = 0;
+  for (uint64_t mw : {100000, 200000, 200000}) {  // trapezoids: 150 J + 200 J
+    p.ts_ns = pt;
+    p.power_mw = mw;
+    b.onGpuSample(p);
+    pt += 1000000000;
+  }
+  Report r = b.build();
+  ASSERT_EQ(r.gpus.size(), 2u);
+  ASSERT_TRUE(r.gpus[0].energy_j);
+  EXPECT_DOUBLE_EQ(*r.gpus[0].energy_j, 5.0);
+  EXPECT_EQ(r.gpus[0].energy_source, "counter");
+  ASSERT_TRUE(r.gpus[1].energy_j);
+  EXPECT_DOUBLE_EQ(*r.gpus[1].energy_j, 350.0);
+  EXPECT_EQ(r.gpus[1].energy_source, "power");
+  EXPECT_NEAR(r.gpus[1].power_w.avg(), 500.0 / 3, 1e-9);
+  EXPECT_DOUBLE_EQ(r.gpus[1].power_w.max, 200.0);
+}
+
+TEST(ReportBuilder, ThrottleSharesAndHostPeaks) {
+  ReportBuilder b;
+  GpuSample s;
+  s.throttle = 0x4;  // sw_power_cap, decoded from the bitmask
+  b.onGpuSample(s);
+  s.throttle = 0;
+  b.onGpuSample(s);
+  s.throttle.reset();
+  s.throttle_reasons = {"sw_power_cap", "gpu_idle"};
+  b.onGpuSample(s);
+  s.throttle_reasons.clear();
+  b.onGpuSample(s);  // reported nothing: not counted
+  HostSample h;
+  h.ram_used_bytes = 10;
+  h.ram_total_bytes = 100;
+  b.onHostSample(h);
+  h.ram_used_bytes = 30;
+  b.onHostSample(h);
+  Report r = b.build();
+  ASSERT_EQ(r.gpus.size(), 1u);
+  EXPECT_EQ(r.gpus[0].throttle_samples, 3u);
+  ASSERT_EQ(r.gpus[0].throttle.size(), 2u);
+  EXPECT_EQ(r.gpus[0].throttle[0].reason, "sw_power_cap");
+  EXPECT_NEAR(r.gpus[0].throttle[0].pct, 200.0 / 3, 1e-9);
+  EXPECT_EQ(r.host.ram_peak_bytes, 30u);
+}
+
+TEST(ReportBuilder, ScopesNestAndCountInclusiveGpuTime) {
+  ReportBuilder b;
+  session(b, 0, 1000);
+  b.onScopePath({.sid = "", .id = 1, .parent = 0, .name = "outer", .depth = 0});
+  b.onScopePath({.sid = "", .id = 2, .parent = 1, .name = "inner", .depth = 1});
+  b.onScopePath({.sid = "", .id = 3, .parent = 0, .name = "other", .depth = 0});
+  auto begin = [&](uint64_t id, uint32_t p, int64_t ts) {
+    ScopeBegin e;
+    e.id = id;
+    e.path = p;
+    e.ts_ns = ts;
+    b.onScopeBegin(e);
+  };
+  auto end = [&](uint64_t id, uint32_t p, int64_t ts) {
+    ScopeEnd e;
+    e.id = id;
+    e.path = p;
+    e.ts_ns = ts;
+    b.onScopeEnd(e);
+  };
+  begin(1, 1, 0);
+  begin(2, 2, 10);
+  end(2, 2, 40);
+  begin(3, 2, 50);
+  end(3, 2, 60);
+  end(1, 1, 100);
+  begin(4, 3, 200);  // never ends
+  end(99, 3, 300);   // never began
+  b.onKernelDef(def(1, "k", {1, 1, 1}, {32, 1, 1}));
+  b.onKernel(kernel(1, 0, 10, 2));
+  b.onKernel(kernel(1, 10, 30, 2));
+  b.onKernel(kernel(1, 30, 35, 1));
+  b.onKernel(kernel(1, 40, 47, 0));
+  Report r = b.build();
+  const ScopeSummary& s = r.scopes;
+  ASSERT_EQ(s.rows.size(), 3u);
+  EXPECT_EQ(s.rows[0].name, "outer");
+  EXPECT_EQ(s.rows[1].name, "inner");
+  EXPECT_EQ(s.rows[1].depth, 1);
+  EXPECT_EQ(s.rows[2].name, "other");
+  EXPECT_EQ(s.rows[0].calls, 1u);
+  EXPECT_EQ(s.rows[0].total_ns, 100);
+  EXPECT_EQ(s.rows[1].calls, 2u);
+  EXPECT_EQ(s.rows[1].total_ns, 40);
+  EXPECT_EQ(s.rows[1].max_ns, 30);
+  EXPECT_EQ(s.rows[0].kernels_self, 1u);
+  EXPECT_EQ(s.rows[0].kernels_incl, 3u);
+  EXPECT_EQ(s.rows[0].gpu_self_ns, 5);
+  EXPECT_EQ(s.rows[0].gpu_incl_ns, 35);
+  EXPECT_EQ(s.rows[1].gpu_incl_ns, 30);
+  EXPECT_EQ(s.rows[2].unfinished, 1u);
+  EXPECT_EQ(s.unfinished, 1u);
+  EXPECT_EQ(s.unmatched_ends, 1u);
+  EXPECT_EQ(s.kernels_outside, 1u);
+  EXPECT_EQ(s.gpu_outside_ns, 7);
+}
+
+TEST(ReportBuilder, SassAndPcAggregatePerFunction) {
+  ReportBuilder b;
+  b.onKernelDef(def(1, "matmul_row_per_thread(const float*)", {2, 1, 1}, {256, 1, 1}));
+  SassMetric m;
+  m.func = "_Zmatmul_row_per_thread(const float*)";
+  m.pc = 0x2a0;
+  m.inst_executed = 12042560 - 42560;
+  m.thread_inst_executed = 32 * m.inst_executed;
+  m.sectors_global = 69468160 - 68160;
+  m.sectors_global_ideal = 10518528 - 18528;
+  b.onSassMetric(m);
+  m.pc = 0x2c0;
+  m.inst_executed = 42560;
+  m.thread_inst_executed = 32 * 42560;
+  m.sectors_global = 68160;
+  m.sectors_global_ideal = 18528;
+  b.onSassMetric(m);
+  PcSample p;
+  p.func = m.func;
+  p.pc = 0x2a0;
+  p.stall = "long_scoreboard";
+  p.count = 30;
+  b.onPcSample(p);
+  p.stall = "wait_not_issued";
+  p.count = 70;
+  p.pc = 0x2c0;
+  b.onPcSample(p);
+  Report r = b.build();
+  ASSERT_EQ(r.profile.functions.size(), 1u);
+  const FunctionProfile& f = r.profile.functions[0];
+  EXPECT_EQ(f.name, "matmul_row_per_thread(const float*)");
+  EXPECT_EQ(f.sass.inst_executed, 12042560u);
+  EXPECT_EQ(f.sass.sectors_global, 69468160u);
+  EXPECT_NEAR(f.sass.memoryEfficiencyPct(), 100.0 * 10518528 / 69468160, 1e-9);  // 15.14%
+  EXPECT_DOUBLE_EQ(f.sass.warpEfficiencyPct(), 100.0);
+  ASSERT_EQ(f.stalls.size(), 2u);
+  EXPECT_EQ(f.stalls[0].label, "Wait (idle)");
+  EXPECT_EQ(f.hot[0].pc, 0x2c0u);
+  ASSERT_EQ(f.hints.size(), 1u);
+  EXPECT_EQ(
+      f.hints[0].text,
+      "Low memory efficiency (15%) — consider coalesced access patterns or shared memory tiling.");
+  std::string text = renderText(r, {.top_n = 10, .generated_at = "fixed"});
+  EXPECT_NE(text.find("      Memory Efficiency:               15.1%\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("      Warp Efficiency:            32.0 / 32 (100.0%)\n"), std::string::npos)
+      << text;
+}
+
+TEST(StallLabel, ReadableNames) {
+  EXPECT_EQ(stallLabel("long_scoreboard"), "Long Scoreboard");
+  EXPECT_EQ(stallLabel("long_scoreboard_not_issued"), "Long Scoreboard (idle)");
+  EXPECT_EQ(stallLabel("smsp__pcsamp_warps_issue_stalled_mio_throttle"), "MIO Throttle");
+  EXPECT_EQ(stallLabel("branch_resolving"), "Branch Resolving");
+  EXPECT_EQ(stallLabel("selected"), "Selected");
+  EXPECT_EQ(stallLabel("lg_throttle_not_issued"), "LG Throttle (idle)");
+}
+
+TEST(ReportBuilder, DurationFallsBackToTheLastRecord) {
+  ReportBuilder b;
+  SessionStart s;
+  s.start_ns = 1000;
+  b.onSessionStart(s);
+  b.onKernelDef(def(1, "k", {1, 1, 1}, {32, 1, 1}));
+  b.onKernel(kernel(1, 2000, 5000));
+  Report r = b.build();
+  EXPECT_FALSE(r.session.ended);
+  EXPECT_EQ(r.session.duration_ns, 4000);
+  EXPECT_DOUBLE_EQ(r.kernels.busy_pct, 75.0);
+}
+
+TEST(ReportBuilder, PastTheExactLimitPercentilesSayApprox) {
+  ReportBuilder b({.exact_samples_per_group = 1000, .exact_samples_total = 1 << 20});
+  session(b, 0, 100000000);
+  b.onKernelDef(def(1, "k", {1, 1, 1}, {32, 1, 1}));
+  for (int64_t i = 0; i < 5000; ++i) b.onKernel(kernel(1, 10000 * i, 10000 * i + 1000 + i % 100));
+  Report r = b.build();
+  EXPECT_TRUE(r.kernels.all.approximate);
+  EXPECT_TRUE(r.kernels.groups[0].durations.approximate);
+  EXPECT_EQ(r.kernels.all.min_ns, 1000);  // exact even so
+  EXPECT_EQ(r.kernels.all.max_ns, 1099);
+  EXPECT_NEAR(r.kernels.all.median_ns, 1049.5, 1049.5 * 0.005);
+  std::string text = renderText(r, {.top_n = 10, .generated_at = "fixed"});
+  EXPECT_NE(text.find("  Median Duration:      1.05 us (approx.)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  Avg Duration:         1.05 us\n"), std::string::npos) << text;
+}
+
+TEST(ReportBuilder, HintsNameTheLimitingResourceAndDivergence) {
+  ReportBuilder b;
+  session(b, 0, 1000000);
+  KernelDef d = def(1, "sgemm", {1000, 1, 1}, {128, 1, 1});
+  d.num_regs = 122;
+  d.local_bytes = 64;
+  d.occupancy = Occupancy{1.0 / 3, 1.0 / 3, 2.0 / 3, 1, 1, 4, LimitingResource::Registers};
+  b.onKernelDef(d);
+  b.onKernel(kernel(1, 0, 900000));
+  SassMetric m;
+  m.func = "_Zsgemm";
+  m.inst_executed = 1000;
+  m.thread_inst_executed = 16300;  // 16.3 threads per warp instruction
+  b.onSassMetric(m);
+  Report r = b.build();
+  std::vector<std::string> kinds;
+  for (const Hint& h : r.hints) kinds.push_back(h.kind);
+  EXPECT_EQ(kinds, (std::vector<std::string>{"divergence", "occupancy", "local_memory"}));
+  EXPECT_NE(r.hints[1].text.find("occupancy 33.3% is limited by registers (122 per thread)"),
+            std::string::npos)
+      << r.hints[1].text;
+  EXPECT_NE(r.hints[1].text.find("__launch_bounds__"), std::string::npos);
+  ASSERT_EQ(r.profile.functions.size(), 1u);
+  ASSERT_EQ(r.profile.functions[0].hints.size(), 1u);
+  EXPECT_EQ(r.profile.functions[0].hints[0].text.substr(0, 45),
+            "Low warp efficiency (51%, 16.3 of 32 threads ");
+}
+
+TEST(ReportBuilder, DropsAreCountedShownAndHinted) {
+  ReportBuilder b;
+  SessionStart s;
+  b.onSessionStart(s);
+  SessionEnd e;
+  e.end_ns = 1000;
+  e.dropped = {{"activity", 12}, {"scope", 0}};
+  b.onSessionEnd(e);
+  e.dropped = {{"activity", 10}, {"launch", 3}};  // another channel's copy: merged by max
+  b.onSessionEnd(e);
+  Report r = b.build();
+  EXPECT_EQ(r.collection.dropped.at("activity"), 12u);
+  EXPECT_EQ(r.collection.dropped.at("launch"), 3u);
+  ASSERT_FALSE(r.hints.empty());
+  EXPECT_EQ(r.hints.back().kind, "dropped");
+  std::string text = renderText(r, {.top_n = 10, .generated_at = "fixed"});
+  EXPECT_NE(text.find("  Dropped Records:      15\n    activity:           12\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(ReportBuilder, EmptySessionRendersEverySection) {
+  ReportBuilder b;
+  Report r = b.build();
+  std::string text = renderText(r, {.top_n = 10, .generated_at = "fixed"});
+  for (const char* line :
+       {"  No kernels recorded.", "  No memory transfers recorded.",
+        "  No system samples recorded.", "  No scopes recorded.", "  No hints: nothing stood out."})
+    EXPECT_NE(text.find(line), std::string::npos) << line;
+  std::string json = renderJson(r, {.top_n = 10, .generated_at = "fixed"});
+  EXPECT_EQ(json.front(), '{');
+  EXPECT_EQ(json.back(), '\n');
+}
+
+}  // namespace
+}  // namespace gpufl::report

@@ -1,0 +1,217 @@
+// The aggregates of one session, as ReportBuilder produces them and both renderers (text, JSON)
+// read them. Plain data: everything a renderer shows is computed here, so text and JSON always
+// agree.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/events.hpp"
+#include "report/duration_stats.hpp"
+
+namespace gpufl::report {
+
+struct SessionSummary {
+  bool started = false;  // a session_start was read
+  bool ended = false;    // a session_end was read
+  std::string sid, session_id, app, host, version;
+  Engine engine = Engine::None;
+  int64_t pid = 0;
+  int64_t start_ns = 0, start_unix_ns = 0;
+  int64_t end_ns = 0;       // session_end's, else the last record's time
+  int64_t duration_ns = 0;  // end_ns - start_ns
+  std::vector<DeviceInfo> devices;
+};
+
+// Kernels with one name launched at one shape: a kernel has a speed only at a size.
+struct KernelGroup {
+  std::string name;     // demangled
+  std::string mangled;  // as CUPTI reports it
+  Dim3 grid, block;
+  KernelDef def;              // first definition seen (resources, occupancy); others differ only in
+                              // device/context/smem
+  uint32_t defs = 0;          // definitions folded into this group
+  uint64_t instrumented = 0;  // launches with inflated durations
+  DurationSummary durations;
+};
+
+struct KernelSummary {
+  uint64_t launches = 0;
+  uint64_t unique_functions = 0;  // distinct names
+  uint64_t instrumented = 0;
+  int64_t total_ns = 0;  // sum of durations
+  int64_t busy_ns = 0;   // length of the union of kernel intervals (all devices)
+  double busy_pct = 0;   // busy_ns / session duration, at most 100; 0 when the duration is unknown
+  bool busy_clipped = false;  // an interval arrived too far out of order (see IntervalUnion)
+  DurationSummary all;
+  DurationSummary clean;            // launches without instrumentation
+  uint64_t undefined_refs = 0;      // kernel events naming a kernel_def never seen
+  std::vector<KernelGroup> groups;  // by total GPU time, descending
+};
+
+struct TransferStats {
+  std::string kind;  // "HtoD", "DtoH", "DtoD", "HtoH", "PtoP", "unknown" or "Memset"
+  uint64_t count = 0, bytes = 0;
+  int64_t total_ns = 0;
+  uint64_t pageable = 0;      // copies with a pageable host buffer
+  double throughput_bps = 0;  // bytes / sum of durations (0 when no duration)
+};
+
+struct TransferSummary {
+  uint64_t copies = 0, copy_bytes = 0;    // memcpys only
+  std::vector<TransferStats> directions;  // memcpys with count > 0, in CopyKind order
+  TransferStats memsets;
+  uint64_t pageable_copies = 0, pageable_bytes = 0;
+};
+
+// avg / min / max of a sampled quantity.
+struct Stat {
+  uint64_t n = 0;
+  double sum = 0, min = 0, max = 0;
+  void add(double v) {
+    if (n == 0 || v < min) min = v;
+    if (n == 0 || v > max) max = v;
+    sum += v;
+    ++n;
+  }
+  double avg() const { return n ? sum / static_cast<double>(n) : 0; }
+};
+
+struct ThrottleShare {
+  std::string reason;
+  uint64_t samples = 0;
+  double pct = 0;  // of the samples that reported throttle state
+};
+
+struct GpuSystemStats {
+  uint32_t gpu = 0;
+  uint64_t samples = 0;
+  Stat util_gpu, util_mem, temp_c, power_w, clk_sm, clk_mem, pcie_rx_kbps, pcie_tx_kbps;
+  std::optional<double> power_limit_w;
+  bool has_vram = false;
+  uint64_t vram_peak_bytes = 0, vram_total_bytes = 0;
+  std::optional<double> energy_j;
+  std::string energy_source;      // "counter" (energy_mj delta) or "power" (integrated power_mw)
+  uint64_t throttle_samples = 0;  // samples that reported throttle state
+  std::vector<ThrottleShare> throttle;  // by samples, descending
+};
+
+struct HostSystemStats {
+  uint64_t samples = 0;
+  Stat cpu_pct, proc_cpu_pct;
+  bool has_ram = false;
+  uint64_t ram_peak_bytes = 0, ram_total_bytes = 0;  // total as reported with the peak
+  uint64_t rss_peak_bytes = 0;
+};
+
+struct ScopeRow {
+  uint32_t path = 0, parent = 0;
+  std::string name;
+  int depth = 0;            // position in the tree, 0 = top level
+  uint64_t calls = 0;       // matched begin/end pairs
+  uint64_t unfinished = 0;  // begins never ended
+  int64_t total_ns = 0, max_ns = 0;
+  uint64_t kernels_self = 0, kernels_incl = 0;  // inclusive: this scope and all below it
+  int64_t gpu_self_ns = 0, gpu_incl_ns = 0;
+};
+
+struct ScopeSummary {
+  std::vector<ScopeRow> rows;  // tree order: parents first, siblings by path id
+  uint64_t unfinished = 0;
+  uint64_t unmatched_ends = 0;  // scope_end without its begin
+  uint64_t kernels_outside = 0;
+  int64_t gpu_outside_ns = 0;
+};
+
+struct SassTotals {
+  uint64_t inst_executed = 0, thread_inst_executed = 0, sectors_global = 0,
+           sectors_global_ideal = 0;
+  double threadsPerWarp() const {
+    return inst_executed
+               ? static_cast<double>(thread_inst_executed) / static_cast<double>(inst_executed)
+               : 0;
+  }
+  double warpEfficiencyPct(int warp_size = 32) const {
+    return 100.0 * threadsPerWarp() / warp_size;
+  }
+  // ideal / actual global sectors; 100 when no global memory was touched.
+  double memoryEfficiencyPct() const {
+    return sectors_global ? 100.0 * static_cast<double>(sectors_global_ideal) /
+                                static_cast<double>(sectors_global)
+                          : 100.0;
+  }
+};
+
+struct StallCount {
+  std::string reason;  // as logged
+  std::string label;   // readable: "Long Scoreboard (idle)"
+  uint64_t samples = 0;
+};
+
+struct HotInstruction {
+  uint64_t pc = 0;
+  std::string sass, source;
+  uint64_t samples = 0;
+  std::string top_stall;  // readable label of the most sampled reason at this pc
+  uint64_t inst_executed = 0, thread_inst_executed = 0;
+};
+
+struct Hint {
+  std::string kind;     // "memory_efficiency", "divergence", "occupancy", "launch_bound", ...
+  std::string subject;  // kernel or scope it is about; empty for the session
+  std::string text;
+};
+
+struct FunctionProfile {
+  std::string func;  // mangled, as logged
+  std::string name;  // readable
+  bool has_sass = false;
+  SassTotals sass;
+  uint64_t launches = 0;  // instrumented launches (largest count seen on its pcs)
+  uint64_t stall_samples = 0;
+  std::vector<StallCount> stalls;   // by samples, descending
+  bool hot_by_samples = false;      // hot list ranked by PC samples (else by warp instructions)
+  std::vector<HotInstruction> hot;  // at most 5
+  std::vector<Hint> hints;
+};
+
+struct RangeCounterRow {
+  std::string range;
+  std::map<std::string, double> metrics;  // summed over records of the range
+};
+
+struct ProfileSummary {
+  bool has_sass = false, has_pc = false;
+  int warp_size = 32;
+  SassTotals sass;
+  uint64_t stall_samples = 0;
+  std::vector<FunctionProfile> functions;  // by stall samples, then warp instructions, descending
+  std::vector<RangeCounterRow> ranges;     // in first-seen order
+};
+
+struct CollectionInfo {
+  std::vector<Note> notes;
+  std::map<std::string, uint64_t> dropped;
+  std::map<std::string, uint64_t> overhead_ns;
+  uint64_t cpu_time_ns = 0, buffers = 0, bytes_written = 0;
+  uint64_t reader_warnings = 0;
+  uint64_t records = 0;  // records aggregated
+};
+
+struct Report {
+  SessionSummary session;
+  KernelSummary kernels;
+  TransferSummary transfers;
+  std::vector<GpuSystemStats> gpus;  // by GPU index
+  HostSystemStats host;
+  ScopeSummary scopes;
+  ProfileSummary profile;
+  std::vector<BenchmarkResult> benchmarks;
+  std::vector<Hint> hints;  // session-wide, most important first
+  CollectionInfo collection;
+};
+
+}  // namespace gpufl::report

@@ -1,0 +1,89 @@
+// Text sections at the end: session-wide hints and collection notes (what was on, what was lost,
+// what gpufl itself cost).
+#include "report/text_common.hpp"
+
+namespace gpufl::report::text {
+namespace {
+
+void wrappedField(TextOut& out, const char* label, const std::string& value) {
+  out.wrapped(value, kRuleWidth, "  " + padRight(std::string(label) + ":", kTopLabelWidth),
+              std::string(2 + kTopLabelWidth, ' '));
+}
+
+// One indented line per source / thread kind, under the field that totals them.
+void breakdown(TextOut& out, const std::map<std::string, uint64_t>& m, bool as_duration) {
+  for (const auto& [k, v] : m)
+    out.field(4, k, kSubLabelWidth,
+              as_duration ? formatDuration(static_cast<double>(v)) : formatCount(v));
+}
+
+}  // namespace
+
+void renderHints(TextOut& out, const Report& r) {
+  out.banner("Hints");
+  if (r.hints.empty()) {
+    out.line("  No hints: nothing stood out.");
+    return;
+  }
+  for (const Hint& h : r.hints) out.wrapped(h.text, kRuleWidth, "  * ", "    ");
+}
+
+void renderCollection(TextOut& out, const Report& r) {
+  const CollectionInfo& c = r.collection;
+  const SessionSummary& s = r.session;
+  out.banner("Collection Notes");
+  if (s.started) {
+    out.field(2, "Engine", kTopLabelWidth, engineName(s.engine));
+    if (!s.version.empty()) out.field(2, "gpufl Version", kTopLabelWidth, s.version);
+    if (!s.host.empty())
+      out.field(2, "Host", kTopLabelWidth, s.host + " (pid " + std::to_string(s.pid) + ")");
+  } else {
+    out.field(2, "Engine", kTopLabelWidth, "unknown (no session_start in the log)");
+  }
+  if (c.notes.empty()) {
+    out.field(2, "Features", kTopLabelWidth, "no notes recorded");
+  } else {
+    out.line("  Features:");
+    for (const Note& n : c.notes) {
+      std::string text = n.status + (n.reason.empty() ? "" : " — " + n.reason);
+      out.wrapped(text, kRuleWidth, "    " + padRight(n.feature + ":", kSubLabelWidth),
+                  std::string(4 + kSubLabelWidth, ' '));
+    }
+  }
+  if (!s.ended) {
+    wrappedField(out, "Session End",
+                 "missing (the program may have stopped early); drops and overhead unknown");
+  } else {
+    uint64_t dropped = 0;
+    for (const auto& [k, v] : c.dropped) dropped += v;
+    out.field(2, "Dropped Records", kTopLabelWidth, dropped == 0 ? "none" : formatCount(dropped));
+    if (dropped > 0) breakdown(out, c.dropped, false);
+    uint64_t overhead = 0;
+    for (const auto& [k, v] : c.overhead_ns) overhead += v;
+    std::string share = s.duration_ns > 0
+                            ? " (" +
+                                  formatPercent(100.0 * static_cast<double>(overhead) /
+                                                    static_cast<double>(s.duration_ns),
+                                                2) +
+                                  " of the session)"
+                            : "";
+    out.field(2, "gpufl Overhead", kTopLabelWidth,
+              formatDuration(static_cast<double>(overhead)) + share);
+    breakdown(out, c.overhead_ns, true);
+    out.field(2, "gpufl CPU Time", kTopLabelWidth,
+              formatDuration(static_cast<double>(c.cpu_time_ns)));
+    out.field(2, "CUPTI Buffers", kTopLabelWidth, formatCount(c.buffers));
+    out.field(2, "Bytes Written", kTopLabelWidth, formatBytes(c.bytes_written));
+  }
+  out.field(2, "Records Read", kTopLabelWidth, formatCount(c.records));
+  out.field(2, "Reader Warnings", kTopLabelWidth,
+            c.reader_warnings == 0
+                ? "none"
+                : formatCount(c.reader_warnings) + " (lines skipped; details on stderr)");
+  if (r.kernels.undefined_refs > 0)
+    wrappedField(
+        out, "Log Issues",
+        formatCount(r.kernels.undefined_refs) + " kernel events named a kernel_def never seen");
+}
+
+}  // namespace gpufl::report::text

@@ -1,0 +1,166 @@
+// Text section for the deep engines: SASS metric totals, divergence, per-function
+// stall/instruction/memory blocks with hot instructions and hints, and range-profiler counters.
+#include <cmath>
+#include <cstdio>
+
+#include "report/text_common.hpp"
+
+namespace gpufl::report::text {
+namespace {
+
+constexpr size_t kBlockWidth = 66;    // the dashes under a function's name
+constexpr size_t kMaxStallRows = 10;  // the rest are summed into "Other"
+constexpr size_t kMaxRanges = 50;
+
+std::string u(uint64_t v) {
+  return std::to_string(v);
+}
+
+// "      Warp Insts:                 12,042,560": the value right-aligned to column 44.
+void blockField(TextOut& out, std::string_view label, std::string_view value) {
+  out.line("      " + padRight(std::string(label) + ":", 20) + padLeft(value, 18));
+}
+
+std::string warpEfficiency(const SassTotals& s, int warp) {
+  return padLeft(formatFixed(s.threadsPerWarp(), 1), 6) + " / " + std::to_string(warp) + " (" +
+         formatPercent(s.warpEfficiencyPct(warp)) + ")";
+}
+
+void stallRow(TextOut& out, const std::string& label, uint64_t n, uint64_t total) {
+  double pct = total ? 100.0 * static_cast<double>(n) / static_cast<double>(total) : 0;
+  auto bars = static_cast<size_t>(std::lround(pct / 5.0));
+  if (bars == 0 && n > 0) bars = 1;
+  out.line("      " + padRight(label, 28) + padLeft(formatCount(n), 8) +
+           padLeft(formatPercent(pct), 8) + "  " + std::string(bars, '#'));
+}
+
+void hotInstructions(TextOut& out, const FunctionProfile& f) {
+  out.line(f.hot_by_samples ? "    Hot Instructions (by stall samples):"
+                            : "    Hot Instructions (by warp instructions):");
+  for (const HotInstruction& h : f.hot) {
+    char pc[32];
+    std::snprintf(pc, sizeof pc, "/*0x%llx*/", static_cast<unsigned long long>(h.pc));
+    out.line("      " + padRight(pc, 12) + (h.sass.empty() ? "(no SASS text)" : h.sass));
+    auto share = [](uint64_t part, uint64_t whole) {
+      return formatPercent(whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole)
+                                 : 0);
+    };
+    std::string detail;
+    if (f.hot_by_samples) {
+      detail = formatCount(h.samples) + " samples (" + share(h.samples, f.stall_samples) + ")";
+      if (!h.top_stall.empty()) detail += ", mostly " + h.top_stall;
+    } else {
+      detail = formatCount(h.inst_executed) + " warp insts (" +
+               share(h.inst_executed, f.sass.inst_executed) + ")";
+      double per_warp = h.inst_executed ? static_cast<double>(h.thread_inst_executed) /
+                                              static_cast<double>(h.inst_executed)
+                                        : 0;
+      if (h.inst_executed) detail += ", " + formatFixed(per_warp, 1) + " threads/warp";
+    }
+    if (!h.source.empty()) detail += ", " + h.source;
+    out.wrapped(detail, kRuleWidth, std::string(18, ' '), std::string(18, ' '));
+  }
+}
+
+void functionBlock(TextOut& out, const FunctionProfile& f, int warp) {
+  std::string name = shortenKernelName(f.name, 48);
+  if (f.stall_samples) name += "  (" + formatCount(f.stall_samples) + " stall samples)";
+  out.line();
+  out.line("  " + name);
+  out.dashes(kBlockWidth);
+  if (!f.stalls.empty()) {
+    out.line("    Stalls:");
+    uint64_t other = 0;
+    for (size_t i = 0; i < f.stalls.size(); ++i) {
+      if (i < kMaxStallRows) {
+        stallRow(out, f.stalls[i].label, f.stalls[i].samples, f.stall_samples);
+      } else {
+        other += f.stalls[i].samples;
+      }
+    }
+    if (other) stallRow(out, "Other", other, f.stall_samples);
+  }
+  if (f.has_sass) {
+    out.line("    Instructions:");
+    blockField(out, "Warp Insts", formatCount(f.sass.inst_executed));
+    blockField(out, "Thread Insts", formatCount(f.sass.thread_inst_executed));
+    out.line("      " + padRight("Warp Efficiency:", 26) + warpEfficiency(f.sass, warp));
+    out.line("    Memory:");
+    blockField(out, "Global Sectors", formatCount(f.sass.sectors_global));
+    blockField(out, "Ideal Sectors", formatCount(f.sass.sectors_global_ideal));
+    blockField(out, "Memory Efficiency",
+               f.sass.sectors_global ? formatPercent(f.sass.memoryEfficiencyPct())
+                                     : "n/a (no global access)");
+  }
+  if (!f.hot.empty()) hotInstructions(out, f);
+  if (!f.hints.empty()) {
+    out.line("    Hints:");
+    for (const Hint& h : f.hints) out.wrapped(h.text, 2 + kBlockWidth, "      * ", "        ");
+  }
+}
+
+std::string metricValue(double v) {
+  if (std::fabs(v) < 1e15 && v == std::floor(v))
+    return formatCount(static_cast<uint64_t>(std::fabs(v)));
+  return formatFixed(v, 3);
+}
+
+void ranges(TextOut& out, const ProfileSummary& p) {
+  out.line();
+  out.line("  Range Profiler Counters:");
+  size_t shown = 0;
+  for (const RangeCounterRow& row : p.ranges) {
+    if (shown++ == kMaxRanges) {
+      out.line("    ... " + formatCount(p.ranges.size() - kMaxRanges) +
+               " more ranges (see --json)");
+      break;
+    }
+    out.line("    " + row.range);
+    for (const auto& [name, value] : row.metrics)
+      out.line("      " + padRight(name, 52) + padLeft(metricValue(value), 19));
+  }
+}
+
+}  // namespace
+
+void renderProfile(TextOut& out, const Report& r) {
+  const ProfileSummary& p = r.profile;
+  out.banner("Profile / SASS Analysis");
+  if (!p.has_sass && !p.has_pc && p.ranges.empty()) {
+    out.line(std::string("  No SASS metrics or PC samples recorded (engine: ") +
+             engineName(r.session.engine) + ").");
+    return;
+  }
+  if (p.has_sass) {
+    out.line();
+    out.line("  SASS Metrics Summary:");
+    out.line("  " + padRight("Metric", 48) + padLeft("Total", 14));
+    out.dashes(62);
+    out.line("  " + padRight("smsp__sass_thread_inst_executed", 48) +
+             padLeft(u(p.sass.thread_inst_executed), 14));
+    out.line("  " + padRight("smsp__sass_inst_executed", 48) +
+             padLeft(u(p.sass.inst_executed), 14));
+    out.line("  " + padRight("smsp__sass_sectors_mem_global", 48) +
+             padLeft(u(p.sass.sectors_global), 14));
+    out.line("  " + padRight("smsp__sass_sectors_mem_global_ideal", 48) +
+             padLeft(u(p.sass.sectors_global_ideal), 14));
+    out.line();
+    out.line("  Thread Divergence Analysis:");
+    out.field(4, "Warp Instructions", 22, u(p.sass.inst_executed));
+    out.field(4, "Thread Instructions", 22, u(p.sass.thread_inst_executed));
+    out.field(4, "Avg Threads/Warp", 22,
+              formatFixed(p.sass.threadsPerWarp(), 1) + " / " + std::to_string(p.warp_size));
+    out.field(4, "Warp Efficiency", 22, formatPercent(p.sass.warpEfficiencyPct(p.warp_size)));
+    out.line();
+    out.line("  Global Memory Coalescing:");
+    out.field(4, "Global Sectors", 22, u(p.sass.sectors_global));
+    out.field(4, "Ideal Sectors", 22, u(p.sass.sectors_global_ideal));
+    out.field(4, "Memory Efficiency", 22,
+              p.sass.sectors_global ? formatPercent(p.sass.memoryEfficiencyPct())
+                                    : "n/a (no global access)");
+  }
+  for (const FunctionProfile& f : p.functions) functionBlock(out, f, p.warp_size);
+  if (!p.ranges.empty()) ranges(out, p);
+}
+
+}  // namespace gpufl::report::text

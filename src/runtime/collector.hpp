@@ -1,0 +1,130 @@
+// The collector seam: how data sources plug into a session without the runtime knowing what
+// they are.
+//
+// A Collector is owned by the Session. Lifecycle, one call at a time (never concurrently):
+//   factory(options) -> start(ctx) -> { onRecord(...)*, drain(out) } every writer round
+//   -> stop() -> one last { onRecord*, drain } -> finish(session_end) -> destroyed.
+// start/stop run on the thread calling gpufl::init/shutdown; onRecord/drain on the writer thread
+// (or on the shutdown thread for the last round, after the writer thread has been joined).
+//
+// How the two kinds of source fit:
+// - CUDA (CUPTI): start() subscribes and registers ctx.clock() as CUPTI's timestamp callback.
+//   CUPTI's buffer-completed callback only queues the buffer (and may call ctx.requestDrain());
+//   drain() decodes queued buffers into KernelDef/KernelEvent/MemcpyEvent... Launch callbacks
+//   read core::currentScopePath() and may push fixed-size records into the launching thread's
+//   buffer (core::pushRecord, kind >= kFirstBackendKind); those come back through onRecord() on
+//   the writer thread, before drain().
+// - Samplers (NVML, /proc): start() launches their own thread, which pushes GpuSample/HostSample
+//   into a small bounded queue (e.g. runtime/event_queue.hpp); drain() moves the queue into
+//   `out`; stop() joins the thread.
+//
+// Registration (no CUDA dependency in the runtime): a backend library declares its factory in its
+// own CMakeLists.txt (processed before src/runtime), with one line:
+//   set_property(GLOBAL APPEND PROPERTY GPUFL_COLLECTORS
+//                "gpufl_cuda|cuda/cuda_collector.hpp|gpufl::cuda::makeCollector")
+//   i.e. "<target>|<header declaring the factory, under src/>|<function convertible to
+//   CollectorFactory>". src/runtime/CMakeLists.txt links the target into libgpufl and generates
+//   builtin_collectors.cpp, which registers the factory on first use. No static initialisers (which
+//   the linker drops from static libraries), no weak symbols.
+// Code may also register factories at run time (tests, bindings): registerCollectorFactory().
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/event_visitor.hpp"
+#include "core/events.hpp"
+#include "core/records.hpp"
+#include "gpufl/gpufl.hpp"
+
+namespace gpufl::runtime {
+
+// What a collector can learn from and tell its session. Implemented by Session.
+class SessionContext {
+ public:
+  virtual ~SessionContext() = default;
+
+  virtual const std::string& sessionId() const = 0;  // UUID v4
+  virtual const std::string& sid()
+      const = 0;  // put it in every event you emit (the session fills it if empty)
+  virtual const InitOptions& options() const = 0;  // after environment overrides
+  virtual Engine engine() const = 0;
+  virtual int64_t startNs() const = 0;  // monotonic, = session_start.start_ns
+
+  // The session clock (CLOCK_MONOTONIC ns) with CUPTI's timestamp-callback signature.
+  using ClockFn = uint64_t (*)();
+  virtual ClockFn clock() const = 0;
+
+  // Records the state of a feature as a `note` (device channel), in call order. status: "on",
+  // "off", "degraded". Thread-safe; may be called at any time while the collector lives.
+  virtual void addNote(std::string_view feature, std::string_view status,
+                       std::string_view reason) = 0;
+  // Adds a device to session_start.devices. Only during start(): session_start is written after
+  // every start().
+  virtual void addDevice(const DeviceInfo& device) = 0;
+  // Asks the writer thread to drain soon (a CUPTI buffer completed, a queue is filling).
+  // Thread-safe, never blocks for long; a request may coalesce with the next periodic tick (every
+  // ~50 ms anyway).
+  virtual void requestDrain() = 0;
+};
+
+class Collector {
+ public:
+  virtual ~Collector() = default;
+
+  // Short, stable: "cuda", "nvml", "host". Used in messages and as the default drop/overhead key.
+  virtual std::string_view name() const = 0;
+  // True for a collector that can trace the GPU (even if start() then fails). When no collector
+  // says so, the session notes `cupti_activity off: gpufl built without CUDA backend`.
+  virtual bool tracesGpu() const { return false; }
+
+  // Starts collecting. Returns false when it cannot (say why with ctx.addNote first); it is then
+  // still drained, stopped and finished like the others, so partial output is kept. `ctx` outlives
+  // the collector.
+  virtual bool start(SessionContext& ctx) = 0;
+  // After start(): true when GPU profiling is really on. gpufl::init returns true iff some
+  // collector says so.
+  virtual bool gpuProfiling() const { return false; }
+
+  // [writer thread] A per-thread record of kind >= RecordKind::kFirstBackendKind
+  // (core::pushRecord), in each thread's order. Called before drain() in the same round. Default:
+  // ignored.
+  virtual void onRecord(const core::Record& record, const core::ThreadInfo& thread) {
+    (void)record;
+    (void)thread;
+  }
+  // [writer thread] Moves everything collected since the previous call into `out`.
+  virtual void drain(EventVisitor& out) = 0;
+
+  // Stops collecting (flush CUPTI, join sampler threads). Everything collected must be drainable
+  // afterwards.
+  virtual void stop() = 0;
+  // After the last drain: add to session_end, e.g. end.dropped["activity"],
+  // end.overhead_ns["cupti_callbacks"], end.cpu_time_ns (your threads' CPU time), end.buffers.
+  // Counts of kernels/memcpys/scopes are the session's.
+  virtual void finish(SessionEnd& end) { (void)end; }
+
+  // gpufl::startSystemSampling/stopSystemSampling (sampling_auto_start=false starts samplers
+  // paused). Called on the API's thread while the writer thread may be in drain(): make it
+  // thread-safe (an atomic flag will do).
+  virtual void setSampling(bool on) { (void)on; }
+};
+
+// Makes the collector for a session, or nullptr when it does not apply to these options. May throw:
+// the session catches it and writes a note.
+using CollectorFactory = std::function<std::unique_ptr<Collector>(const InitOptions& options)>;
+
+// Adds a factory for sessions started afterwards; a second registration under the same name
+// replaces the first. Thread-safe.
+void registerCollectorFactory(std::string name, CollectorFactory factory);
+void unregisterCollectorFactory(const std::string& name);
+// Built-in factories (from GPUFL_COLLECTORS) first, then run-time registrations, in registration
+// order.
+std::vector<std::pair<std::string, CollectorFactory>> collectorFactories();
+
+}  // namespace gpufl::runtime

@@ -1,0 +1,62 @@
+#include <algorithm>
+#include <mutex>
+
+#include "runtime/collector.hpp"
+
+namespace gpufl::runtime {
+
+// Generated from builtin_collectors.cpp.in: registers the factories backends declared in
+// GPUFL_COLLECTORS.
+void registerBuiltinCollectors(void (*add)(std::string, CollectorFactory));
+
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::vector<std::pair<std::string, CollectorFactory>> factories;
+};
+
+Registry& registry() {
+  static Registry* r = new Registry();  // immortal: sessions may start from atexit handlers
+  return *r;
+}
+
+void add(std::string name, CollectorFactory factory) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mu);
+  auto it = std::find_if(r.factories.begin(), r.factories.end(),
+                         [&](const auto& f) { return f.first == name; });
+  if (it != r.factories.end()) {
+    it->second = std::move(factory);
+  } else {
+    r.factories.emplace_back(std::move(name), std::move(factory));
+  }
+}
+
+void ensureBuiltins() {
+  static std::once_flag once;
+  std::call_once(once, [] { registerBuiltinCollectors(&add); });
+}
+
+}  // namespace
+
+void registerCollectorFactory(std::string name, CollectorFactory factory) {
+  ensureBuiltins();
+  add(std::move(name), std::move(factory));
+}
+
+void unregisterCollectorFactory(const std::string& name) {
+  ensureBuiltins();
+  Registry& r = registry();
+  std::lock_guard lock(r.mu);
+  std::erase_if(r.factories, [&](const auto& f) { return f.first == name; });
+}
+
+std::vector<std::pair<std::string, CollectorFactory>> collectorFactories() {
+  ensureBuiltins();
+  Registry& r = registry();
+  std::lock_guard lock(r.mu);
+  return r.factories;
+}
+
+}  // namespace gpufl::runtime

@@ -1,0 +1,58 @@
+// InitOptions as a session uses them: environment overrides (for `gpufl trace` injection),
+// defaults, validation, and the `options` object of session_start.
+//
+// Environment (each wins over the value passed to init; unset or empty = no override):
+//   GPUFL_LOG_PATH        log prefix
+//   GPUFL_APP_NAME        app name
+//   GPUFL_ENGINE          None|PcSampling|SassMetrics|PcSamplingWithSass|RangeProfiler
+//                         (case, '_' and '-' ignored)
+//   GPUFL_SAMPLE_RATE_MS  system sampling period, integer 0..3600000 (0 = off)
+//   GPUFL_DEBUG           enable_debug_output (1/0, true/false, yes/no, on/off)
+//   GPUFL_STACK_TRACE     enable_stack_trace (same)
+// A value that does not parse leaves the option as it was and is reported as an OptionIssue (the
+// session writes it as a note: feature "options", status "degraded"); nothing here aborts or
+// throws.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/events.hpp"
+#include "gpufl/gpufl.hpp"
+
+namespace gpufl::runtime {
+
+struct OptionIssue {
+  std::string option;   // "GPUFL_SAMPLE_RATE_MS", "system_sample_rate_ms", ...
+  std::string message;  // what was wrong and what is used instead
+};
+
+// Returns the value of an environment variable, or nullptr when unset. Injectable for tests.
+using EnvLookup = std::function<const char*(const char* name)>;
+EnvLookup processEnvironment();
+
+// Applies the GPUFL_* overrides to `options`; appends one issue per value that could not be used.
+void applyEnvOverrides(InitOptions& options, const EnvLookup& env,
+                       std::vector<OptionIssue>* issues);
+
+// Fills what init leaves to defaults (log_path "" -> "./<app_name>", app_name "" -> "gpufl") and
+// clamps values out of range, with an issue for each clamp.
+void resolveOptions(InitOptions& options, std::vector<OptionIssue>* issues);
+
+// session_start.options: option name -> JSON text of its value.
+std::map<std::string, std::string> optionsJson(const InitOptions& options);
+
+Engine toEngine(ProfilingEngine engine);
+const char* profilingEngineName(ProfilingEngine engine);
+
+// Parsers (exposed for tests).
+std::optional<bool> parseBool(std::string_view text);
+std::optional<ProfilingEngine> parseEngine(std::string_view text);
+std::optional<long long> parseInt(std::string_view text, long long min, long long max);
+std::string jsonString(std::string_view text);  // quoted and escaped JSON string
+
+}  // namespace gpufl::runtime

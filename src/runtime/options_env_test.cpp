@@ -1,0 +1,131 @@
+#include "runtime/options_env.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+namespace gpufl::runtime {
+namespace {
+
+EnvLookup fakeEnv(std::map<std::string, std::string> vars) {
+  auto shared = std::make_shared<std::map<std::string, std::string>>(std::move(vars));
+  return [shared](const char* name) -> const char* {
+    auto it = shared->find(name);
+    return it == shared->end() ? nullptr : it->second.c_str();
+  };
+}
+
+TEST(OptionsEnvTest, Parsers) {
+  EXPECT_EQ(parseBool("1"), true);
+  EXPECT_EQ(parseBool(" TRUE "), true);
+  EXPECT_EQ(parseBool("On"), true);
+  EXPECT_EQ(parseBool("no"), false);
+  EXPECT_EQ(parseBool("0"), false);
+  EXPECT_EQ(parseBool("maybe"), std::nullopt);
+  EXPECT_EQ(parseBool(""), std::nullopt);
+  EXPECT_EQ(parseEngine("PcSamplingWithSass"), ProfilingEngine::PcSamplingWithSass);
+  EXPECT_EQ(parseEngine("pc_sampling"), ProfilingEngine::PcSampling);
+  EXPECT_EQ(parseEngine("SASS-METRICS"), ProfilingEngine::SassMetrics);
+  EXPECT_EQ(parseEngine("none"), ProfilingEngine::None);
+  EXPECT_EQ(parseEngine("rangeprofiler"), ProfilingEngine::RangeProfiler);
+  EXPECT_EQ(parseEngine("turbo"), std::nullopt);
+  EXPECT_EQ(parseInt("250", 0, 1000), 250);
+  EXPECT_EQ(parseInt(" 7 ", 0, 10), 7);
+  EXPECT_EQ(parseInt("-1", 0, 10), std::nullopt);
+  EXPECT_EQ(parseInt("11", 0, 10), std::nullopt);
+  EXPECT_EQ(parseInt("12ms", 0, 100), std::nullopt);
+  EXPECT_EQ(parseInt("99999999999999999999999", 0, 100), std::nullopt);
+  EXPECT_EQ(jsonString("a\"b\\c\n\x01"), "\"a\\\"b\\\\c\\n\\u0001\"");
+}
+
+TEST(OptionsEnvTest, OverridesWinOverCode) {
+  InitOptions o;
+  o.app_name = "code";
+  o.log_path = "./code";
+  std::vector<OptionIssue> issues;
+  applyEnvOverrides(o,
+                    fakeEnv({{"GPUFL_LOG_PATH", "/tmp/env_prefix"},
+                             {"GPUFL_APP_NAME", "envapp"},
+                             {"GPUFL_ENGINE", "SassMetrics"},
+                             {"GPUFL_SAMPLE_RATE_MS", "250"},
+                             {"GPUFL_DEBUG", "yes"},
+                             {"GPUFL_STACK_TRACE", "1"}}),
+                    &issues);
+  EXPECT_TRUE(issues.empty());
+  EXPECT_EQ(o.log_path, "/tmp/env_prefix");
+  EXPECT_EQ(o.app_name, "envapp");
+  EXPECT_EQ(o.profiling_engine, ProfilingEngine::SassMetrics);
+  EXPECT_EQ(o.system_sample_rate_ms, 250);
+  EXPECT_TRUE(o.enable_debug_output);
+  EXPECT_TRUE(o.enable_stack_trace);
+}
+
+TEST(OptionsEnvTest, BadValuesKeepTheOptionAndReportIt) {
+  InitOptions o;
+  o.system_sample_rate_ms = 100;
+  o.profiling_engine = ProfilingEngine::PcSampling;
+  std::vector<OptionIssue> issues;
+  applyEnvOverrides(o,
+                    fakeEnv({{"GPUFL_ENGINE", "warp9"},
+                             {"GPUFL_SAMPLE_RATE_MS", "fast"},
+                             {"GPUFL_DEBUG", "perhaps"},
+                             {"GPUFL_STACK_TRACE", "2"},
+                             {"GPUFL_LOG_PATH", ""}}),
+                    &issues);
+  ASSERT_EQ(issues.size(), 4u);
+  EXPECT_EQ(issues[0].option, "GPUFL_ENGINE");
+  EXPECT_NE(issues[0].message.find("'warp9'"), std::string::npos);
+  EXPECT_NE(issues[0].message.find("using PcSampling"), std::string::npos);
+  EXPECT_EQ(issues[1].option, "GPUFL_SAMPLE_RATE_MS");
+  EXPECT_NE(issues[1].message.find("using 100"), std::string::npos);
+  EXPECT_EQ(issues[2].option, "GPUFL_DEBUG");
+  EXPECT_EQ(issues[3].option, "GPUFL_STACK_TRACE");
+  EXPECT_EQ(o.profiling_engine, ProfilingEngine::PcSampling);
+  EXPECT_EQ(o.system_sample_rate_ms, 100);
+  EXPECT_FALSE(o.enable_debug_output);
+  EXPECT_TRUE(o.log_path.empty());  // empty variable = unset
+}
+
+TEST(OptionsEnvTest, NoEnvironmentChangesNothing) {
+  InitOptions o, before;
+  applyEnvOverrides(o, fakeEnv({}), nullptr);
+  applyEnvOverrides(o, EnvLookup{}, nullptr);
+  EXPECT_EQ(o.app_name, before.app_name);
+  EXPECT_EQ(o.system_sample_rate_ms, before.system_sample_rate_ms);
+}
+
+TEST(OptionsEnvTest, ResolveDefaultsAndClamps) {
+  InitOptions o;
+  o.app_name = "my/app";
+  o.system_sample_rate_ms = -5;
+  o.deep_launches_per_kernel = -1;
+  std::vector<OptionIssue> issues;
+  resolveOptions(o, &issues);
+  EXPECT_EQ(o.log_path, "./my_app");
+  EXPECT_EQ(o.system_sample_rate_ms, 0);
+  EXPECT_EQ(o.deep_launches_per_kernel, 0);
+  EXPECT_EQ(issues.size(), 2u);
+
+  InitOptions empty;
+  empty.app_name.clear();
+  resolveOptions(empty, nullptr);
+  EXPECT_EQ(empty.app_name, "gpufl");
+  EXPECT_EQ(empty.log_path, "./gpufl");
+}
+
+TEST(OptionsEnvTest, OptionsJsonIsJsonText) {
+  InitOptions o;
+  o.app_name = "q\"uote";
+  o.profiling_engine = ProfilingEngine::PcSamplingWithSass;
+  const auto m = optionsJson(o);
+  EXPECT_EQ(m.at("app_name"), "\"q\\\"uote\"");
+  EXPECT_EQ(m.at("profiling_engine"), "\"PcSamplingWithSass\"");
+  EXPECT_EQ(m.at("sampling_auto_start"), "true");
+  EXPECT_EQ(m.at("system_sample_rate_ms"), "100");
+  EXPECT_EQ(m.count("rotate_bytes"), 1u);
+  EXPECT_EQ(toEngine(ProfilingEngine::RangeProfiler), Engine::RangeProfiler);
+}
+
+}  // namespace
+}  // namespace gpufl::runtime

@@ -1,0 +1,297 @@
+#include "runtime/session.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <exception>
+
+#include "core/clock.hpp"
+#include "core/scope_stack.hpp"
+#include "core/thread_buffer.hpp"
+#include "core/uuid.hpp"
+#include "gpufl/version.hpp"
+#include "log/log_writer.hpp"
+
+namespace gpufl::runtime {
+namespace {
+
+std::atomic<bool> session_active{false};  // one consumer of the thread buffers at a time
+std::atomic<uint32_t> last_generation{0};
+
+uint32_t nextGeneration() {
+  uint32_t g = last_generation.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (g == 0)
+    g = last_generation.fetch_add(1, std::memory_order_relaxed) + 1;  // 0 means "not recording"
+  return g;
+}
+
+std::string hostName() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof(buf) - 1) != 0) return "unknown";
+  return buf;
+}
+
+constexpr auto kBusyPeriod =
+    std::chrono::milliseconds(5);  // next round when a buffer was over a quarter full
+
+}  // namespace
+
+Session::Session(SessionConfig config) : config_(std::move(config)) {}
+
+Session::~Session() {
+  stop();
+}
+
+void Session::forgetAfterFork() noexcept {
+  session_active.store(false, std::memory_order_relaxed);
+}
+
+SessionContext::ClockFn Session::clock() const {
+  return &core::timestampCallback;
+}
+
+std::unique_ptr<Session> Session::start(SessionConfig config, std::string* error) {
+  std::string local_error;
+  if (error == nullptr) error = &local_error;
+  bool expected = false;
+  if (!session_active.compare_exchange_strong(expected, true)) {
+    *error = "another gpufl session is already recording in this process";
+    return nullptr;
+  }
+  try {
+    std::unique_ptr<Session> s(new Session(std::move(config)));
+    if (!s->open(error)) {
+      s->stopped_ = true;  // nothing to stop: the log never opened
+      session_active.store(false);
+      return nullptr;
+    }
+    s->startCollectors();
+    s->sink_->onSessionStart(s->start_);
+    s->writePendingNotes();
+    if (s->log_) s->log_->flush();
+    s->last_flush_ns_ = core::monotonicNs();
+    if (!s->writer_.start([raw = s.get()] { return raw->round(); }, s->config_.period, error)) {
+      s->stop();  // still a complete log: the last round and session_end run on this thread
+      return nullptr;
+    }
+    s->debug("session " + s->start_.session_id + " recording to " + s->prefix() + ".*.log");
+    return s;
+  } catch (const std::exception& e) {
+    *error = std::string("cannot start the session: ") + e.what();
+  } catch (...) {
+    *error = "cannot start the session";
+  }
+  core::setRecordingGeneration(0);
+  session_active.store(false);
+  return nullptr;
+}
+
+bool Session::open(std::string* error) {
+  const InitOptions& o = config_.options;
+  start_.session_id = core::uuidV4();
+  start_.sid = core::sidOf(start_.session_id);
+  start_.app = o.app_name;
+  start_.pid = getpid();
+  start_.host = hostName();
+  start_.version = kVersion;
+  start_.engine = toEngine(o.profiling_engine);
+  start_.options = optionsJson(o);
+  start_.start_unix_ns = core::unixNs();
+  start_.start_ns = core::monotonicNs();
+
+  EventVisitor* out = config_.sink;
+  if (out == nullptr) {
+    log::LogWriterOptions lo;
+    lo.prefix = o.log_path;
+    lo.rotate_bytes = o.rotate_bytes;
+    std::string why;
+    log_ = log::LogWriter::open(lo, &why);
+    if (!log_) {
+      *error =
+          "cannot write the log at '" + o.log_path + "': " + (why.empty() ? "open failed" : why);
+      return false;
+    }
+    out = log_.get();
+  }
+  sink_ = std::make_unique<SessionSink>(*out, start_.sid);
+  for (const OptionIssue& issue : config_.option_issues)
+    addNote("options", "degraded", issue.message);
+  // Scopes record from here on; the writer thread drains them once session_start is written.
+  core::ThreadBufferRegistry::global().attach();
+  generation_ = nextGeneration();
+  core::setRecordingGeneration(generation_);
+  return true;
+}
+
+void Session::startCollectors() {
+  bool gpu_capable = false;
+  for (auto& [name, factory] : config_.factories) {
+    std::unique_ptr<Collector> c;
+    try {
+      c = factory(config_.options);
+    } catch (const std::exception& e) {
+      addNote(name, "off", std::string("collector could not be created: ") + e.what());
+    } catch (...) {
+      addNote(name, "off", "collector could not be created");
+    }
+    if (!c) continue;
+    collector_names_.emplace_back(c->name());
+    collectors_.push_back(std::move(c));
+  }
+  for (size_t i = 0; i < collectors_.size(); ++i) {
+    Collector& c = *collectors_[i];
+    try {
+      gpu_capable = gpu_capable || c.tracesGpu();
+      const bool ok = c.start(*this);
+      if (ok && c.gpuProfiling()) gpu_profiling_ = true;
+      if (ok && !config_.options.sampling_auto_start) c.setSampling(false);
+      debug("collector " + collector_names_[i] + (ok ? " started" : " did not start"));
+    } catch (const std::exception& e) {
+      collectorFailed(i, e.what(), "start");
+    } catch (...) {
+      collectorFailed(i, "unknown exception", "start");
+    }
+  }
+  if (!gpu_capable) addNote("cupti_activity", "off", "gpufl built without CUDA backend");
+  starting_ = false;
+}
+
+void Session::collectorFailed(size_t index, const char* what, const char* step) noexcept {
+  try {
+    addNote(collector_names_[index], "off", std::string(step) + " failed: " + what);
+  } catch (...) {
+  }
+}
+
+void Session::addNote(std::string_view feature, std::string_view status, std::string_view reason) {
+  try {
+    Note n;
+    n.sid = start_.sid;
+    n.ts_ns = core::monotonicNs();
+    n.feature = feature;
+    n.status = status;
+    n.reason = reason;
+    debug("note: " + n.feature + " " + n.status + ": " + n.reason);
+    std::lock_guard lock(notes_mu_);
+    pending_notes_.push_back(std::move(n));
+  } catch (...) {
+  }
+}
+
+void Session::addDevice(const DeviceInfo& device) {
+  if (starting_) start_.devices.push_back(device);
+}
+
+void Session::setSampling(bool on) {
+  for (auto& c : collectors_) {
+    try {
+      c->setSampling(on);
+    } catch (...) {
+    }
+  }
+}
+
+// [writer thread]
+void Session::writePendingNotes() {
+  std::vector<Note> notes;
+  {
+    std::lock_guard lock(notes_mu_);
+    notes.swap(pending_notes_);
+  }
+  for (const Note& n : notes) sink_->onNote(n);
+}
+
+// [writer thread]
+std::chrono::milliseconds Session::round() noexcept {
+  double max_fill = 0;
+  try {
+    writePendingNotes();
+    const core::DrainStats stats = core::ThreadBufferRegistry::global().drainAll(
+        [&](const core::Record& r, const core::ThreadInfo& t) {
+          if (sink_->onScopeRecord(r, t)) return;
+          for (auto& c : collectors_) c->onRecord(r, t);
+        });
+    for (int s = 0; s < core::kSourceCount; ++s) dropped_[s] += stats.dropped.by_source[s];
+    max_fill = stats.max_fill;
+    for (size_t i = 0; i < collectors_.size(); ++i) {
+      try {
+        collectors_[i]->drain(*sink_);
+      } catch (const std::exception& e) {
+        collectorFailed(i, e.what(), "drain");
+      } catch (...) {
+        collectorFailed(i, "unknown exception", "drain");
+      }
+    }
+    writePendingNotes();
+    const int64_t now = core::monotonicNs();
+    if (log_ && now - last_flush_ns_ >= config_.flush_period.count() * 1'000'000) {
+      log_->flush();
+      last_flush_ns_ = now;
+    }
+  } catch (...) {
+    // A round must never take the writer thread (and the program) down; what it lost is lost.
+  }
+  return max_fill > 0.25 ? kBusyPeriod : config_.period;
+}
+
+void Session::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  core::setRecordingGeneration(0);
+  writer_.stop();
+  if (!sink_) {  // start() failed half-way: nothing was written
+    core::ThreadBufferRegistry::global().detach();
+    session_active.store(false);
+    return;
+  }
+  for (size_t i = 0; i < collectors_.size(); ++i) {
+    try {
+      collectors_[i]->stop();
+    } catch (const std::exception& e) {
+      collectorFailed(i, e.what(), "stop");
+    } catch (...) {
+      collectorFailed(i, "unknown exception", "stop");
+    }
+  }
+  const uint64_t cpu0 = core::threadCpuNs();
+  const int64_t t0 = core::monotonicNs();
+  round();  // the last round, on this thread: collectors are stopped, their last data is drainable
+  core::ThreadBufferRegistry::global().detach();
+
+  end_.sid = start_.sid;
+  end_.end_ns = core::monotonicNs();
+  end_.kernels = sink_->kernels();
+  end_.memcpys = sink_->memcpys();
+  end_.scopes = sink_->scopes();
+  end_.dropped["scope"] = dropped_[static_cast<int>(core::Source::Scope)];
+  end_.dropped["launch"] = dropped_[static_cast<int>(core::Source::Launch)];
+  if (uint64_t other = dropped_[static_cast<int>(core::Source::Other)])
+    end_.dropped["other"] = other;
+  end_.overhead_ns["writer"] = writer_.busyNs() + static_cast<uint64_t>(end_.end_ns - t0);
+  end_.cpu_time_ns = writer_.cpuNs() + (core::threadCpuNs() - cpu0);
+  for (size_t i = 0; i < collectors_.size(); ++i) {
+    try {
+      collectors_[i]->finish(end_);
+    } catch (...) {
+      collectorFailed(i, "exception", "finish");
+    }
+  }
+  writePendingNotes();  // from stop()/finish()
+  try {
+    if (log_) end_.bytes_written = log_->stats().bytes_written;
+    sink_->onSessionEnd(end_);
+    if (log_) log_->close();
+  } catch (...) {
+  }
+  while (!collectors_.empty()) collectors_.pop_back();  // reverse order of creation
+  debug("session " + start_.sid + " ended: " + std::to_string(end_.scopes) + " scopes, " +
+        std::to_string(end_.kernels) + " kernels");
+  session_active.store(false);
+}
+
+void Session::debug(const std::string& message) const {
+  if (config_.options.enable_debug_output) std::fprintf(stderr, "gpufl: %s\n", message.c_str());
+}
+
+}  // namespace gpufl::runtime

@@ -1,0 +1,102 @@
+// One recording session: owns the options, the LogWriter, the collectors and the writer thread.
+//
+//   start: open the log -> start recording scopes -> make and start collectors
+//          -> session_start (with their devices) and notes
+//          -> writer thread (a round every ~50 ms: thread buffers, collectors; flush every ~1 s)
+//   stop:  stop recording scopes -> join the writer thread -> stop collectors
+//          -> last round on this thread -> session_end (counts, drops, overhead) -> close the log
+// Only one session records at a time in a process (the per-thread buffers have one consumer).
+// gpufl::init holds the process's session; tests may run their own, one after another.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/events.hpp"
+#include "runtime/collector.hpp"
+#include "runtime/options_env.hpp"
+#include "runtime/session_sink.hpp"
+#include "runtime/writer_thread.hpp"
+
+namespace gpufl::log {
+class LogWriter;
+}
+
+namespace gpufl::runtime {
+
+struct SessionConfig {
+  InitOptions options;  // as used: env overrides applied, defaults resolved
+  std::vector<OptionIssue>
+      option_issues;  // written as notes (feature "options", status "degraded")
+  std::vector<std::pair<std::string, CollectorFactory>> factories;  // usually collectorFactories()
+  EventVisitor* sink = nullptr;          // tests: events go here and no files are opened
+  std::chrono::milliseconds period{50};  // writer round period
+  std::chrono::milliseconds flush_period{1000};
+};
+
+class Session final : public SessionContext {
+ public:
+  // Never throws. nullptr with *error (one line naming the cause, e.g. the log path) when it cannot
+  // record.
+  static std::unique_ptr<Session> start(SessionConfig config, std::string* error);
+  ~Session() override;
+
+  // Flushes everything and closes the log. Idempotent.
+  void stop();
+
+  // In a fork() child: the inherited session has no writer thread there and its files belong to the
+  // parent. Call after core::forkChild(); the inherited Session object must then be leaked, never
+  // stopped or destroyed.
+  static void forgetAfterFork() noexcept;
+
+  bool gpuProfiling() const { return gpu_profiling_; }
+  const std::string& prefix() const { return config_.options.log_path; }
+  void setSampling(bool on);
+  const SessionEnd& end() const { return end_; }  // filled by stop()
+  uint32_t generation() const { return generation_; }
+
+  // SessionContext
+  const std::string& sessionId() const override { return start_.session_id; }
+  const std::string& sid() const override { return start_.sid; }
+  const InitOptions& options() const override { return config_.options; }
+  Engine engine() const override { return start_.engine; }
+  int64_t startNs() const override { return start_.start_ns; }
+  ClockFn clock() const override;
+  void addNote(std::string_view feature, std::string_view status, std::string_view reason) override;
+  void addDevice(const DeviceInfo& device) override;
+  void requestDrain() override { writer_.wake(); }
+
+ private:
+  explicit Session(SessionConfig config);
+  bool open(std::string* error);
+  void startCollectors();
+  std::chrono::milliseconds
+  round() noexcept;          // [writer thread] (or the stopping thread, for the last round)
+  void writePendingNotes();  // [writer thread]
+  void collectorFailed(size_t index, const char* what, const char* step) noexcept;
+  void debug(const std::string& message) const;
+
+  SessionConfig config_;
+  SessionStart start_;
+  SessionEnd end_;
+  std::unique_ptr<log::LogWriter> log_;
+  std::unique_ptr<SessionSink> sink_;
+  std::vector<std::unique_ptr<Collector>> collectors_;
+  std::vector<std::string> collector_names_;
+  WriterThread writer_;
+  uint32_t generation_ = 0;
+  bool gpu_profiling_ = false;
+  bool starting_ = true;  // addDevice is only accepted while collectors start
+  bool stopped_ = false;
+  int64_t last_flush_ns_ = 0;
+  uint64_t dropped_[core::kSourceCount] = {};  // [writer thread]
+
+  std::mutex notes_mu_;
+  std::vector<Note> pending_notes_;  // guarded by notes_mu_
+};
+
+}  // namespace gpufl::runtime

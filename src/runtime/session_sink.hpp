@@ -1,0 +1,74 @@
+// Where every event of a session goes on its way to the LogWriter (or a test's visitor). It
+// - fills `sid` on events that come without one,
+// - writes each scope path (and its ancestors) once, before the first record that uses it: scope
+//   records, kernels, copies and range counters all carry path ids, and a path may first appear
+//   in any of them,
+// - turns per-thread scope records into ScopeBegin/ScopeEnd, resolving interned names,
+// - counts what session_end reports (kernels, memcpys, scopes).
+// [writer thread]: one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/event_visitor.hpp"
+#include "core/records.hpp"
+
+namespace gpufl::runtime {
+
+class SessionSink final : public EventVisitor {
+ public:
+  SessionSink(EventVisitor& out, std::string sid) : out_(out), sid_(std::move(sid)) {}
+
+  // A ScopeBegin/ScopeEnd record from a thread buffer. Returns false for other kinds.
+  bool onScopeRecord(const core::Record& record,
+                     const core::ThreadInfo& thread);  // [writer thread]
+
+  void onSessionStart(const SessionStart& e) override { forward(e, &EventVisitor::onSessionStart); }
+  void onSessionEnd(const SessionEnd& e) override { forward(e, &EventVisitor::onSessionEnd); }
+  void onNote(const Note& e) override { forward(e, &EventVisitor::onNote); }
+  void onKernelDef(const KernelDef& e) override { forward(e, &EventVisitor::onKernelDef); }
+  void onKernel(const KernelEvent& e) override;
+  void onMemcpy(const MemcpyEvent& e) override;
+  void onStack(const StackDef& e) override { forward(e, &EventVisitor::onStack); }
+  void onScopePath(const ScopePath& e) override;
+  void onScopeBegin(const ScopeBegin& e) override;
+  void onScopeEnd(const ScopeEnd& e) override;
+  void onGpuSample(const GpuSample& e) override { forward(e, &EventVisitor::onGpuSample); }
+  void onHostSample(const HostSample& e) override { forward(e, &EventVisitor::onHostSample); }
+  void onSassMetric(const SassMetric& e) override { forward(e, &EventVisitor::onSassMetric); }
+  void onPcSample(const PcSample& e) override { forward(e, &EventVisitor::onPcSample); }
+  void onRangeCounters(const RangeCounters& e) override;
+  void onBenchmark(const BenchmarkResult& e) override { forward(e, &EventVisitor::onBenchmark); }
+
+  uint64_t kernels() const { return kernels_; }
+  uint64_t memcpys() const { return memcpys_; }
+  uint64_t scopes() const { return scopes_; }
+  uint64_t pathsWritten() const { return paths_written_; }
+
+ private:
+  template <typename E>
+  void forward(const E& e, void (EventVisitor::*handler)(const E&)) {
+    if (!e.sid.empty()) {
+      (out_.*handler)(e);
+      return;
+    }
+    E copy = e;
+    copy.sid = sid_;
+    (out_.*handler)(copy);
+  }
+  // Writes path `id` and its unwritten ancestors, outermost first. Unknown ids are left alone.
+  void ensurePath(uint32_t id);
+
+  EventVisitor& out_;
+  const std::string sid_;
+  std::vector<bool> written_;  // by path id
+  std::vector<uint32_t> chain_;
+  ScopeBegin begin_;  // reused: names keep their capacity
+  ScopeEnd end_;
+  ScopePath path_;
+  uint64_t kernels_ = 0, memcpys_ = 0, scopes_ = 0, paths_written_ = 0;
+};
+
+}  // namespace gpufl::runtime
