@@ -1,11 +1,13 @@
 // Writer throughput on one core, in kernel events per second (target: >= 2M/s).
 //  - BM_FormatKernelEvent: formatting only, into a reused buffer.
 //  - BM_WriteKernelEvents: LogWriter::onKernel into a real file in /tmp (format + block writes).
-//  - BM_WriteSession: a recorded synthetic session (kernels, defs, copies, scopes, samples) replayed into a
-//    LogWriter; rate counts kernel events only. With rotation, closed segments are compressed on the writer's
-//    background thread (another core), which the rate does not wait for.
-// Events are generated up front (bench/synthetic_session.*), so generation is not measured. items_per_second is
-// per CPU second of the benchmark thread (the machine may be shared); the Time column is wall time.
+//  - BM_WriteSession: a recorded synthetic session (kernels, defs, copies, scopes, samples)
+//  replayed into a
+//    LogWriter; rate counts kernel events only. With rotation, closed segments are compressed on
+//    the writer's background thread (another core), which the rate does not wait for.
+// Events are generated up front (bench/synthetic_session.*), so generation is not measured.
+// items_per_second is per CPU second of the benchmark thread (the machine may be shared); the Time
+// column is wall time.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
@@ -20,8 +22,8 @@ namespace {
 
 using namespace gpufl;
 
-using Recorded = std::variant<SessionStart, SessionEnd, Note, KernelDef, KernelEvent, MemcpyEvent, ScopePath,
-                              ScopeBegin, ScopeEnd, GpuSample, HostSample>;
+using Recorded = std::variant<SessionStart, SessionEnd, Note, KernelDef, KernelEvent, MemcpyEvent,
+                              ScopePath, ScopeBegin, ScopeEnd, GpuSample, HostSample>;
 
 // Keeps every event of a session, in order, to replay it later.
 struct Recorder : EventVisitor {
@@ -56,17 +58,28 @@ void replay(const Recorded& r, EventVisitor& v) {
   std::visit(
       [&](const auto& e) {
         using T = std::decay_t<decltype(e)>;
-        if constexpr (std::is_same_v<T, SessionStart>) v.onSessionStart(e);
-        else if constexpr (std::is_same_v<T, SessionEnd>) v.onSessionEnd(e);
-        else if constexpr (std::is_same_v<T, Note>) v.onNote(e);
-        else if constexpr (std::is_same_v<T, KernelDef>) v.onKernelDef(e);
-        else if constexpr (std::is_same_v<T, KernelEvent>) v.onKernel(e);
-        else if constexpr (std::is_same_v<T, MemcpyEvent>) v.onMemcpy(e);
-        else if constexpr (std::is_same_v<T, ScopePath>) v.onScopePath(e);
-        else if constexpr (std::is_same_v<T, ScopeBegin>) v.onScopeBegin(e);
-        else if constexpr (std::is_same_v<T, ScopeEnd>) v.onScopeEnd(e);
-        else if constexpr (std::is_same_v<T, GpuSample>) v.onGpuSample(e);
-        else if constexpr (std::is_same_v<T, HostSample>) v.onHostSample(e);
+        if constexpr (std::is_same_v<T, SessionStart>)
+          v.onSessionStart(e);
+        else if constexpr (std::is_same_v<T, SessionEnd>)
+          v.onSessionEnd(e);
+        else if constexpr (std::is_same_v<T, Note>)
+          v.onNote(e);
+        else if constexpr (std::is_same_v<T, KernelDef>)
+          v.onKernelDef(e);
+        else if constexpr (std::is_same_v<T, KernelEvent>)
+          v.onKernel(e);
+        else if constexpr (std::is_same_v<T, MemcpyEvent>)
+          v.onMemcpy(e);
+        else if constexpr (std::is_same_v<T, ScopePath>)
+          v.onScopePath(e);
+        else if constexpr (std::is_same_v<T, ScopeBegin>)
+          v.onScopeBegin(e);
+        else if constexpr (std::is_same_v<T, ScopeEnd>)
+          v.onScopeEnd(e);
+        else if constexpr (std::is_same_v<T, GpuSample>)
+          v.onGpuSample(e);
+        else if constexpr (std::is_same_v<T, HostSample>)
+          v.onHostSample(e);
       },
       r);
 }
@@ -128,7 +141,8 @@ void BM_WriteKernelEvents(benchmark::State& state) {
     }
   }
   state.SetItemsProcessed(int64_t(state.iterations() * kernels.size()));
-  state.counters["bytes_per_kernel"] = double(w->stats().bytes_written) / double(std::max<uint64_t>(n, 1));
+  state.counters["bytes_per_kernel"] =
+      double(w->stats().bytes_written) / double(std::max<uint64_t>(n, 1));
 }
 BENCHMARK(BM_WriteKernelEvents)->Arg(0)->Arg(64 << 20)->Unit(benchmark::kMillisecond);
 
@@ -145,7 +159,8 @@ void BM_WriteSession(benchmark::State& state) {
     if (state.range(0) == 0 && ++rounds % 10 == 0) {
       state.PauseTiming();
       w.reset();
-      for (const char* c : {".device.log", ".scope.log", ".system.log"}) std::filesystem::remove(tmp.prefix() + c);
+      for (const char* c : {".device.log", ".scope.log", ".system.log"})
+        std::filesystem::remove(tmp.prefix() + c);
       w = openWriter(tmp, 0);
       state.ResumeTiming();
     }

@@ -1,5 +1,7 @@
-// gpufl_gen_session: writes synthetic training sessions (bench/synthetic_session.hpp) through the real LogWriter.
-//   gpufl_gen_session --prefix P --kernels N [--seed S] [--sessions K] [--rotate-bytes B] [--zstd-level L] [--iid]
+// gpufl_gen_session: writes synthetic training sessions (bench/synthetic_session.hpp) through the
+// real LogWriter.
+//   gpufl_gen_session --prefix P --kernels N [--seed S] [--sessions K] [--rotate-bytes B]
+//   [--zstd-level L] [--iid]
 // K sessions of N kernels each are appended under P; the same arguments give byte-identical logs.
 #include <charconv>
 #include <chrono>
@@ -17,7 +19,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: gpufl_gen_session --prefix P --kernels N [--seed S] [--sessions K] [--rotate-bytes B] "
     "[--zstd-level L] [--iid]\n"
-    "  writes K (default 1) synthetic H200 training sessions of N kernels each to P.{device,scope,system}.log\n"
+    "  writes K (default 1) synthetic H200 training sessions of N kernels each to "
+    "P.{device,scope,system}.log\n"
     "  --rotate-bytes 0 never rotates (default: the writer's 64 MiB)\n"
     "  --iid draws every launch independently instead of repeating one kernel program per step\n";
 
@@ -90,16 +93,19 @@ int main(int argc, char** argv) {
   writer->close();
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto st = writer->stats();
-  std::printf("wrote %llu sessions, %llu kernels, %llu records, %llu bytes (%.2f bytes/record) in %.2f s; "
-              "%llu segments rotated, %llu compressed\n",
-              (unsigned long long)sessions, (unsigned long long)(kernels * sessions),
-              (unsigned long long)st.records, (unsigned long long)st.bytes_written,
-              st.records ? double(st.bytes_written) / double(st.records) : 0.0, secs,
-              (unsigned long long)st.segments_rotated, (unsigned long long)st.segments_compressed);
+  std::printf(
+      "wrote %llu sessions, %llu kernels, %llu records, %llu bytes (%.2f bytes/record) in %.2f s; "
+      "%llu segments rotated, %llu compressed\n",
+      (unsigned long long)sessions, (unsigned long long)(kernels * sessions),
+      (unsigned long long)st.records, (unsigned long long)st.bytes_written,
+      st.records ? double(st.bytes_written) / double(st.records) : 0.0, secs,
+      (unsigned long long)st.segments_rotated, (unsigned long long)st.segments_compressed);
   if (st.write_errors || st.compress_errors) {
-    std::fprintf(stderr, "gpufl_gen_session: %llu write errors, %llu compression errors, %llu bytes dropped: %s\n",
-                 (unsigned long long)st.write_errors, (unsigned long long)st.compress_errors,
-                 (unsigned long long)st.bytes_dropped, st.last_error.c_str());
+    std::fprintf(
+        stderr,
+        "gpufl_gen_session: %llu write errors, %llu compression errors, %llu bytes dropped: %s\n",
+        (unsigned long long)st.write_errors, (unsigned long long)st.compress_errors,
+        (unsigned long long)st.bytes_dropped, st.last_error.c_str());
     return 1;
   }
   return 0;

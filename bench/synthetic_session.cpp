@@ -9,8 +9,8 @@
 namespace gpufl::bench {
 namespace {
 
-// xoshiro256** seeded by splitmix64, and hand-written distributions: std::*_distribution may differ between
-// standard libraries, and the same seed must give the same log everywhere.
+// xoshiro256** seeded by splitmix64, and hand-written distributions: std::*_distribution may differ
+// between standard libraries, and the same seed must give the same log everywhere.
 class Rng {
  public:
   explicit Rng(uint64_t seed) {
@@ -24,7 +24,8 @@ class Rng {
   }
   uint64_t next() {
     const uint64_t r = rotl(s_[1] * 5, 7) * 9, t = s_[1] << 17;
-    s_[2] ^= s_[0], s_[3] ^= s_[1], s_[1] ^= s_[2], s_[0] ^= s_[3], s_[2] ^= t, s_[3] = rotl(s_[3], 45);
+    s_[2] ^= s_[0], s_[3] ^= s_[1], s_[1] ^= s_[2], s_[0] ^= s_[3], s_[2] ^= t,
+        s_[3] = rotl(s_[3], 45);
     return r;
   }
   double uniform() { return double(next() >> 11) * 0x1.0p-53; }  // [0, 1)
@@ -41,10 +42,11 @@ class Rng {
   uint64_t s_[4];
 };
 
-constexpr int64_t kTick = 32;             // GPU timestamp resolution (assumed)
+constexpr int64_t kTick = 32;  // GPU timestamp resolution (assumed)
 constexpr int64_t kSamplePeriod = 100'000'000;
 constexpr uint32_t kCopyStream = 14;
-constexpr uint32_t kEpoch = 1, kStep = 2, kForward = 3, kBackward = 4, kOptimizer = 5;  // scope path ids
+constexpr uint32_t kEpoch = 1, kStep = 2, kForward = 3, kBackward = 4,
+                   kOptimizer = 5;  // scope path ids
 constexpr int kPhaseKernels[] = {48, 80, 8};
 constexpr int kStepsPerEpoch = 200;
 
@@ -53,13 +55,21 @@ struct Launch {
   int extra_calls;
 };
 
-int64_t quantize(double ns) { return std::max<int64_t>(kTick, int64_t(std::llround(ns / kTick)) * kTick); }
+int64_t quantize(double ns) {
+  return std::max<int64_t>(kTick, int64_t(std::llround(ns / kTick)) * kTick);
+}
 
 class Generator {
  public:
-  Generator(const SessionSpec& spec, EventVisitor& out, const std::function<uint64_t()>& bytes_written)
-      : spec_(spec), out_(out), bytes_written_(bytes_written), rng_(spec.seed * 1000003 + spec.index),
-        device_(h200Device()), kernels_(syntheticKernels(device_)), defined_(kernels_.size(), false) {}
+  Generator(const SessionSpec& spec, EventVisitor& out,
+            const std::function<uint64_t()>& bytes_written)
+      : spec_(spec),
+        out_(out),
+        bytes_written_(bytes_written),
+        rng_(spec.seed * 1000003 + spec.index),
+        device_(h200Device()),
+        kernels_(syntheticKernels(device_)),
+        defined_(kernels_.size(), false) {}
 
   void run() {
     start();
@@ -78,12 +88,13 @@ class Generator {
  private:
   void start() {
     uint64_t a = rng_.next(), b = rng_.next();
-    b = (b & ~0xf000ull) | 0x4000ull;                                     // version 4
-    a = (a & ~(0xc000ull << 48)) | (0x8000ull << 48);                     // variant 10
+    b = (b & ~0xf000ull) | 0x4000ull;                  // version 4
+    a = (a & ~(0xc000ull << 48)) | (0x8000ull << 48);  // variant 10
     char uuid[40];
-    std::snprintf(uuid, sizeof uuid, "%08llx-%04llx-%04llx-%04llx-%012llx", (unsigned long long)(b >> 32),
-                  (unsigned long long)((b >> 16) & 0xffff), (unsigned long long)(b & 0xffff),
-                  (unsigned long long)(a >> 48), (unsigned long long)(a & 0xffffffffffffull));
+    std::snprintf(uuid, sizeof uuid, "%08llx-%04llx-%04llx-%04llx-%012llx",
+                  (unsigned long long)(b >> 32), (unsigned long long)((b >> 16) & 0xffff),
+                  (unsigned long long)(b & 0xffff), (unsigned long long)(a >> 48),
+                  (unsigned long long)(a & 0xffffffffffffull));
     SessionStart s;
     s.session_id = uuid;
     s.sid = sid_ = s.session_id.substr(0, 8);
@@ -94,7 +105,8 @@ class Generator {
     s.version = "0.1.0";
     s.engine = Engine::None;
     // Session k starts two hours after session k-1 on a machine up for an hour.
-    s.start_ns = 3'600'000'000'000 + int64_t(spec_.index) * 7'200'000'000'000 + rng_.between(0, 999'999'999);
+    s.start_ns =
+        3'600'000'000'000 + int64_t(spec_.index) * 7'200'000'000'000 + rng_.between(0, 999'999'999);
     s.start_unix_ns = 1'760'000'000'000'000'000 + s.start_ns;
     s.options = {{"app_name", "\"synthetic_train\""}, {"log_path", "\"./synthetic\""},
                  {"profiling_engine", "\"None\""},    {"sampling_auto_start", "true"},
@@ -103,14 +115,20 @@ class Generator {
     s.devices = {device_};
     start_ns_ = s.start_ns;
     out_.onSessionStart(s);
-    out_.onNote({sid_, start_ns_ + 1200, "cupti_activity", "on", "kernel, memcpy, memset activity enabled"});
+    out_.onNote({sid_, start_ns_ + 1200, "cupti_activity", "on",
+                 "kernel, memcpy, memset activity enabled"});
     out_.onNote({sid_, start_ns_ + 1900, "nvml", "on", "libnvidia-ml.so.1 loaded, 1 GPU"});
     out_.onNote({sid_, start_ns_ + 2100, "pc_sampling", "off", "profiling_engine is None"});
     const char* names[] = {"epoch", "step", "forward", "backward", "optimizer"};
     for (uint32_t p = kEpoch; p <= kOptimizer; ++p) {
-      out_.onScopePath({sid_, p, p == kEpoch ? 0 : p == kStep ? kEpoch : kStep, names[p - 1], p < 3 ? int(p) - 1 : 2});
+      out_.onScopePath({sid_, p,
+                        p == kEpoch  ? 0
+                        : p == kStep ? kEpoch
+                                     : kStep,
+                        names[p - 1], p < 3 ? int(p) - 1 : 2});
     }
-    // GPU timestamps sit on a 32 ns grid offset from the host clock; everything after keeps to that grid.
+    // GPU timestamps sit on a 32 ns grid offset from the host clock; everything after keeps to that
+    // grid.
     main_end_ = main_start_ = start_ns_ + 40'000'000 + rng_.between(0, 31);
     for (int64_t& e : side_end_) e = main_end_;
     next_sample_ = start_ns_ + kSamplePeriod;
@@ -128,8 +146,10 @@ class Generator {
     for (int ph = 0; ph < 3 && emitted_ < spec_.kernels; ++ph) {
       begin(scopes[ph], names[ph], "");
       for (int i = 0; i < kPhaseKernels[ph] && emitted_ < spec_.kernels; ++i) {
-        // A training step is a fixed program; 1% of launches differ (data-dependent paths, heuristics).
-        const Launch l = spec_.repeat_steps && !rng_.chance(0.01) ? program_[ph][i] : newLaunch(Phase(ph));
+        // A training step is a fixed program; 1% of launches differ (data-dependent paths,
+        // heuristics).
+        const Launch l =
+            spec_.repeat_steps && !rng_.chance(0.01) ? program_[ph][i] : newLaunch(Phase(ph));
         kernel(*l.kernel, scopes[ph], l.extra_calls);
       }
       end(scopes[ph]);
@@ -149,7 +169,8 @@ class Generator {
     return kernels_.back();
   }
 
-  // Runtime API calls other than the launch itself between two launches (each takes a correlation id).
+  // Runtime API calls other than the launch itself between two launches (each takes a correlation
+  // id).
   int extraCalls() {
     const double u = rng_.uniform();
     return u < 0.80 ? 0 : u < 0.95 ? 1 : int(rng_.between(2, 4));
@@ -315,7 +336,8 @@ class Generator {
   std::vector<SyntheticKernel> kernels_;
   std::vector<bool> defined_;
   std::string sid_;
-  int64_t start_ns_ = 0, main_end_ = 0, main_start_ = 0, side_end_[4] = {}, last_gpu_ = 0, host_ = 0;
+  int64_t start_ns_ = 0, main_end_ = 0, main_start_ = 0, side_end_[4] = {}, last_gpu_ = 0,
+          host_ = 0;
   int64_t next_sample_ = 0;
   int64_t tid_ = 0;
   uint64_t corr_ = 0, emitted_ = 0, memcpys_ = 0, scopes_ = 0, scope_id_ = 0;
@@ -328,7 +350,8 @@ class Generator {
 
 }  // namespace
 
-void generateSession(const SessionSpec& spec, EventVisitor& out, const std::function<uint64_t()>& bytes_written) {
+void generateSession(const SessionSpec& spec, EventVisitor& out,
+                     const std::function<uint64_t()>& bytes_written) {
   Generator(spec, out, bytes_written).run();
 }
 

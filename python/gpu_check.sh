@@ -24,6 +24,17 @@ export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
 VENV=${GPUFL_PYVENV:-/tmp/gpufl-pyvenv}
 [ -x "$VENV/bin/python" ] || python3 -m venv --system-site-packages "$VENV"
 VPY=$VENV/bin/python
+# The image's Python packages may live outside the system site (user site, PYTHONPATH) that a venv inherits:
+# make the venv see exactly what python3 sees.
+if ! "$VPY" -c "import scikit_build_core, nanobind" 2>/dev/null; then
+  purelib=$("$VPY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  python3 -c 'import sys, os, sysconfig
+std = sysconfig.get_paths()["stdlib"]
+for p in sys.path:
+    if p and os.path.isdir(p) and not p.startswith(std):
+        print(p)' > "$purelib/_gpufl_system_paths.pth"
+  echo "venv: added $(wc -l < "$purelib/_gpufl_system_paths.pth") paths of python3 ($(python3 -c 'import scikit_build_core as m; print(m.__file__)' 2>&1 | tail -1))"
+fi
 
 log "pip install (no build isolation)"
 t0=$(date +%s)
@@ -42,14 +53,14 @@ tail -15 "$RES/pytest.txt"
 log "examples"
 mkdir -p "$RES/run" && cd "$RES/run"
 # numba-cuda 0.68 calls np.row_stack, gone in the image's numpy: alias it before numba is imported.
-timeout 300 "$VPY" -c "import numpy as np; np.row_stack = getattr(np, 'row_stack', np.vstack); import runpy; \
+timeout 180 "$VPY" -c "import numpy as np; np.row_stack = getattr(np, 'row_stack', np.vstack); import runpy; \
 runpy.run_path('$ROOT/examples/python/numba_matmul.py', run_name='__main__')" > numba_matmul.txt 2>&1
 echo "numba_matmul exit $?"; grep -E "OK|Total Kernels|Occupancy:|Memory Efficiency|smsp__sass_sectors" numba_matmul.txt | head
-MPLBACKEND=Agg timeout 300 "$VPY" "$ROOT/examples/python/pytorch_smoke.py" > pytorch_smoke.txt 2>&1
+MPLBACKEND=Agg timeout 120 "$VPY" "$ROOT/examples/python/pytorch_smoke.py" > pytorch_smoke.txt 2>&1
 echo "pytorch_smoke exit $?"; grep -E "GPU Device|Kernels|GPU Busy|Peak VRAM" pytorch_smoke.txt | head
 
 log "gpufl trace -- python"
-timeout 300 "$VENV/bin/gpufl" trace -o "$RES/run/traced" -- "$VPY" "$ROOT/examples/python/train_loop.py" --steps 50 \
+timeout 90 "$VENV/bin/gpufl" trace -o "$RES/run/traced" -- "$VPY" "$ROOT/examples/python/train_loop.py" --steps 50 \
   > trace.txt 2>&1
 echo "trace exit $?"; tail -5 trace.txt
 "$VENV/bin/gpufl" report "$RES/run/traced" > traced.report.txt 2>&1; head -40 traced.report.txt | tail -25

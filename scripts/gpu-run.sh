@@ -32,7 +32,7 @@ fi
 
 if has test; then
   log "unit + GPU tests"
-  (cd "$BUILD" && ctest -j 8 --output-on-failure) > "$RES/ctest.txt" 2>&1
+  (cd "$BUILD" && ctest -j 8 --timeout 120 --output-on-failure) > "$RES/ctest.txt" 2>&1
   tail -5 "$RES/ctest.txt"
 fi
 
@@ -40,16 +40,29 @@ if has examples; then
   log examples
   mkdir -p "$RES/examples" && cd "$RES/examples"
   for demo in memory_coalescing_demo sass_divergence_demo occupancy_reduction_demo matmul_tiling_demo; do
-    timeout 300 "$BUILD/examples/cuda/$demo" > "$demo.report.txt" 2> "$demo.stderr.txt"
+    timeout 120 "$BUILD/examples/cuda/$demo" > "$demo.report.txt" 2> "$demo.stderr.txt"
     echo "$demo exit $?"
   done
+  # Plain traces of unmodified programs: the C++ kernel zoo and a PyTorch training loop.
+  timeout 120 "$BUILD/apps/gpufl/gpufl" trace -o zoo_trace -- "$BUILD/examples/cuda/kernel_zoo" 10 \
+    > zoo_trace.txt 2>&1; echo "kernel_zoo trace exit $?"
+  timeout 180 "$BUILD/apps/gpufl/gpufl" trace -o torch_trace -- python3 "$ROOT/examples/python/train_loop.py" \
+    --steps 50 > torch_trace.txt 2>&1; echo "torch trace exit $?"
+  for p in *.device.log; do "$BUILD/apps/gpufl/gpufl" report "${p%.device.log}" > "${p%.device.log}.gpufl-report.txt" 2>&1; done
   cd "$ROOT"
 fi
 
 if has bench; then
   log "overhead bench"
-  python3 bench/overhead.py "$BUILD" --out /tmp/gpufl-overhead-logs > "$RES/overhead.txt" 2>&1
+  python3 bench/overhead.py "$BUILD" --repeats 3 --out /tmp/gpufl-overhead-logs > "$RES/overhead.txt" 2>&1
   tail -20 "$RES/overhead.txt"
+  # Compactness on a real trace: zstd -3 over the session's files, per kernel event.
+  if command -v zstd >/dev/null; then
+    "$BUILD/apps/gpufl/gpufl" trace -q -o /tmp/bpk -- "$BUILD/examples/cuda/tiny_kernels" 200000 >/dev/null 2>&1
+    bytes=$(cat /tmp/bpk.device.log /tmp/bpk.scope.log /tmp/bpk.system.log 2>/dev/null | zstd -3 -c | wc -c)
+    kernels=$(grep -c kernel_event /tmp/bpk.device.log)
+    echo "real H200 trace: $kernels kernel events, $bytes bytes zstd -3, $(python3 -c "print(round($bytes/max($kernels,1),2))") B/kernel" | tee -a "$RES/overhead.txt"
+  fi
 fi
 
 if has ncu; then

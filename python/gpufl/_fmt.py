@@ -1,7 +1,6 @@
 """Number formatting and table output for the analyzer: rich when it is installed, plain text otherwise."""
 from __future__ import annotations
 
-import math
 import os
 import shutil
 import sys
@@ -76,14 +75,12 @@ def bar(fraction: float, width: int = 20) -> str:
 def _rich_available() -> bool:
     if os.environ.get("GPUFL_NO_RICH"):
         return False
-    try:
-        import rich  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    import importlib.util
+
+    return importlib.util.find_spec("rich") is not None
 
 
-Column = Tuple[str, str]  # (header, "left" | "right")
+Column = Tuple[str, ...]  # (header, "left" | "right"[, "nowrap"]): nowrap cells are cut with an ellipsis
 
 
 class Output:
@@ -104,7 +101,7 @@ class Output:
         # Outside a terminal rich defaults to 80 columns, too narrow for the hotspot table.
         width = None
         if not self.file.isatty() and "COLUMNS" not in os.environ:
-            width = max(shutil.get_terminal_size((160, 24)).columns, 160)
+            width = max(shutil.get_terminal_size((180, 24)).columns, 180)
         return Console(file=self._file, width=width, highlight=False)
 
     def heading(self, title: str) -> None:
@@ -146,8 +143,11 @@ class Output:
             from rich.table import Table
 
             t = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
-            for header, justify in columns:
-                t.add_column(header, justify=justify, overflow="fold")
+            for header, justify, *opts in columns:
+                if "nowrap" in opts:
+                    t.add_column(header, justify=justify, no_wrap=True, overflow="ellipsis", min_width=16)
+                else:
+                    t.add_column(header, justify=justify, overflow="fold")
             for r in rows:
                 t.add_row(*[str(c) for c in r])
             self._rich_console().print(t)
@@ -157,14 +157,14 @@ class Output:
 
 def render_plain_table(title: Optional[str], columns: Sequence[Column], rows: List[Sequence[str]],
                        caption: Optional[str] = None) -> str:
-    headers = [h for h, _ in columns]
+    headers = [c[0] for c in columns]
     cells = [[str(c) for c in r] for r in rows]
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
 
     def line(values: Sequence[str]) -> str:
         parts = []
-        for (h, justify), v, w in zip(columns, values, widths):
-            parts.append(v.rjust(w) if justify == "right" else v.ljust(w))
+        for col, v, w in zip(columns, values, widths):
+            parts.append(v.rjust(w) if col[1] == "right" else v.ljust(w))
         return "  " + "  ".join(parts).rstrip()
 
     out = []

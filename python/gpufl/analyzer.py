@@ -22,7 +22,7 @@ except ImportError as e:  # pragma: no cover - depends on the installation
     raise ImportError("gpufl.analyzer needs pandas and numpy: pip install \"gpufl[analyzer]\"") from e
 
 from . import _tables
-from ._fmt import Output, bar, fmt_bytes, fmt_int, fmt_ns, fmt_num, fmt_pct
+from ._fmt import Output, bar, fmt_bytes, fmt_int, fmt_ns, fmt_pct
 from .report import generate_report, log_prefix_path
 
 __all__ = ["GpuFlightSession", "busy_time_ns"]
@@ -265,8 +265,8 @@ class GpuFlightSession:
         if not len(df):
             self._out.text("No kernels recorded in this session.")
             return
-        columns = [("#", "right"), ("Kernel", "left"), ("Calls", "right"), ("Total", "right"), ("Avg", "right"),
-                   ("GPU %", "right"), ("Occupancy", "right"), ("Reg", "right"), ("SMem", "right"),
+        columns = [("#", "right"), ("Kernel", "left", "nowrap"), ("Calls", "right"), ("Total", "right"),
+                   ("Avg", "right"), ("GPU %", "right"), ("Occupancy", "right"), ("Reg", "right"), ("SMem", "right"),
                    ("Warp", "right"), ("Block", "right"), ("Limiting", "left"), ("Regs", "right"),
                    ("SMem dyn+static", "right")]
         rows = []
@@ -316,7 +316,7 @@ class GpuFlightSession:
             total = int(part["kernel_samples"].iloc[0])
             rows = [[r.reason, fmt_int(r.samples), fmt_pct(r.fraction), bar(r.fraction)]
                     for r in part.itertuples(index=False)]
-            self._out.table(f"{_clip(self._short_name(func), 80)}  ({fmt_int(total)} stall samples)",
+            self._out.table(f"{_clip(self._short_name(func), 100)}  ({fmt_int(total)} stall samples)",
                             [("Stall", "left"), ("Samples", "right"), ("%", "right"), ("", "left")], rows)
 
     # ------------------------------------------------------------------------------- SASS / divergence
@@ -375,9 +375,10 @@ class GpuFlightSession:
                 hints.append(f"{_clip(r.kernel, 60)}: {r.avg_threads_per_warp:.1f} of 32 threads active per warp "
                              "instruction - thread divergence; keep branches uniform within a warp.")
         self._out.table("SASS metrics per kernel",
-                        [("Kernel", "left"), ("Launches", "right"), ("Instrs", "right"), ("Warp Insts", "right"),
-                         ("Thread Insts", "right"), ("Threads/Warp", "right"), ("Warp Eff", "right"),
-                         ("Global Sectors", "right"), ("Ideal Sectors", "right"), ("Mem Eff", "right")], rows)
+                        [("Kernel", "left", "nowrap"), ("Launches", "right"), ("Instrs", "right"),
+                         ("Warp Insts", "right"), ("Thread Insts", "right"), ("Threads/Warp", "right"),
+                         ("Warp Eff", "right"), ("Global Sectors", "right"), ("Ideal Sectors", "right"),
+                         ("Mem Eff", "right")], rows)
         for h in hints:
             self._out.text(f"  * {h}")
 
@@ -448,8 +449,8 @@ class GpuFlightSession:
                  fmt_ns(r.total_ns), fmt_ns(r.avg_ns), fmt_ns(r.max_ns), fmt_int(r.kernels), fmt_ns(r.gpu_time_ns),
                  fmt_ns(r.self_gpu_time_ns), fmt_int(r.copies), fmt_bytes(r.copy_bytes) if r.copies else "-"]
                 for r in df.itertuples(index=False)]
-        self._out.table("Scopes", [("Scope", "left"), ("Calls", "right"), ("Total", "right"), ("Avg", "right"),
-                                   ("Max", "right"), ("Kernels", "right"), ("GPU Time", "right"),
+        self._out.table("Scopes", [("Scope", "left", "nowrap"), ("Calls", "right"), ("Total", "right"),
+                                   ("Avg", "right"), ("Max", "right"), ("Kernels", "right"), ("GPU Time", "right"),
                                    ("Self GPU", "right"), ("Copies", "right"), ("Copied", "right")], rows,
                         "Wall time is host time per scope instance; GPU time includes nested scopes.")
 
@@ -487,7 +488,11 @@ class GpuFlightSession:
         return df[cols].sort_values("bytes", ascending=False).reset_index(drop=True)
 
     def inspect_memcpy(self) -> None:
+        """Copies and memsets per direction: count, bytes, time and throughput."""
         df = self.memcpy_summary()
+        if not len(df):
+            self._out.text("No memory transfers recorded in this session.")
+            return
         rows = [[r.kind, fmt_int(r.count), fmt_bytes(r.bytes), fmt_ns(r.time_ns), _gbps(r.throughput_gbps)]
                 for r in df.itertuples(index=False)]
         self._out.table("Memory transfers", [("Direction", "left"), ("Count", "right"), ("Bytes", "right"),

@@ -81,7 +81,7 @@ def test_init_without_gpu_warns_once_and_runs_on(tmp_path):
             print("FILENAME", ours[0].filename)
     """, tmp_path, env={"CUDA_VISIBLE_DEVICES": ""})
     line = [x for x in p.stdout.splitlines() if x.startswith("RESULT")][0].split()
-    first, second, n = line[1] == "True", line[2] == "True", int(line[3])
+    first, n = line[1] == "True", int(line[3])
     if not first:
         assert n == 1, p.stdout
         assert "GPU profiling is off" in p.stdout

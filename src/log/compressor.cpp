@@ -63,7 +63,8 @@ bool compressInto(int in, int out, int level, const std::string& src, const std:
     while (!done) {
       ZSTD_outBuffer ob{obuf.data(), obuf.size(), 0};
       const size_t left = ZSTD_compressStream2(cctx.get(), &ob, &ib, mode);
-      if (ZSTD_isError(left)) return *error = std::string("zstd: ") + ZSTD_getErrorName(left), false;
+      if (ZSTD_isError(left))
+        return *error = std::string("zstd: ") + ZSTD_getErrorName(left), false;
       if (!writeAll(out, obuf.data(), ob.pos)) return *error = sysError("cannot write", tmp), false;
       done = last ? left == 0 : ib.pos == ib.size;
     }
@@ -73,7 +74,8 @@ bool compressInto(int in, int out, int level, const std::string& src, const std:
 
 }  // namespace
 
-bool compressSegment(const std::string& src, const std::string& dst, int level, std::string* error) {
+bool compressSegment(const std::string& src, const std::string& dst, int level,
+                     std::string* error) {
   const std::string tmp = dst + ".tmp";
   bool ok = false;
   {
@@ -85,7 +87,8 @@ bool compressSegment(const std::string& src, const std::string& dst, int level, 
     // The plain segment is deleted next, so the compressed one must be on disk first.
     if (ok && ::fsync(out.fd) != 0) ok = (*error = sysError("cannot sync", tmp), false);
   }
-  if (ok && ::rename(tmp.c_str(), dst.c_str()) != 0) ok = (*error = sysError("cannot rename", tmp), false);
+  if (ok && ::rename(tmp.c_str(), dst.c_str()) != 0)
+    ok = (*error = sysError("cannot rename", tmp), false);
   if (!ok) {
     ::unlink(tmp.c_str());
     return false;
@@ -120,7 +123,8 @@ std::string SegmentCompressor::lastError() const {
 }
 
 void SegmentCompressor::run() {
-  // Compression competes with the profiled program for CPU; let the program win (Linux: per-thread nice).
+  // Compression competes with the profiled program for CPU; let the program win (Linux: per-thread
+  // nice).
   ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
   std::unique_lock lock(mu_);
   for (;;) {

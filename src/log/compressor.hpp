@@ -1,4 +1,5 @@
-// Compresses closed log segments with zstd on one background thread, so the writer thread only renames files.
+// Compresses closed log segments with zstd on one background thread, so the writer thread only
+// renames files.
 #pragma once
 
 #include <atomic>
@@ -11,9 +12,10 @@
 
 namespace gpufl::log {
 
-// Compresses `src` into `dst` (zstd frame with checksum at `level`): writes `dst`.tmp, syncs it, renames it to
-// `dst` atomically, then deletes `src`. A reader therefore sees either the plain segment or the complete .zst
-// (briefly both, which it must tolerate by preferring one). False, with *error, leaves `src` untouched.
+// Compresses `src` into `dst` (zstd frame with checksum at `level`): writes `dst`.tmp, syncs it,
+// renames it to `dst` atomically, then deletes `src`. A reader therefore sees either the plain
+// segment or the complete .zst (briefly both, which it must tolerate by preferring one). False,
+// with *error, leaves `src` untouched.
 bool compressSegment(const std::string& src, const std::string& dst, int level, std::string* error);
 
 class SegmentCompressor {

@@ -8,11 +8,15 @@ namespace {
 constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
 constexpr char kHex[] = "0123456789abcdef";
 
-// Bytes that cannot be copied as they are: control characters, '"', '\\', and non-ASCII (must be validated).
-constexpr bool needsCare(unsigned char c) { return c < 0x20 || c == '"' || c == '\\' || c >= 0x80; }
+// Bytes that cannot be copied as they are: control characters, '"', '\\', and non-ASCII (must be
+// validated).
+constexpr bool needsCare(unsigned char c) {
+  return c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
+}
 
-// Length of the valid UTF-8 sequence starting at p[0] (a byte >= 0x80), or 0 if invalid; when invalid,
-// *bad is the length of the maximal subpart (the longest prefix that could have started a valid sequence), >= 1.
+// Length of the valid UTF-8 sequence starting at p[0] (a byte >= 0x80), or 0 if invalid; when
+// invalid, *bad is the length of the maximal subpart (the longest prefix that could have started a
+// valid sequence), >= 1.
 size_t utf8Sequence(const unsigned char* p, size_t n, size_t* bad) {
   const unsigned char c = p[0];
   size_t len = 0;
@@ -44,13 +48,27 @@ size_t utf8Sequence(const unsigned char* p, size_t n, size_t* bad) {
 
 void appendEscapedControl(std::string& out, unsigned char c) {
   switch (c) {
-    case '"': out.append("\\\"", 2); return;
-    case '\\': out.append("\\\\", 2); return;
-    case '\n': out.append("\\n", 2); return;
-    case '\t': out.append("\\t", 2); return;
-    case '\r': out.append("\\r", 2); return;
-    case '\b': out.append("\\b", 2); return;
-    case '\f': out.append("\\f", 2); return;
+    case '"':
+      out.append("\\\"", 2);
+      return;
+    case '\\':
+      out.append("\\\\", 2);
+      return;
+    case '\n':
+      out.append("\\n", 2);
+      return;
+    case '\t':
+      out.append("\\t", 2);
+      return;
+    case '\r':
+      out.append("\\r", 2);
+      return;
+    case '\b':
+      out.append("\\b", 2);
+      return;
+    case '\f':
+      out.append("\\f", 2);
+      return;
     default: {
       const char u[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
       out.append(u, 6);
@@ -81,7 +99,8 @@ class JsonChecker {
     return false;
   }
   bool word(std::string_view w) {
-    if (static_cast<size_t>(end_ - p_) < w.size() || std::string_view(p_, w.size()) != w) return false;
+    if (static_cast<size_t>(end_ - p_) < w.size() || std::string_view(p_, w.size()) != w)
+      return false;
     p_ += w.size();
     return true;
   }
@@ -154,12 +173,19 @@ class JsonChecker {
           ws();
           return value(depth + 1);
         });
-      case '[': ++p_; return sequence(']', [&] { return value(depth + 1); });
-      case '"': return string();
-      case 't': return word("true");
-      case 'f': return word("false");
-      case 'n': return word("null");
-      default: return number();
+      case '[':
+        ++p_;
+        return sequence(']', [&] { return value(depth + 1); });
+      case '"':
+        return string();
+      case 't':
+        return word("true");
+      case 'f':
+        return word("false");
+      case 'n':
+        return word("null");
+      default:
+        return number();
     }
   }
 
@@ -200,6 +226,8 @@ void appendJsonString(std::string& out, std::string_view text) {
   out.push_back('"');
 }
 
-bool isJsonValue(std::string_view text) { return JsonChecker(text).document(); }
+bool isJsonValue(std::string_view text) {
+  return JsonChecker(text).document();
+}
 
 }  // namespace gpufl::log

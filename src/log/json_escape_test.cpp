@@ -34,16 +34,19 @@ TEST(JsonEscape, ValidUtf8IsKept) {
 }
 
 TEST(JsonEscape, InvalidUtf8BecomesReplacementCharacter) {
-  EXPECT_EQ(esc("a\xFF" "b"), "\"a" + kFffd + "b\"");         // never valid
-  EXPECT_EQ(esc("\x80"), "\"" + kFffd + "\"");                // lone continuation
-  EXPECT_EQ(esc("\xC0\xAF"), "\"" + kFffd + kFffd + "\"");    // overlong '/': C0 never valid
+  EXPECT_EQ(esc("a\xFF"
+                "b"),
+            "\"a" + kFffd + "b\"");                         // never valid
+  EXPECT_EQ(esc("\x80"), "\"" + kFffd + "\"");              // lone continuation
+  EXPECT_EQ(esc("\xC0\xAF"), "\"" + kFffd + kFffd + "\"");  // overlong '/': C0 never valid
   EXPECT_EQ(esc("\xE0\x80\xAF"), "\"" + kFffd + kFffd + kFffd + "\"");  // overlong 3-byte
   EXPECT_EQ(esc("\xED\xA0\x80"), "\"" + kFffd + kFffd + kFffd + "\"");  // surrogate U+D800
   EXPECT_EQ(esc("\xF4\x90\x80\x80"), "\"" + kFffd + kFffd + kFffd + kFffd + "\"");  // > U+10FFFF
 }
 
 TEST(JsonEscape, TruncatedSequenceIsOneReplacement) {
-  // A valid prefix of a sequence (maximal subpart) becomes a single U+FFFD, and the next byte is kept.
+  // A valid prefix of a sequence (maximal subpart) becomes a single U+FFFD, and the next byte is
+  // kept.
   EXPECT_EQ(esc("x\xE2\x86"), "\"x" + kFffd + "\"");
   EXPECT_EQ(esc("\xE2\x86y"), "\"" + kFffd + "y\"");
   EXPECT_EQ(esc("\xF0\x9F\x9A\""), "\"" + kFffd + "\\\"\"");
@@ -67,19 +70,21 @@ TEST(JsonEscape, AppendsWithoutClearing) {
 }
 
 TEST(IsJsonValue, AcceptsJsonValues) {
-  for (const char* s : {"0", "-1", "1.5", "1e-05", "2E+10", "-0.0", "true", "false", "null", "\"x\"",
-                        "\"\\u00e9\\n\"", "[]", "[1, \"a\", [null]]", "{}", " {\"a\": {\"b\": [1,2]}} "}) {
+  for (const char* s :
+       {"0", "-1", "1.5", "1e-05", "2E+10", "-0.0", "true", "false", "null", "\"x\"",
+        "\"\\u00e9\\n\"", "[]", "[1, \"a\", [null]]", "{}", " {\"a\": {\"b\": [1,2]}} "}) {
     EXPECT_TRUE(isJsonValue(s)) << s;
   }
 }
 
 TEST(IsJsonValue, RejectsOtherText) {
-  for (const char* s : {"", "01", "1.", ".5", "+1", "1e", "tru", "nul", "\"unterminated", "\"bad\\x\"",
-                        "\"\\u12\"", "[1,]", "{\"a\"}", "{a:1}", "1 2", "NaN", "Infinity", "./run",
-                        "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["}) {
+  for (const char* s :
+       {"", "01", "1.", ".5", "+1", "1e", "tru", "nul", "\"unterminated", "\"bad\\x\"", "\"\\u12\"",
+        "[1,]", "{\"a\"}", "{a:1}", "1 2", "NaN", "Infinity", "./run",
+        "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["}) {
     EXPECT_FALSE(isJsonValue(s)) << s;
   }
-  EXPECT_FALSE(isJsonValue("\"a\x01\""));    // raw control character in a string
+  EXPECT_FALSE(isJsonValue("\"a\x01\""));     // raw control character in a string
   EXPECT_FALSE(isJsonValue("\"\xC0\xAF\""));  // invalid UTF-8 in a string
 }
 

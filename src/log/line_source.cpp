@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -82,7 +83,8 @@ std::unique_ptr<LineSource> LineSource::fromMemory(std::string_view data, Format
 }
 
 LineSource::LineSource(Format format, size_t max_line_bytes)
-    : format_(format), max_line_(max_line_bytes) {
+    // Clamped so that the buffer size arithmetic below cannot overflow whatever the caller asks for.
+    : format_(format), max_line_(std::min(max_line_bytes, size_t{1} << 31)) {
   cap_ = std::min(kReadChunk, max_line_ + 1);
   // Zero-initialised so that the padding simdjson may read past a line is never indeterminate.
   buf_.reset(new char[cap_ + kLinePadding]());

@@ -7,10 +7,10 @@
 namespace gpufl::log {
 namespace {
 
-// The one LogWriter: files with rotation, or a single stream. Each handler formats straight into the buffer of
-// the record's channel (docs/log-format.md's routing table), so a record costs no copy and, once the buffers
-// have grown, no allocation.
-// [writer thread]: not thread-safe, as LogWriter says.
+// The one LogWriter: files with rotation, or a single stream. Each handler formats straight into
+// the buffer of the record's channel (docs/log-format.md's routing table), so a record costs no
+// copy and, once the buffers have grown, no allocation. [writer thread]: not thread-safe, as
+// LogWriter says.
 class NdjsonLogWriter final : public LogWriter {
  public:
   explicit NdjsonLogWriter(const LogWriterOptions& options)
@@ -18,12 +18,14 @@ class NdjsonLogWriter final : public LogWriter {
 
   bool openFiles(std::string* error) {
     for (int c = 0; c < 3; ++c) {
-      if (!files_[c].open(options_.prefix, static_cast<Channel>(c), options_.rotate_bytes, error)) return false;
+      if (!files_[c].open(options_.prefix, static_cast<Channel>(c), options_.rotate_bytes, error))
+        return false;
     }
     return true;
   }
 
-  // Stream mode: one ChannelFile for everything, session records once, kernels absolute (`gpufl cat`).
+  // Stream mode (`gpufl cat`): one ChannelFile for everything, session records once, kernels
+  // absolute.
   void attach(std::FILE* stream) {
     files_[0].attach(stream);
     stream_mode_ = true;
@@ -71,7 +73,9 @@ class NdjsonLogWriter final : public LogWriter {
   void onScopePath(const ScopePath& e) override { put(Channel::Scope, formatScopePath, e); }
   void onScopeBegin(const ScopeBegin& e) override { put(Channel::Scope, formatScopeBegin, e); }
   void onScopeEnd(const ScopeEnd& e) override { put(Channel::Scope, formatScopeEnd, e); }
-  void onRangeCounters(const RangeCounters& e) override { put(Channel::Scope, formatRangeCounters, e); }
+  void onRangeCounters(const RangeCounters& e) override {
+    put(Channel::Scope, formatRangeCounters, e);
+  }
   void onGpuSample(const GpuSample& e) override { put(Channel::System, formatGpuSample, e); }
   void onHostSample(const HostSample& e) override { put(Channel::System, formatHostSample, e); }
 

@@ -91,8 +91,10 @@ KernelEvent kernel(const std::string& sid, uint64_t i) {
   return k;
 }
 
-// Decodes the kernel_event lines of one file (as a reader must: deltas never cross files) to (start, corr).
-std::vector<std::pair<int64_t, uint64_t>> decodeKernels(const std::string& text, bool* first_absolute) {
+// Decodes the kernel_event lines of one file (as a reader must: deltas never cross files) to
+// (start, corr).
+std::vector<std::pair<int64_t, uint64_t>> decodeKernels(const std::string& text,
+                                                        bool* first_absolute) {
   std::vector<std::pair<int64_t, uint64_t>> out;
   simdjson::dom::parser p;
   int64_t start = 0;
@@ -141,7 +143,8 @@ TEST_F(LogWriterTest, RoutesRecordsToTheirChannels) {
   EXPECT_NE(sys[2].find("session_end"), std::string::npos);
   const LogWriterStats s = w->stats();
   EXPECT_EQ(s.records, 11u);
-  EXPECT_EQ(s.bytes_written, fs::file_size(prefix_ + ".device.log") + fs::file_size(prefix_ + ".scope.log") +
+  EXPECT_EQ(s.bytes_written, fs::file_size(prefix_ + ".device.log") +
+                                 fs::file_size(prefix_ + ".scope.log") +
                                  fs::file_size(prefix_ + ".system.log"));
   EXPECT_EQ(s.write_errors, 0u);
 }
@@ -238,7 +241,8 @@ TEST_F(LogWriterTest, FullDiskIsCountedNotFatal) {
   EXPECT_NE(s.last_error.find("No space left on device"), std::string::npos) << s.last_error;
   // The other channels are unaffected.
   EXPECT_EQ(lines(readFile(prefix_ + ".system.log")).size(), 2u);
-  EXPECT_EQ(s.bytes_written, fs::file_size(prefix_ + ".scope.log") + fs::file_size(prefix_ + ".system.log"));
+  EXPECT_EQ(s.bytes_written,
+            fs::file_size(prefix_ + ".scope.log") + fs::file_size(prefix_ + ".system.log"));
 }
 
 TEST_F(LogWriterTest, StreamGetsEveryRecordOnceWithAbsoluteKernels) {
@@ -260,7 +264,8 @@ TEST_F(LogWriterTest, StreamGetsEveryRecordOnceWithAbsoluteKernels) {
   const auto l = lines(text);
   ASSERT_EQ(l.size(), 5u);
   EXPECT_NE(l[0].find("\"devices\""), std::string::npos);
-  EXPECT_NE(l[2].find("\"corr\":12,\"start_ns\":1003000,\"end_ns\":1004032}"), std::string::npos) << l[2];
+  EXPECT_NE(l[2].find("\"corr\":12,\"start_ns\":1003000,\"end_ns\":1004032}"), std::string::npos)
+      << l[2];
 }
 
 }  // namespace

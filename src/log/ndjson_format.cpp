@@ -1,124 +1,16 @@
 #include "log/ndjson_format.hpp"
 
-#include <charconv>
-#include <cmath>
-#include <string_view>
-#include <type_traits>
-
 #include "log/json_escape.hpp"
+#include "log/json_fields.hpp"
 
 namespace gpufl::log {
 namespace {
 
-// `,"name":` built at compile time, so writing a key is one append.
-template <size_t N>
-struct Key {
-  char text[N + 3]{};  // L = N - 1 name bytes plus four punctuation bytes; no terminator
-  constexpr Key(const char (&name)[N]) {  // NOLINT(google-explicit-constructor): used as "name" literals
-    text[0] = ',';
-    text[1] = '"';
-    for (size_t i = 0; i + 1 < N; ++i) text[2 + i] = name[i];
-    text[N + 1] = '"';
-    text[N + 2] = ':';
-  }
-};
+using json::appendNumber, json::dim, json::end, json::head, json::key, json::num, json::object,
+    json::opt, json::optStr, json::str, json::strings;
 
-template <Key K>
-inline void key(std::string& out) {
-  out.append(K.text, sizeof(K.text));
-}
-
-template <typename T>
-inline void appendNumber(std::string& out, T v) {
-  if constexpr (std::is_same_v<T, bool>) {
-    v ? out.append("true", 4) : out.append("false", 5);
-  } else if constexpr (std::is_floating_point_v<T>) {
-    // JSON has no NaN or infinity; null keeps the line valid and tells the reader the value is unusable.
-    if (!std::isfinite(v)) {
-      out.append("null", 4);
-      return;
-    }
-    char buf[32];
-    const auto r = std::to_chars(buf, buf + sizeof buf, static_cast<double>(v));
-    out.append(buf, r.ptr - buf);
-  } else {
-    char buf[24];
-    const auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out.append(buf, r.ptr - buf);
-  }
-}
-
-template <Key K, typename T>
-inline void num(std::string& out, T v) {
-  key<K>(out);
-  appendNumber(out, v);
-}
-
-template <Key K, typename T>
-inline void opt(std::string& out, const std::optional<T>& v) {
-  if (v) num<K>(out, *v);
-}
-
-template <Key K>
-inline void str(std::string& out, std::string_view v) {
-  key<K>(out);
-  appendJsonString(out, v);
-}
-
-template <Key K>
-inline void optStr(std::string& out, std::string_view v) {
-  if (!v.empty()) str<K>(out, v);
-}
-
-template <Key K>
-inline void dim(std::string& out, const Dim3& d) {
-  key<K>(out);
-  out.append("\"(", 2);
-  appendNumber(out, d.x);
-  out.push_back(',');
-  appendNumber(out, d.y);
-  out.push_back(',');
-  appendNumber(out, d.z);
-  out.append(")\"", 2);
-}
-
-template <Key K>
-void strings(std::string& out, const std::vector<std::string>& v) {
-  key<K>(out);
-  out.push_back('[');
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i) out.push_back(',');
-    appendJsonString(out, v[i]);
-  }
-  out.push_back(']');
-}
-
-// A JSON object from a map; `value` writes one mapped value.
-template <Key K, typename Map, typename Value>
-void object(std::string& out, const Map& m, Value value) {
-  key<K>(out);
-  out.push_back('{');
-  bool first = true;
-  for (const auto& [k, v] : m) {
-    if (!first) out.push_back(',');
-    first = false;
-    appendJsonString(out, k);
-    out.push_back(':');
-    value(v);
-  }
-  out.push_back('}');
-}
-
-// Every line starts with type and sid. `type_head` is `{"type":"<type>","sid":`.
-template <size_t N>
-inline void head(std::string& out, const char (&type_head)[N], const std::string& sid) {
-  out.append(type_head, N - 1);
-  appendJsonString(out, sid);
-}
-
-inline void end(std::string& out) { out.append("}\n", 2); }
-
-// Every device field but `id`, each with its leading comma: shared by session_start.devices and `device`.
+// Every device field but `id`, each with its leading comma: shared by session_start.devices and
+// `device`.
 void deviceFieldsAfterId(std::string& out, const DeviceInfo& d) {
   str<"name">(out, d.name);
   str<"uuid">(out, d.uuid);
@@ -172,7 +64,8 @@ void formatSessionStart(std::string& out, const SessionStart& e, bool with_devic
   str<"engine">(out, engineName(e.engine));
   num<"start_ns">(out, e.start_ns);
   num<"start_unix_ns">(out, e.start_unix_ns);
-  // Option values are JSON text; anything that is not gets quoted, so one bad value cannot break the line.
+  // Option values are JSON text; anything that is not gets quoted, so one bad value cannot break
+  // the line.
   object<"options">(out, e.options, [&](const std::string& v) {
     if (isJsonValue(v)) {
       out.append(v);
@@ -249,14 +142,16 @@ void formatKernelDef(std::string& out, const KernelDef& e) {
   end(out);
 }
 
-// Field order is measured, not guessed: of the 24 orders of {dur_ns}, {k, stream, scope}, {dcorr}, {dt_ns},
-// this one compressed best with zstd -3 (7.8 vs 9.7 bytes per kernel for the worst, k..., dt_ns, dur_ns, dcorr;
-// bench/bytes_per_kernel.sh). The start difference, the least predictable value, ends the line; the duration
-// opens it, so that a recurring duration of a kernel and the fields that kernel repeats (k, stream, scope, the
-// rare optionals, dcorr) form one match with an earlier launch.
+// Field order is measured, not guessed: of the 24 orders of {dur_ns}, {k, stream, scope}, {dcorr},
+// {dt_ns}, this one compressed best with zstd -3 (7.8 vs 9.7 bytes per kernel for the worst, k...,
+// dt_ns, dur_ns, dcorr; bench/bytes_per_kernel.sh). The start difference, the least predictable
+// value, ends the line; the duration opens it, so that a recurring duration of a kernel and the
+// fields that kernel repeats (k, stream, scope, the rare optionals, dcorr) form one match with an
+// earlier launch.
 void formatKernelEvent(std::string& out, const KernelEvent& e, KernelDeltaEncoder& delta) {
   KernelDeltaEncoder::State& s = delta.stateFor(e.sid);
-  const bool absolute = s.since_absolute == 0 || s.since_absolute >= KernelDeltaEncoder::kResyncInterval;
+  const bool absolute =
+      s.since_absolute == 0 || s.since_absolute >= KernelDeltaEncoder::kResyncInterval;
   head(out, "{\"type\":\"kernel_event\",\"sid\":", e.sid);
   num<"dur_ns">(out, e.end_ns - e.start_ns);
   num<"k">(out, e.def_id);
@@ -270,7 +165,8 @@ void formatKernelEvent(std::string& out, const KernelEvent& e, KernelDeltaEncode
     num<"start_ns">(out, e.start_ns);
     s.since_absolute = 0;
   } else {
-    // Correlation ids are unsigned, but a difference may be negative: wrap-around arithmetic gives it exactly.
+    // Correlation ids are unsigned, but a difference may be negative: wrap-around arithmetic gives
+    // it exactly.
     num<"dcorr">(out, static_cast<int64_t>(e.correlation_id - s.last_corr));
     num<"dt_ns">(out, e.start_ns - s.last_start_ns);
   }
@@ -301,7 +197,8 @@ void formatMemcpy(std::string& out, const MemcpyEvent& e) {
   } else {
     head(out, "{\"type\":\"memcpy_event\",\"sid\":", e.sid);
   }
-  // Order measured like kernel_event's (bench/bytes_per_kernel.sh): 9% smaller than the documented order.
+  // Order measured like kernel_event's (bench/bytes_per_kernel.sh): 9% smaller than the documented
+  // order.
   num<"corr">(out, e.correlation_id);
   num<"start_ns">(out, e.start_ns);
   if (!e.is_memset) str<"kind">(out, copyKindName(e.kind));
@@ -334,7 +231,8 @@ void formatScopePath(std::string& out, const ScopePath& e) {
 
 void formatScopeBegin(std::string& out, const ScopeBegin& e) {
   head(out, "{\"type\":\"scope_begin\",\"sid\":", e.sid);
-  // Order measured like kernel_event's: the instance id and time first, the path's constant fields last.
+  // Order measured like kernel_event's: the instance id and time first, the path's constant fields
+  // last.
   num<"id">(out, e.id);
   num<"tid">(out, e.tid);
   num<"ts_ns">(out, e.ts_ns);
@@ -372,8 +270,10 @@ void formatGpuSample(std::string& out, const GpuSample& e) {
   opt<"pcie_rx_kbps">(out, e.pcie_rx_kbps);
   opt<"pcie_tx_kbps">(out, e.pcie_tx_kbps);
   opt<"throttle">(out, e.throttle);
-  // Reasons are meaningful only with the bitmask they decode; an empty list next to a bitmask says "none".
-  if (e.throttle || !e.throttle_reasons.empty()) strings<"throttle_reasons">(out, e.throttle_reasons);
+  // Reasons are meaningful only with the bitmask they decode; an empty list next to a bitmask says
+  // "none".
+  if (e.throttle || !e.throttle_reasons.empty())
+    strings<"throttle_reasons">(out, e.throttle_reasons);
   end(out);
 }
 

@@ -1,6 +1,6 @@
-// One function per record type: each appends exactly one NDJSON line ('\n' terminated) to `out`, with the field
-// names of docs/log-format.md. Absent optionals are omitted. No allocation beyond growing `out`, so a caller that
-// reuses its buffer formats without allocating after warm-up.
+// One function per record type: each appends exactly one NDJSON line ('\n' terminated) to `out`,
+// with the field names of docs/log-format.md. Absent optionals are omitted. No allocation beyond
+// growing `out`, so a caller that reuses its buffer formats without allocating after warm-up.
 #pragma once
 
 #include <cstdint>
@@ -12,9 +12,10 @@
 
 namespace gpufl::log {
 
-// Per-file state of the compact kernel_event encoding: for each session, the previous kernel's start and
-// correlation id, and how many kernels were written since the last absolute record.
-// The first kernel of a session after reset() is absolute, and so is every kResyncInterval-th after that.
+// Per-file state of the compact kernel_event encoding: for each session, the previous kernel's
+// start and correlation id, and how many kernels were written since the last absolute record. The
+// first kernel of a session after reset() is absolute, and so is every kResyncInterval-th after
+// that.
 class KernelDeltaEncoder {
  public:
   static constexpr uint32_t kResyncInterval = 1024;
@@ -23,7 +24,8 @@ class KernelDeltaEncoder {
     std::string sid;
     int64_t last_start_ns = 0;
     uint64_t last_corr = 0;
-    uint32_t since_absolute = 0;  // kernels written since (and including) the last absolute one; 0 = none yet
+    uint32_t since_absolute =
+        0;  // kernels written since (and including) the last absolute one; 0 = none yet
   };
 
   // Call when a new file (segment) begins, or when written lines may have been lost.

@@ -10,8 +10,9 @@
 namespace gpufl::log {
 namespace {
 
-// Parses one formatted line with an independent, strict parser (it also rejects invalid UTF-8) and returns its
-// keys in order; fails the test when the line is not exactly one '\n'-terminated JSON object.
+// Parses one formatted line with an independent, strict parser (it also rejects invalid UTF-8) and
+// returns its keys in order; fails the test when the line is not exactly one '\n'-terminated JSON
+// object.
 std::vector<std::string> keysOf(const std::string& line) {
   EXPECT_FALSE(line.empty());
   EXPECT_EQ(line.back(), '\n');
@@ -50,11 +51,14 @@ TEST(NdjsonFormat, KernelEventAbsoluteThenDelta) {
   formatKernelEvent(out, kernel(102, 9000, 9800), delta);
   formatKernelEvent(out, kernel(101, 8000, 8300), delta);  // delivered out of start order
   EXPECT_EQ(out,
-            "{\"type\":\"kernel_event\",\"sid\":\"0a1b2c3d\",\"dur_ns\":1500,\"k\":3,\"stream\":7,\"scope\":2,"
+            "{\"type\":\"kernel_event\",\"sid\":\"0a1b2c3d\",\"dur_ns\":1500,\"k\":3,\"stream\":7,"
+            "\"scope\":2,"
             "\"corr\":100,\"start_ns\":5000}\n"
-            "{\"type\":\"kernel_event\",\"sid\":\"0a1b2c3d\",\"dur_ns\":800,\"k\":3,\"stream\":7,\"scope\":2,"
+            "{\"type\":\"kernel_event\",\"sid\":\"0a1b2c3d\",\"dur_ns\":800,\"k\":3,\"stream\":7,"
+            "\"scope\":2,"
             "\"dcorr\":2,\"dt_ns\":4000}\n"
-            "{\"type\":\"kernel_event\",\"sid\":\"0a1b2c3d\",\"dur_ns\":300,\"k\":3,\"stream\":7,\"scope\":2,"
+            "{\"type\":\"kernel_event\",\"sid\":\"0a1b2c3d\",\"dur_ns\":300,\"k\":3,\"stream\":7,"
+            "\"scope\":2,"
             "\"dcorr\":-1,\"dt_ns\":-1000}\n");
 }
 
@@ -66,7 +70,8 @@ TEST(NdjsonFormat, KernelEventOptionalsAndAbsoluteForm) {
   std::string out;
   formatKernelEventAbsolute(out, e);
   EXPECT_EQ(out,
-            "{\"type\":\"kernel_event\",\"sid\":\"0a1b2c3d\",\"dur_ns\":64,\"k\":3,\"stream\":7,\"scope\":2,"
+            "{\"type\":\"kernel_event\",\"sid\":\"0a1b2c3d\",\"dur_ns\":64,\"k\":3,\"stream\":7,"
+            "\"scope\":2,"
             "\"stack\":4,\"graph\":2,\"instr\":true,\"corr\":9,\"start_ns\":100,\"end_ns\":164}\n");
 }
 
@@ -78,7 +83,8 @@ TEST(NdjsonFormat, KernelEventResynchronisesEvery1024) {
     out.clear();
     formatKernelEvent(out, kernel(i + 1, int64_t(i) * 64, int64_t(i) * 64 + 32), delta);
     if (out.find("\"start_ns\"") != std::string::npos) {
-      EXPECT_NE(out.find("\"corr\":" + std::to_string(i + 1) + ",\"start_ns\":" + std::to_string(i * 64) + "}"),
+      EXPECT_NE(out.find("\"corr\":" + std::to_string(i + 1) +
+                         ",\"start_ns\":" + std::to_string(i * 64) + "}"),
                 std::string::npos)
           << out;
       absolute.push_back(i);
@@ -95,12 +101,14 @@ TEST(NdjsonFormat, KernelDeltaIsPerSessionAndResets) {
   formatKernelEvent(out, kernel(1, 1000, 1100, "aaaaaaaa"), delta);
   formatKernelEvent(out, kernel(50, 7000, 7100, "bbbbbbbb"), delta);  // another session: absolute
   formatKernelEvent(out, kernel(2, 2000, 2100, "aaaaaaaa"), delta);   // relative to aaaaaaaa's last
-  EXPECT_NE(out.find("\"sid\":\"bbbbbbbb\",\"dur_ns\":100,\"k\":3,\"stream\":7,\"scope\":2,\"corr\":50,"
-                     "\"start_ns\":7000}"),
-            std::string::npos);
-  EXPECT_NE(out.find("\"sid\":\"aaaaaaaa\",\"dur_ns\":100,\"k\":3,\"stream\":7,\"scope\":2,\"dcorr\":1,"
-                     "\"dt_ns\":1000}"),
-            std::string::npos);
+  EXPECT_NE(
+      out.find("\"sid\":\"bbbbbbbb\",\"dur_ns\":100,\"k\":3,\"stream\":7,\"scope\":2,\"corr\":50,"
+               "\"start_ns\":7000}"),
+      std::string::npos);
+  EXPECT_NE(
+      out.find("\"sid\":\"aaaaaaaa\",\"dur_ns\":100,\"k\":3,\"stream\":7,\"scope\":2,\"dcorr\":1,"
+               "\"dt_ns\":1000}"),
+      std::string::npos);
   delta.reset();  // a new segment
   out.clear();
   formatKernelEvent(out, kernel(3, 3000, 3100, "aaaaaaaa"), delta);
@@ -125,26 +133,45 @@ TEST(NdjsonFormat, SessionStartWithAndWithoutDevices) {
   s.devices = {d};
   std::string out;
   formatSessionStart(out, s, false);
-  EXPECT_EQ(out,
-            "{\"type\":\"session_start\",\"sid\":\"deadbeef\",\"schema\":1,\"session_id\":"
-            "\"deadbeef-0000-4000-8000-000000000001\",\"app\":\"smoke \\\"test\\\"\",\"pid\":42,\"host\":\"h\","
-            "\"version\":\"0.1.0\",\"engine\":\"PcSamplingWithSass\",\"start_ns\":10,\"start_unix_ns\":20,"
-            "\"options\":{\"bad\":\"./not json\",\"log_path\":\"./x\",\"system_sample_rate_ms\":100}}\n");
+  EXPECT_EQ(
+      out,
+      "{\"type\":\"session_start\",\"sid\":\"deadbeef\",\"schema\":1,\"session_id\":"
+      "\"deadbeef-0000-4000-8000-000000000001\",\"app\":\"smoke "
+      "\\\"test\\\"\",\"pid\":42,\"host\":\"h\","
+      "\"version\":\"0.1.0\",\"engine\":\"PcSamplingWithSass\",\"start_ns\":10,\"start_unix_ns\":"
+      "20,"
+      "\"options\":{\"bad\":\"./not json\",\"log_path\":\"./x\",\"system_sample_rate_ms\":100}}\n");
   out.clear();
   formatSessionStart(out, s, true);
-  const std::set<std::string> expected = {"type", "sid", "schema", "session_id", "app", "pid", "host",
-                                          "version", "engine", "start_ns", "start_unix_ns", "options",
-                                          "devices"};
+  const std::set<std::string> expected = {
+      "type",    "sid",    "schema",   "session_id",    "app",     "pid",    "host",
+      "version", "engine", "start_ns", "start_unix_ns", "options", "devices"};
   EXPECT_EQ(keySet(out), expected);
   simdjson::dom::parser p;
   simdjson::dom::object dev = p.parse(out)["devices"].at(0).get_object();
   std::set<std::string> dev_keys;
   for (auto [k, v] : dev) dev_keys.emplace(k);
-  const std::set<std::string> expected_dev = {
-      "id", "name", "uuid", "cc_major", "cc_minor", "sm_count", "warp_size", "max_threads_per_sm",
-      "max_threads_per_block", "max_blocks_per_sm", "regs_per_sm", "regs_per_block", "smem_per_sm_bytes",
-      "smem_per_block_bytes", "smem_per_block_optin_bytes", "smem_reserved_per_block_bytes", "l2_bytes",
-      "global_mem_bytes", "mem_bus_bits", "clock_khz", "mem_clock_khz"};
+  const std::set<std::string> expected_dev = {"id",
+                                              "name",
+                                              "uuid",
+                                              "cc_major",
+                                              "cc_minor",
+                                              "sm_count",
+                                              "warp_size",
+                                              "max_threads_per_sm",
+                                              "max_threads_per_block",
+                                              "max_blocks_per_sm",
+                                              "regs_per_sm",
+                                              "regs_per_block",
+                                              "smem_per_sm_bytes",
+                                              "smem_per_block_bytes",
+                                              "smem_per_block_optin_bytes",
+                                              "smem_reserved_per_block_bytes",
+                                              "l2_bytes",
+                                              "global_mem_bytes",
+                                              "mem_bus_bits",
+                                              "clock_khz",
+                                              "mem_clock_khz"};
   EXPECT_EQ(dev_keys, expected_dev);
 }
 
@@ -155,7 +182,10 @@ TEST(NdjsonFormat, DeviceRecordHasTheDeviceFieldsInline) {
   e.device.name = "NVIDIA H200";
   std::string out;
   formatDevice(out, e);
-  EXPECT_EQ(out.rfind("{\"type\":\"device\",\"sid\":\"s\",\"id\":1,\"name\":\"NVIDIA H200\",\"uuid\":\"\",", 0), 0u)
+  EXPECT_EQ(
+      out.rfind(
+          "{\"type\":\"device\",\"sid\":\"s\",\"id\":1,\"name\":\"NVIDIA H200\",\"uuid\":\"\",", 0),
+      0u)
       << out;
   std::set<std::string> keys = keySet(out);
   keys.erase("type");
@@ -179,25 +209,30 @@ TEST(NdjsonFormat, SessionEndNoteAndScopes) {
   e.overhead_ns = {{"writer", 77}};
   std::string out;
   formatSessionEnd(out, e);
-  EXPECT_EQ(out,
-            "{\"type\":\"session_end\",\"sid\":\"s\",\"end_ns\":9,\"kernels\":3,\"memcpys\":0,\"scopes\":0,"
-            "\"dropped\":{\"activity\":2,\"scope\":0},\"overhead_ns\":{\"writer\":77},\"cpu_time_ns\":0,"
-            "\"buffers\":0,\"bytes_written\":0}\n");
+  EXPECT_EQ(
+      out,
+      "{\"type\":\"session_end\",\"sid\":\"s\",\"end_ns\":9,\"kernels\":3,\"memcpys\":0,\"scopes\":"
+      "0,"
+      "\"dropped\":{\"activity\":2,\"scope\":0},\"overhead_ns\":{\"writer\":77},\"cpu_time_ns\":0,"
+      "\"buffers\":0,\"bytes_written\":0}\n");
 
   out.clear();
   formatNote(out, Note{"s", 5, "nvml", "off", "libnvidia-ml.so.1: not found"});
-  EXPECT_EQ(out, "{\"type\":\"note\",\"sid\":\"s\",\"ts_ns\":5,\"feature\":\"nvml\",\"status\":\"off\","
-                 "\"reason\":\"libnvidia-ml.so.1: not found\"}\n");
+  EXPECT_EQ(out,
+            "{\"type\":\"note\",\"sid\":\"s\",\"ts_ns\":5,\"feature\":\"nvml\",\"status\":\"off\","
+            "\"reason\":\"libnvidia-ml.so.1: not found\"}\n");
 
   out.clear();
   formatScopePath(out, ScopePath{"s", 2, 1, "forward", 1});
   formatScopeBegin(out, ScopeBegin{"s", 17, 2, 4242, 1000, "forward", "", 1});
   formatScopeEnd(out, ScopeEnd{"s", 17, 2, 4242, 2000});
-  EXPECT_EQ(out,
-            "{\"type\":\"scope_path\",\"sid\":\"s\",\"p\":2,\"parent\":1,\"name\":\"forward\",\"depth\":1}\n"
-            "{\"type\":\"scope_begin\",\"sid\":\"s\",\"id\":17,\"tid\":4242,\"ts_ns\":1000,\"p\":2,"
-            "\"name\":\"forward\",\"tag\":\"\",\"depth\":1}\n"
-            "{\"type\":\"scope_end\",\"sid\":\"s\",\"id\":17,\"tid\":4242,\"ts_ns\":2000,\"p\":2}\n");
+  EXPECT_EQ(
+      out,
+      "{\"type\":\"scope_path\",\"sid\":\"s\",\"p\":2,\"parent\":1,\"name\":\"forward\",\"depth\":"
+      "1}\n"
+      "{\"type\":\"scope_begin\",\"sid\":\"s\",\"id\":17,\"tid\":4242,\"ts_ns\":1000,\"p\":2,"
+      "\"name\":\"forward\",\"tag\":\"\",\"depth\":1}\n"
+      "{\"type\":\"scope_end\",\"sid\":\"s\",\"id\":17,\"tid\":4242,\"ts_ns\":2000,\"p\":2}\n");
 }
 
 TEST(NdjsonFormat, KernelDefWithAndWithoutOccupancy) {
@@ -211,18 +246,21 @@ TEST(NdjsonFormat, KernelDefWithAndWithoutOccupancy) {
   d.num_regs = 64;
   std::string out;
   formatKernelDef(out, d);
-  EXPECT_EQ(out,
-            "{\"type\":\"kernel_def\",\"sid\":\"s\",\"k\":1,\"name\":\"_Z4gemmPfS_\",\"demangled\":"
-            "\"gemm(float*, float*)\",\"device\":0,\"context\":0,\"grid\":\"(128,2,1)\",\"block\":\"(256,1,1)\","
-            "\"num_regs\":64,\"static_shared_bytes\":0,\"dyn_shared_bytes\":0,\"local_bytes\":0}\n");
+  EXPECT_EQ(
+      out,
+      "{\"type\":\"kernel_def\",\"sid\":\"s\",\"k\":1,\"name\":\"_Z4gemmPfS_\",\"demangled\":"
+      "\"gemm(float*, "
+      "float*)\",\"device\":0,\"context\":0,\"grid\":\"(128,2,1)\",\"block\":\"(256,1,1)\","
+      "\"num_regs\":64,\"static_shared_bytes\":0,\"dyn_shared_bytes\":0,\"local_bytes\":0}\n");
   d.occupancy = Occupancy{0.5, 0.5, 1, 1, 1, 4, LimitingResource::Registers};
   d.waves = 1.0 / 3;
   out.clear();
   formatKernelDef(out, d);
-  EXPECT_NE(out.find("\"occupancy\":0.5,\"reg_occupancy\":0.5,\"smem_occupancy\":1,\"warp_occupancy\":1,"
-                     "\"block_occupancy\":1,\"limiting_resource\":\"registers\",\"max_active_blocks\":4,"
-                     "\"waves\":0.3333333333333333}"),
-            std::string::npos)
+  EXPECT_NE(
+      out.find("\"occupancy\":0.5,\"reg_occupancy\":0.5,\"smem_occupancy\":1,\"warp_occupancy\":1,"
+               "\"block_occupancy\":1,\"limiting_resource\":\"registers\",\"max_active_blocks\":4,"
+               "\"waves\":0.3333333333333333}"),
+      std::string::npos)
       << out;
   keysOf(out);
 }
@@ -240,9 +278,11 @@ TEST(NdjsonFormat, MemcpyAndMemset) {
   m.dst_kind = "device";
   std::string out;
   formatMemcpy(out, m);
-  EXPECT_EQ(out, "{\"type\":\"memcpy_event\",\"sid\":\"s\",\"corr\":8,\"start_ns\":100,\"kind\":\"HtoD\","
-                 "\"bytes\":4096,\"device\":0,\"stream\":13,\"scope\":0,\"src_kind\":\"pinned\","
-                 "\"dst_kind\":\"device\",\"dur_ns\":250}\n");
+  EXPECT_EQ(
+      out,
+      "{\"type\":\"memcpy_event\",\"sid\":\"s\",\"corr\":8,\"start_ns\":100,\"kind\":\"HtoD\","
+      "\"bytes\":4096,\"device\":0,\"stream\":13,\"scope\":0,\"src_kind\":\"pinned\","
+      "\"dst_kind\":\"device\",\"dur_ns\":250}\n");
   MemcpyEvent s;
   s.sid = "s";
   s.is_memset = true;
@@ -250,8 +290,10 @@ TEST(NdjsonFormat, MemcpyAndMemset) {
   s.value = 0;
   out.clear();
   formatMemcpy(out, s);
-  EXPECT_EQ(out, "{\"type\":\"memset_event\",\"sid\":\"s\",\"corr\":0,\"start_ns\":0,\"bytes\":64,\"device\":0,"
-                 "\"stream\":0,\"scope\":0,\"value\":0,\"dur_ns\":0}\n");
+  EXPECT_EQ(out,
+            "{\"type\":\"memset_event\",\"sid\":\"s\",\"corr\":0,\"start_ns\":0,\"bytes\":64,"
+            "\"device\":0,"
+            "\"stream\":0,\"scope\":0,\"value\":0,\"dur_ns\":0}\n");
 }
 
 TEST(NdjsonFormat, SamplesOmitWhatWasNotRead) {
@@ -262,8 +304,9 @@ TEST(NdjsonFormat, SamplesOmitWhatWasNotRead) {
   g.power_mw = 650000;
   std::string out;
   formatGpuSample(out, g);
-  EXPECT_EQ(out, "{\"type\":\"system_sample\",\"sid\":\"s\",\"gpu\":0,\"ts_ns\":1,\"util_gpu\":97,"
-                 "\"power_mw\":650000}\n");
+  EXPECT_EQ(out,
+            "{\"type\":\"system_sample\",\"sid\":\"s\",\"gpu\":0,\"ts_ns\":1,\"util_gpu\":97,"
+            "\"power_mw\":650000}\n");
   g.throttle = 4;
   g.throttle_reasons = {"sw_power_cap"};
   out.clear();
@@ -277,30 +320,40 @@ TEST(NdjsonFormat, SamplesOmitWhatWasNotRead) {
   h.ram_total_bytes = 1024;
   out.clear();
   formatHostSample(out, h);
-  EXPECT_EQ(out, "{\"type\":\"host_sample\",\"sid\":\"s\",\"ts_ns\":2,\"cpu_pct\":12.5,\"ram_total_bytes\":1024}\n");
+  EXPECT_EQ(out,
+            "{\"type\":\"host_sample\",\"sid\":\"s\",\"ts_ns\":2,\"cpu_pct\":12.5,\"ram_total_"
+            "bytes\":1024}\n");
 }
 
 TEST(NdjsonFormat, DeepRecordsAndBenchmark) {
   std::string out;
   formatSassMetric(out, SassMetric{"s", "_Z1kv", 16, 2, 100, 3200, 400, 100, "LDG.E R2, [R4]", ""});
-  EXPECT_EQ(out, "{\"type\":\"sass_metric\",\"sid\":\"s\",\"func\":\"_Z1kv\",\"pc\":16,\"launches\":2,"
-                 "\"inst_executed\":100,\"thread_inst_executed\":3200,\"sectors_global\":400,"
-                 "\"sectors_global_ideal\":100,\"sass\":\"LDG.E R2, [R4]\"}\n");
+  EXPECT_EQ(out,
+            "{\"type\":\"sass_metric\",\"sid\":\"s\",\"func\":\"_Z1kv\",\"pc\":16,\"launches\":2,"
+            "\"inst_executed\":100,\"thread_inst_executed\":3200,\"sectors_global\":400,"
+            "\"sectors_global_ideal\":100,\"sass\":\"LDG.E R2, [R4]\"}\n");
   out.clear();
   formatPcSample(out, PcSample{"s", "_Z1kv", 32, "long_scoreboard", 9, "", "k.cu:12"});
-  EXPECT_EQ(out, "{\"type\":\"pc_sample\",\"sid\":\"s\",\"func\":\"_Z1kv\",\"pc\":32,\"stall\":"
-                 "\"long_scoreboard\",\"count\":9,\"source\":\"k.cu:12\"}\n");
+  EXPECT_EQ(out,
+            "{\"type\":\"pc_sample\",\"sid\":\"s\",\"func\":\"_Z1kv\",\"pc\":32,\"stall\":"
+            "\"long_scoreboard\",\"count\":9,\"source\":\"k.cu:12\"}\n");
   out.clear();
-  formatRangeCounters(out, RangeCounters{"s", "step/forward", 3, {{"a", 0.1}, {"b", NAN}, {"c", 2e20}}});
-  EXPECT_EQ(out, "{\"type\":\"range_counters\",\"sid\":\"s\",\"range\":\"step/forward\",\"p\":3,"
-                 "\"metrics\":{\"a\":0.1,\"b\":null,\"c\":2e+20}}\n");
+  formatRangeCounters(out,
+                      RangeCounters{"s", "step/forward", 3, {{"a", 0.1}, {"b", NAN}, {"c", 2e20}}});
+  EXPECT_EQ(out,
+            "{\"type\":\"range_counters\",\"sid\":\"s\",\"range\":\"step/forward\",\"p\":3,"
+            "\"metrics\":{\"a\":0.1,\"b\":null,\"c\":2e+20}}\n");
   out.clear();
   formatStack(out, StackDef{"s", 5, {"main+0x10 (a.out)", "f\x01"}});
-  EXPECT_EQ(out, "{\"type\":\"stack\",\"sid\":\"s\",\"id\":5,\"frames\":[\"main+0x10 (a.out)\",\"f\\u0001\"]}\n");
+  EXPECT_EQ(out,
+            "{\"type\":\"stack\",\"sid\":\"s\",\"id\":5,\"frames\":[\"main+0x10 "
+            "(a.out)\",\"f\\u0001\"]}\n");
   out.clear();
   formatBenchmark(out, BenchmarkResult{"s", "gemm", "", 10, 5, 4, 9, 6});
-  EXPECT_EQ(out, "{\"type\":\"benchmark\",\"sid\":\"s\",\"name\":\"gemm\",\"iterations\":10,\"median_ns\":5,"
-                 "\"min_ns\":4,\"max_ns\":9,\"mean_ns\":6}\n");
+  EXPECT_EQ(
+      out,
+      "{\"type\":\"benchmark\",\"sid\":\"s\",\"name\":\"gemm\",\"iterations\":10,\"median_ns\":5,"
+      "\"min_ns\":4,\"max_ns\":9,\"mean_ns\":6}\n");
 }
 
 TEST(NdjsonFormat, HostileStringsStillParse) {

@@ -1,3 +1,12 @@
+// readPrefix: two passes over the files of a prefix, each streaming one line at a time. The first finds the
+// session_start records (a cheap prefilter skips every other line), the second decodes the chosen session.
+// Reading rules decided here, beyond docs/log-format.md:
+// - Segment N present both plain and .zst: the plain file is read (see segments.cpp).
+// - Blank lines are ignored; a line longer than ReadOptions::max_line_bytes is skipped with a warning.
+// - Keys, types and sids are compared as written (not unescaped); values of unknown fields are skipped
+//   without full validation (simdjson On-Demand), so garbage inside an ignored field goes unnoticed.
+// - zstd verifies a frame's checksum at its end: data of a damaged frame may be decoded (and parsed, so most
+//   damage shows as garbage lines) before the corruption is reported.
 #include "log/reader.hpp"
 
 #include <algorithm>

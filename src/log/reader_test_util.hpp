@@ -50,6 +50,7 @@ struct RecordingVisitor : EventVisitor {
   std::vector<SessionStart> starts;
   std::vector<SessionEnd> ends;
   std::vector<Note> notes;
+  std::vector<DeviceEvent> devices;
   std::vector<KernelDef> defs;
   std::vector<KernelEvent> kernels;
   std::vector<MemcpyEvent> copies;
@@ -67,6 +68,7 @@ struct RecordingVisitor : EventVisitor {
   void onSessionStart(const SessionStart& e) override { starts.push_back(e); }
   void onSessionEnd(const SessionEnd& e) override { ends.push_back(e); }
   void onNote(const Note& e) override { notes.push_back(e); }
+  void onDevice(const DeviceEvent& e) override { devices.push_back(e); }
   void onKernelDef(const KernelDef& e) override { defs.push_back(e); }
   void onKernel(const KernelEvent& e) override { kernels.push_back(e); }
   void onMemcpy(const MemcpyEvent& e) override { copies.push_back(e); }

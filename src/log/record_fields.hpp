@@ -174,6 +174,7 @@ void forEachField(od::object& obj, RecordContext& ctx, OnField&& on) {
 // problems in `ctx`; the sid is not copied into `out` (the caller does that once the record is accepted).
 void parseSessionStart(od::object& obj, RecordContext& ctx, SessionStart& out);
 void parseSessionEnd(od::object& obj, RecordContext& ctx, SessionEnd& out);
+void parseDeviceEvent(od::object& obj, RecordContext& ctx, DeviceEvent& out);
 void parseNote(od::object& obj, RecordContext& ctx, Note& out);
 void parseKernelDef(od::object& obj, RecordContext& ctx, KernelDef& out);
 void parseStack(od::object& obj, RecordContext& ctx, StackDef& out);

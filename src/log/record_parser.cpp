@@ -15,7 +15,7 @@ namespace od = detail::od;
 static_assert(kLinePadding >= simdjson::SIMDJSON_PADDING, "lines must carry simdjson's padding");
 
 enum class RecordType {
-  Unknown, KernelEvent, MemcpyEvent, MemsetEvent, SessionStart, SessionEnd, Note, KernelDef, Stack,
+  Unknown, KernelEvent, MemcpyEvent, MemsetEvent, SessionStart, SessionEnd, Device, Note, KernelDef, Stack,
   ScopePath, ScopeBegin, ScopeEnd, SystemSample, HostSample, SassMetric, PcSample, RangeCounters, Benchmark,
 };
 
@@ -29,7 +29,7 @@ constexpr std::pair<std::string_view, RecordType> kTypes[] = {
     {"scope_path", RecordType::ScopePath},       {"stack", RecordType::Stack},
     {"range_counters", RecordType::RangeCounters}, {"note", RecordType::Note},
     {"benchmark", RecordType::Benchmark},        {"session_start", RecordType::SessionStart},
-    {"session_end", RecordType::SessionEnd},
+    {"session_end", RecordType::SessionEnd},     {"device", RecordType::Device},
 };
 
 RecordType typeFromName(std::string_view name) {
@@ -258,6 +258,7 @@ void RecordDecoder::Impl::decodeLine(std::string_view text, uint64_t line, bool 
     case RecordType::MemsetEvent: return decodeCopy(obj, c, doc, line, terminated, true);
     case RecordType::SessionStart: return simple(detail::parseSessionStart, &V::onSessionStart);
     case RecordType::SessionEnd: return simple(detail::parseSessionEnd, &V::onSessionEnd);
+    case RecordType::Device: return simple(detail::parseDeviceEvent, &V::onDevice);
     case RecordType::Note: return simple(detail::parseNote, &V::onNote);
     case RecordType::KernelDef: return simple(detail::parseKernelDef, &V::onKernelDef);
     case RecordType::Stack: return simple(detail::parseStack, &V::onStack);

@@ -17,30 +17,33 @@ void forEachMember(od::object& obj, RecordContext& ctx, OnField&& on) {
   }
 }
 
+// One field of a device, in session_start.devices or in a device record.
+void deviceField(std::string_view key, od::value& v, RecordContext& c, DeviceInfo& d) {
+  if (key == "id") c.number(v, key, d.id);
+  else if (key == "name") c.string(v, key, d.name);
+  else if (key == "uuid") c.string(v, key, d.uuid);
+  else if (key == "cc_major") c.number(v, key, d.cc_major);
+  else if (key == "cc_minor") c.number(v, key, d.cc_minor);
+  else if (key == "sm_count") c.number(v, key, d.sm_count);
+  else if (key == "warp_size") c.number(v, key, d.warp_size);
+  else if (key == "max_threads_per_sm") c.number(v, key, d.max_threads_per_sm);
+  else if (key == "max_threads_per_block") c.number(v, key, d.max_threads_per_block);
+  else if (key == "max_blocks_per_sm") c.number(v, key, d.max_blocks_per_sm);
+  else if (key == "regs_per_sm") c.number(v, key, d.regs_per_sm);
+  else if (key == "regs_per_block") c.number(v, key, d.regs_per_block);
+  else if (key == "smem_per_sm_bytes") c.number(v, key, d.smem_per_sm_bytes);
+  else if (key == "smem_per_block_bytes") c.number(v, key, d.smem_per_block_bytes);
+  else if (key == "smem_per_block_optin_bytes") c.number(v, key, d.smem_per_block_optin_bytes);
+  else if (key == "smem_reserved_per_block_bytes") c.number(v, key, d.smem_reserved_per_block_bytes);
+  else if (key == "l2_bytes") c.number(v, key, d.l2_bytes);
+  else if (key == "global_mem_bytes") c.number(v, key, d.global_mem_bytes);
+  else if (key == "mem_bus_bits") c.number(v, key, d.mem_bus_bits);
+  else if (key == "clock_khz") c.number(v, key, d.clock_khz);
+  else if (key == "mem_clock_khz") c.number(v, key, d.mem_clock_khz);
+}
+
 void parseDevice(od::object& obj, RecordContext& c, DeviceInfo& d) {
-  forEachMember(obj, c, [&](std::string_view key, od::value& v) {
-    if (key == "id") c.number(v, key, d.id);
-    else if (key == "name") c.string(v, key, d.name);
-    else if (key == "uuid") c.string(v, key, d.uuid);
-    else if (key == "cc_major") c.number(v, key, d.cc_major);
-    else if (key == "cc_minor") c.number(v, key, d.cc_minor);
-    else if (key == "sm_count") c.number(v, key, d.sm_count);
-    else if (key == "warp_size") c.number(v, key, d.warp_size);
-    else if (key == "max_threads_per_sm") c.number(v, key, d.max_threads_per_sm);
-    else if (key == "max_threads_per_block") c.number(v, key, d.max_threads_per_block);
-    else if (key == "max_blocks_per_sm") c.number(v, key, d.max_blocks_per_sm);
-    else if (key == "regs_per_sm") c.number(v, key, d.regs_per_sm);
-    else if (key == "regs_per_block") c.number(v, key, d.regs_per_block);
-    else if (key == "smem_per_sm_bytes") c.number(v, key, d.smem_per_sm_bytes);
-    else if (key == "smem_per_block_bytes") c.number(v, key, d.smem_per_block_bytes);
-    else if (key == "smem_per_block_optin_bytes") c.number(v, key, d.smem_per_block_optin_bytes);
-    else if (key == "smem_reserved_per_block_bytes") c.number(v, key, d.smem_reserved_per_block_bytes);
-    else if (key == "l2_bytes") c.number(v, key, d.l2_bytes);
-    else if (key == "global_mem_bytes") c.number(v, key, d.global_mem_bytes);
-    else if (key == "mem_bus_bits") c.number(v, key, d.mem_bus_bits);
-    else if (key == "clock_khz") c.number(v, key, d.clock_khz);
-    else if (key == "mem_clock_khz") c.number(v, key, d.mem_clock_khz);
-  });
+  forEachMember(obj, c, [&](std::string_view key, od::value& v) { deviceField(key, v, c, d); });
 }
 
 void parseDevices(od::value& v, RecordContext& c, std::vector<DeviceInfo>& out) {
@@ -85,6 +88,15 @@ void parseSessionStart(od::object& obj, RecordContext& c, SessionStart& out) {
     else if (key == "devices") parseDevices(v, c, out.devices);
   });
   c.require({{"session_id", id}, {"start_ns", start}, {"start_unix_ns", unix_start}});
+}
+
+void parseDeviceEvent(od::object& obj, RecordContext& c, DeviceEvent& out) {
+  bool id = false;
+  forEachField(obj, c, [&](std::string_view key, od::value& v) {
+    if (key == "id") id = c.number(v, key, out.device.id);
+    else deviceField(key, v, c, out.device);
+  });
+  c.require({{"id", id}});
 }
 
 void parseSessionEnd(od::object& obj, RecordContext& c, SessionEnd& out) {

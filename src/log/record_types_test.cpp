@@ -22,6 +22,7 @@ std::unique_ptr<testing::RecordingVisitor> decodeAll(const std::string& text, st
 }
 
 const char* const kLog = R"log({"type":"session_start","sid":"abcd1234","schema":1,"session_id":"abcd1234-1111-2222-3333-444455556666","app":"demo","pid":42,"host":"node1","version":"0.1.0","engine":"PcSamplingWithSass","start_ns":100,"start_unix_ns":1700000000000000000,"options":{"sampling_auto_start":true,"system_sample_rate_ms":100,"app_name":"demo","list":[1,2]},"devices":[{"id":0,"name":"NVIDIA H200","uuid":"GPU-1","cc_major":9,"cc_minor":0,"sm_count":132,"warp_size":32,"max_threads_per_sm":2048,"max_threads_per_block":1024,"max_blocks_per_sm":32,"regs_per_sm":65536,"regs_per_block":65536,"smem_per_sm_bytes":233472,"smem_per_block_bytes":49152,"smem_per_block_optin_bytes":232448,"smem_reserved_per_block_bytes":1024,"l2_bytes":52428800,"global_mem_bytes":150000000000,"mem_bus_bits":6144,"clock_khz":1980000,"mem_clock_khz":2619000}]}
+{"type":"device","sid":"abcd1234","id":1,"name":"NVIDIA H100","uuid":"GPU-2","cc_major":9,"cc_minor":0,"sm_count":114,"warp_size":32,"max_threads_per_sm":2048,"max_threads_per_block":1024,"max_blocks_per_sm":32,"regs_per_sm":65536,"regs_per_block":65536,"smem_per_sm_bytes":233472,"smem_per_block_bytes":49152,"smem_per_block_optin_bytes":232448,"smem_reserved_per_block_bytes":1024,"l2_bytes":52428800,"global_mem_bytes":85000000000,"mem_bus_bits":5120,"clock_khz":1755000,"mem_clock_khz":1593000}
 {"type":"note","sid":"abcd1234","ts_ns":101,"feature":"nvml","status":"degraded","reason":"no power reading"}
 {"type":"kernel_def","sid":"abcd1234","k":3,"name":"_Z3fooPf","demangled":"foo(float*)","device":0,"context":1,"grid":"(128,2,1)","block":"(256,1,1)","num_regs":32,"static_shared_bytes":1024,"dyn_shared_bytes":2048,"local_bytes":16,"occupancy":0.75,"reg_occupancy":1,"smem_occupancy":0.75,"warp_occupancy":1,"block_occupancy":0.5,"limiting_resource":"shared_mem","max_active_blocks":6,"waves":0.16,"cache_config":"prefer_l1"}
 {"type":"kernel_event","sid":"abcd1234","k":3,"stream":14,"scope":2,"stack":5,"graph":9,"instr":true,"dur_ns":700,"start_ns":2000,"corr":77}
@@ -71,6 +72,13 @@ TEST(RecordTypes, EveryTypeReadsIntoItsStruct) {
   EXPECT_EQ(d.smem_reserved_per_block_bytes, 1024);
   EXPECT_EQ(d.global_mem_bytes, 150000000000);
   EXPECT_EQ(d.mem_clock_khz, 2619000);
+
+  ASSERT_EQ(v->devices.size(), 1u);
+  EXPECT_EQ(v->devices[0].sid, "abcd1234");
+  EXPECT_EQ(v->devices[0].device.id, 1u);
+  EXPECT_EQ(v->devices[0].device.name, "NVIDIA H100");
+  EXPECT_EQ(v->devices[0].device.sm_count, 114);
+  EXPECT_EQ(v->devices[0].device.mem_bus_bits, 5120);
 
   ASSERT_EQ(v->notes.size(), 1u);
   EXPECT_EQ(v->notes[0].ts_ns, 101);

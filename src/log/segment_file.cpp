@@ -54,7 +54,9 @@ uint64_t nextSegmentNumber(const std::string& prefix, Channel channel) {
   return highest + 1;
 }
 
-ChannelFile::~ChannelFile() { close(); }
+ChannelFile::~ChannelFile() {
+  close();
+}
 
 bool ChannelFile::open(const std::string& prefix, Channel channel, uint64_t rotate_bytes,
                        std::string* error) {
@@ -89,7 +91,8 @@ bool ChannelFile::reopen() {
   if (file_bytes_ > 0) {
     const int rd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);  // fd_ is write-only
     char last = '\n';
-    if (rd >= 0 && ::pread(rd, &last, 1, static_cast<off_t>(file_bytes_ - 1)) == 1 && last != '\n') torn_ = true;
+    if (rd >= 0 && ::pread(rd, &last, 1, static_cast<off_t>(file_bytes_ - 1)) == 1 && last != '\n')
+      torn_ = true;
     if (rd >= 0) ::close(rd);
   }
   return true;
@@ -165,9 +168,11 @@ ChannelFile::Outcome ChannelFile::rotate() {
   o.lost = !writeBuffer();
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
-  // Never overwrite a segment that is already there (another writer on the same prefix, a restored backup).
+  // Never overwrite a segment that is already there (another writer on the same prefix, a restored
+  // backup).
   std::string segment = segmentPath(prefix_, channel_, next_segment_);
-  while (exists(segment) || exists(segment + ".zst")) segment = segmentPath(prefix_, channel_, ++next_segment_);
+  while (exists(segment) || exists(segment + ".zst"))
+    segment = segmentPath(prefix_, channel_, ++next_segment_);
   if (::rename(path_.c_str(), segment.c_str()) != 0) {
     fail("cannot rename " + path_ + " to " + segment, errno);
     // Keep appending to the active file; retry only after another rotate_bytes, not on every line.

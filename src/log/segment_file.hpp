@@ -1,7 +1,7 @@
-// One channel's output: a buffer of complete lines, the active file they go to, and its rotation into numbered
-// segments. Lines are written in large blocks with write(2); an I/O failure drops the buffered lines, counts them
-// and is remembered, never thrown, because the profiled program must not die of a full disk.
-// [writer thread] except where noted.
+// One channel's output: a buffer of complete lines, the active file they go to, and its rotation
+// into numbered segments. Lines are written in large blocks with write(2); an I/O failure drops the
+// buffered lines, counts them and is remembered, never thrown, because the profiled program must
+// not die of a full disk. [writer thread] except where noted.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +23,8 @@ class ChannelFile {
  public:
   static constexpr size_t kBlockBytes = 256 << 10;
 
-  // What the slow path did; the writer resets its kernel delta state on either and compresses closed segments.
+  // What the slow path did; the writer resets its kernel delta state on either and compresses
+  // closed segments.
   struct Outcome {
     bool lost = false;           // buffered lines were dropped after an I/O error
     std::string closed_segment;  // path of a segment closed by rotation, or empty
@@ -35,19 +36,23 @@ class ChannelFile {
   ~ChannelFile();
 
   // Opens the active file of `channel` under `prefix` for appending (created 0644 if missing).
-  // rotate_bytes 0 = never rotate. False, with *error naming the path and the system's reason, on failure.
+  // rotate_bytes 0 = never rotate. False, with *error naming the path and the system's reason, on
+  // failure.
   bool open(const std::string& prefix, Channel channel, uint64_t rotate_bytes, std::string* error);
   // Stream mode: lines go to `stream` with fwrite; never rotates; the stream is not closed.
   void attach(std::FILE* stream);
 
   // Complete lines are appended here directly by the formatters.
   std::string& buffer() { return buf_; }
-  // Cheap check after each line: true when a block is due or the file passed rotate_bytes; then call service().
+  // Cheap check after each line: true when a block is due or the file passed rotate_bytes; then
+  // call service().
   bool needsService() const {
-    return buf_.size() >= kBlockBytes || (rotate_at_ != 0 && file_bytes_ + buf_.size() >= rotate_at_);
+    return buf_.size() >= kBlockBytes ||
+           (rotate_at_ != 0 && file_bytes_ + buf_.size() >= rotate_at_);
   }
   Outcome service();
-  // Writes everything buffered (to the OS, not to disk) and flushes a stream. False when lines were lost.
+  // Writes everything buffered (to the OS, not to disk) and flushes a stream. False when lines were
+  // lost.
   bool flush();
   void close();
 
@@ -68,11 +73,11 @@ class ChannelFile {
   int fd_ = -1;
   std::FILE* stream_ = nullptr;
   std::string buf_;
-  uint64_t file_bytes_ = 0;     // length of the active file (what reached it)
+  uint64_t file_bytes_ = 0;  // length of the active file (what reached it)
   uint64_t rotate_bytes_ = 0;
-  uint64_t rotate_at_ = 0;      // file length that triggers rotation; pushed back after a failed rename
+  uint64_t rotate_at_ = 0;  // file length that triggers rotation; pushed back after a failed rename
   uint64_t next_segment_ = 1;
-  bool torn_ = false;           // the file ends inside a line (a write failed midway): start with '\n'
+  bool torn_ = false;  // the file ends inside a line (a write failed midway): start with '\n'
   uint64_t errors_ = 0;
   uint64_t bytes_dropped_ = 0;
   std::string last_error_;

@@ -22,6 +22,7 @@ class TouchingVisitor : public gpufl::EventVisitor {
   }
   void onSessionEnd(const gpufl::SessionEnd& e) override { sum += e.dropped.size() + e.kernels; }
   void onNote(const gpufl::Note& e) override { sum += e.reason.size(); }
+  void onDevice(const gpufl::DeviceEvent& e) override { sum += e.device.name.size() + e.device.id; }
   void onKernelDef(const gpufl::KernelDef& e) override { sum += e.name.size() + e.grid.count(); }
   void onKernel(const gpufl::KernelEvent& e) override {
     sum += static_cast<uint64_t>(e.end_ns) - static_cast<uint64_t>(e.start_ns) + e.correlation_id;

@@ -1,0 +1,134 @@
+// Building blocks of an NDJSON line, for the formatters in ndjson_format.cpp: keys are assembled at
+// compile time
+// (`num<"dur_ns">(out, v)` appends `,"dur_ns":<v>` with one append for the key), numbers go through
+// to_chars (shortest round-trip for doubles), strings through appendJsonString. Internal to
+// src/log.
+#pragma once
+
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "core/events.hpp"
+#include "log/json_escape.hpp"
+
+namespace gpufl::log::json {
+
+// `,"name":` built at compile time, so writing a key is one append.
+template <size_t N>
+struct Key {
+  char text[N + 3]{};  // L = N - 1 name bytes plus four punctuation bytes; no terminator
+  constexpr Key(
+      const char (&name)[N]) {  // NOLINT(google-explicit-constructor): used as "name" literals
+    text[0] = ',';
+    text[1] = '"';
+    for (size_t i = 0; i + 1 < N; ++i) text[2 + i] = name[i];
+    text[N + 1] = '"';
+    text[N + 2] = ':';
+  }
+};
+
+template <Key K>
+inline void key(std::string& out) {
+  out.append(K.text, sizeof(K.text));
+}
+
+template <typename T>
+inline void appendNumber(std::string& out, T v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    v ? out.append("true", 4) : out.append("false", 5);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    // JSON has no NaN or infinity; null keeps the line valid and tells the reader the value is
+    // unusable.
+    if (!std::isfinite(v)) {
+      out.append("null", 4);
+      return;
+    }
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, static_cast<double>(v));
+    out.append(buf, r.ptr - buf);
+  } else {
+    char buf[24];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, r.ptr - buf);
+  }
+}
+
+template <Key K, typename T>
+inline void num(std::string& out, T v) {
+  key<K>(out);
+  appendNumber(out, v);
+}
+
+template <Key K, typename T>
+inline void opt(std::string& out, const std::optional<T>& v) {
+  if (v) num<K>(out, *v);
+}
+
+template <Key K>
+inline void str(std::string& out, std::string_view v) {
+  key<K>(out);
+  appendJsonString(out, v);
+}
+
+template <Key K>
+inline void optStr(std::string& out, std::string_view v) {
+  if (!v.empty()) str<K>(out, v);
+}
+
+template <Key K>
+inline void dim(std::string& out, const Dim3& d) {
+  key<K>(out);
+  out.append("\"(", 2);
+  appendNumber(out, d.x);
+  out.push_back(',');
+  appendNumber(out, d.y);
+  out.push_back(',');
+  appendNumber(out, d.z);
+  out.append(")\"", 2);
+}
+
+template <Key K>
+void strings(std::string& out, const std::vector<std::string>& v) {
+  key<K>(out);
+  out.push_back('[');
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) out.push_back(',');
+    appendJsonString(out, v[i]);
+  }
+  out.push_back(']');
+}
+
+// A JSON object from a map; `value` writes one mapped value.
+template <Key K, typename Map, typename Value>
+void object(std::string& out, const Map& m, Value value) {
+  key<K>(out);
+  out.push_back('{');
+  bool first = true;
+  for (const auto& [k, v] : m) {
+    if (!first) out.push_back(',');
+    first = false;
+    appendJsonString(out, k);
+    out.push_back(':');
+    value(v);
+  }
+  out.push_back('}');
+}
+
+// Every line starts with type and sid. `type_head` is `{"type":"<type>","sid":`.
+template <size_t N>
+inline void head(std::string& out, const char (&type_head)[N], const std::string& sid) {
+  out.append(type_head, N - 1);
+  appendJsonString(out, sid);
+}
+
+inline void end(std::string& out) {
+  out.append("}\n", 2);
+}
+
+}  // namespace gpufl::log::json
