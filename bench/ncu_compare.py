@@ -28,8 +28,9 @@ def run(cmd, **kw):
 
 def ncu_rows(program, out_dir):
     metrics = ["gpu__time_duration.sum"] + OCC_METRICS
-    p = run(["ncu", "--clock-control", "none", "--csv", "--print-units", "base", "--metrics", ",".join(metrics)]
-            + program)
+    # No clock locking and no cache flush between replays: the kernels run as they do in the traced program.
+    p = run(["ncu", "--clock-control", "none", "--cache-control", "none", "--csv", "--print-units", "base",
+             "--metrics", ",".join(metrics)] + program)
     with open(os.path.join(out_dir, "ncu_raw.csv"), "w") as f:
         f.write(p.stdout)
     text = p.stdout[p.stdout.find('"ID"'):] if '"ID"' in p.stdout else ""

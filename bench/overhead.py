@@ -48,6 +48,7 @@ def main():
     ap.add_argument("build")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--torch-repeats", type=int, default=None, help="repeats of the PyTorch case (default: --repeats)")
     ap.add_argument("--skip-torch", action="store_true")
     args = ap.parse_args()
     out = args.out or tempfile.mkdtemp(prefix="gpufl-overhead-")
@@ -56,7 +57,8 @@ def main():
              args.build, args.repeats, out)
     if not args.skip_torch:
         script = os.path.join(HERE, "..", "examples", "python", "train_loop.py")
-        run_case("pytorch_train_300", [sys.executable, script, "--steps", "300"], args.build, args.repeats, out)
+        run_case("pytorch_train_300", [sys.executable, script, "--steps", "300"], args.build,
+                 args.torch_repeats or args.repeats, out)
     print(f"logs of the traced runs: {out}")
 
 

@@ -54,7 +54,7 @@ fi
 
 if has bench; then
   log "overhead bench"
-  python3 bench/overhead.py "$BUILD" --repeats 3 --out /tmp/gpufl-overhead-logs > "$RES/overhead.txt" 2>&1
+  python3 bench/overhead.py "$BUILD" --repeats 7 --torch-repeats 3 --out /tmp/gpufl-overhead-logs > "$RES/overhead.txt" 2>&1
   tail -20 "$RES/overhead.txt"
   # Compactness on a real trace: zstd -3 over the session's files, per kernel event.
   if command -v zstd >/dev/null; then

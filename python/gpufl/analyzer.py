@@ -226,34 +226,37 @@ class GpuFlightSession:
                 "instrumented_calls", "mangled"]
         if not len(k):
             return pd.DataFrame(columns=cols)
-        key = k["k"] if by_shape else k["mangled"].astype(object).fillna(k["k"].astype(str).radd("kernel_def "))
-        dur = k["duration_ns"]
-        grp = dur.groupby(key, sort=False)
-        agg = pd.DataFrame({
-            "calls": grp.count(),
-            "total_ns": grp.sum(),
-            "avg_ns": grp.mean(),
-            "min_ns": grp.min(),
-            "max_ns": grp.max(),
-            "instrumented_calls": k["instrumented"].groupby(key, sort=False).sum(),
-        })
-        total = float(dur.sum())
-        agg["pct_gpu_time"] = agg["total_ns"] / total if total > 0 else np.nan
-        per_shape = dur.groupby([key, k["k"]], sort=False).sum()
-        top_shape = per_shape.groupby(level=0).idxmax().map(lambda t: t[1])
-        agg["shapes"] = per_shape.groupby(level=0).size()
-        defs = self.kernel_defs.set_index("k")
-        shape = defs.reindex(top_shape.to_numpy())
-        shape.index = top_shape.index
-        agg["kernel"] = shape["short_name"].astype(object)
+        # Aggregate per launch shape on the integer def id (one pass over millions of rows), then per function.
+        shape = k[["k", "duration_ns", "instrumented"]].groupby("k", sort=False).agg(
+            calls=("duration_ns", "count"), total_ns=("duration_ns", "sum"), min_ns=("duration_ns", "min"),
+            max_ns=("duration_ns", "max"), instrumented_calls=("instrumented", "sum"))
+        info = self.kernel_defs.set_index("k").reindex(shape.index)
+        fallback = pd.Series("kernel_def " + shape.index.astype(str), index=shape.index)
+        shape["mangled"] = info["name"].astype(object).where(info["name"].notna(), fallback)
+        shape["kernel"] = info["short_name"].astype(object).where(info["short_name"].notna(), shape["mangled"])
         for c in ("grid", "block", "limiting_resource"):
-            agg[c] = shape[c].astype(object)
+            shape[c] = info[c].astype(object)
         for c in ("occupancy", "reg_occupancy", "smem_occupancy", "warp_occupancy", "block_occupancy",
                   "num_regs", "static_shared_bytes", "dyn_shared_bytes"):
-            agg[c] = shape[c]
-        agg["mangled"] = shape["name"].astype(object) if by_shape else agg.index
-        agg = agg.sort_values("total_ns", ascending=False).reset_index(drop=True)
-        agg["kernel"] = agg["kernel"].fillna(agg["mangled"])
+            shape[c] = info[c]
+        if by_shape:
+            agg = shape.assign(shapes=1)
+        else:
+            by = shape.groupby("mangled", sort=False)
+            top = shape.loc[by["total_ns"].idxmax().to_numpy()].set_index("mangled")
+            agg = pd.DataFrame({
+                "calls": by["calls"].sum(), "total_ns": by["total_ns"].sum(), "min_ns": by["min_ns"].min(),
+                "max_ns": by["max_ns"].max(), "instrumented_calls": by["instrumented_calls"].sum(),
+                "shapes": by.size(),
+            })
+            for c in cols:
+                if c not in agg and c in top:
+                    agg[c] = top[c]
+            agg["mangled"] = agg.index
+        agg["avg_ns"] = agg["total_ns"] / agg["calls"]
+        total = float(k["duration_ns"].sum())
+        agg["pct_gpu_time"] = agg["total_ns"] / total if total > 0 else np.nan
+        agg = agg.sort_values("total_ns", ascending=False, kind="stable").reset_index(drop=True)
         if top_n is not None:
             agg = agg.head(int(top_n))
         return agg[cols]

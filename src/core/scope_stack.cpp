@@ -38,6 +38,14 @@ void forkChild() noexcept {
   ThreadBufferRegistry::global().unlockAfterFork(true);
 }
 
+namespace {
+std::atomic<const ScopeObserver*> scope_observer{nullptr};
+}  // namespace
+
+void setScopeObserver(const ScopeObserver* observer) noexcept {
+  scope_observer.store(observer, std::memory_order_release);
+}
+
 uint64_t scopeBegin(std::string_view name, std::string_view tag) noexcept {
   const uint32_t generation = recording_generation.load(std::memory_order_relaxed);
   if (generation == 0) return 0;
@@ -75,6 +83,7 @@ uint64_t scopeBegin(std::string_view name, std::string_view tag) noexcept {
                 .depth = depth};
     s->buffer->commit();
   }
+  if (const ScopeObserver* o = scope_observer.load(std::memory_order_acquire)) o->begin(o->self, path, name);
   return id;
 }
 
@@ -95,6 +104,7 @@ void scopeEnd(uint64_t id) noexcept {
     frame = s->frames[i - 1];
     for (uint32_t j = i; j < depth; ++j) s->frames[j - 1] = s->frames[j];
   }
+  if (const ScopeObserver* o = scope_observer.load(std::memory_order_acquire)) o->end(o->self, frame.path);
   s->depth = --depth;
   t.current_path = depth > 0 ? s->frames[depth - 1].path : kRootPath;
   if (frame.generation != recording_generation.load(std::memory_order_relaxed)) return;

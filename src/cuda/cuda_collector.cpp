@@ -36,7 +36,7 @@ class CudaCollector final : public runtime::Collector {
     };
     engine_ctx.now_ns = [] { return core::monotonicNs(); };
     std::string reason;
-    if (!tracer_.start(engine_ctx, options_.enable_stack_trace, makeEngines(engine_ctx.engine), &reason)) {
+    if (!tracer_.start(engine_ctx, options_.enable_stack_trace, makeEngines(engine_ctx.engine, DeepOptions::fromEnv(options_.deep_launches_per_kernel)), &reason)) {
       ctx.addNote("cupti_activity", "off", reason);
       return false;
     }

@@ -116,7 +116,22 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
                                                                                   bufferCompleted)};
       !c.ok())
     return fail(c);
-  for (CUpti_ActivityKind kind : kTraceActivityKinds) {
+  // Engines first: SASS metrics need kernels traced serialized (KIND_KERNEL) rather than concurrently.
+  for (auto& engine : engines) {
+    if (engine->start(context)) engines_.push_back(std::move(engine));
+  }
+  bool serialize = false;
+  for (auto& engine : engines_) serialize |= engine->needsSerializedKernelActivity();
+  kinds_.assign(std::begin(kTraceActivityKinds), std::end(kTraceActivityKinds));
+  if (serialize) {
+    for (auto& kind : kinds_)
+      if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) kind = CUPTI_ACTIVITY_KIND_KERNEL;
+    if (context.note)
+      context.note("kernel_activity", "degraded",
+                   "kernels traced serialized (CUPTI_ACTIVITY_KIND_KERNEL): SASS metrics read 0 under concurrent "
+                   "kernel tracing on this CUPTI; concurrent streams do not overlap while this engine runs");
+  }
+  for (CUpti_ActivityKind kind : kinds_) {
     if (CuptiCall c{"cuptiActivityEnable", cuptiActivityEnable(kind)}; !c.ok()) return fail(c);
   }
   forEachTracedCallback([&](CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
@@ -124,9 +139,18 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
   });
   cuptiActivityFlushPeriod(500);  // CUPTI hands over partly filled buffers twice a second
   started_ = true;
-
-  for (auto& engine : engines) {
-    if (engine->start(context)) engines_.push_back(std::move(engine));
+  bool wants_scopes = false;
+  for (auto& engine : engines_) wants_scopes |= engine->wantsScopes();
+  if (wants_scopes) {
+    scope_observer_.begin = [](void* self, uint32_t path, std::string_view name) {
+      std::string terminated(name);  // engines take C strings; only deep modes pay for the copy
+      for (auto& engine : static_cast<CuptiTracer*>(self)->engines_) engine->onScopeBegin(path, terminated.c_str());
+    };
+    scope_observer_.end = [](void* self, uint32_t path) {
+      for (auto& engine : static_cast<CuptiTracer*>(self)->engines_) engine->onScopeEnd(path);
+    };
+    scope_observer_.self = this;
+    core::setScopeObserver(&scope_observer_);
   }
   if (!engines_.empty()) {
     cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
@@ -139,9 +163,10 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
 void CuptiTracer::stop() {
   if (subscriber_ == nullptr) return;
   if (started_) {
+    core::setScopeObserver(nullptr);
     for (auto& engine : engines_) engine->stop();
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    for (CUpti_ActivityKind kind : kTraceActivityKinds) cuptiActivityDisable(kind);
+    for (CUpti_ActivityKind kind : kinds_) cuptiActivityDisable(kind);
     // Records of work still in flight when tracing was disabled come back with this last flush.
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   }

@@ -13,7 +13,10 @@
 #include <string>
 #include <vector>
 
+#include <cupti_activity.h>
+
 #include "core/event_visitor.hpp"
+#include "core/scope_stack.hpp"
 #include "core/stack_trace.hpp"
 #include "cuda/activity_buffers.hpp"
 #include "cuda/correlation_table.hpp"
@@ -67,6 +70,8 @@ class CuptiTracer {
   KernelCatalog catalog_;
   StackTable stacks_;
   std::vector<std::unique_ptr<DeepEngine>> engines_;
+  std::vector<CUpti_ActivityKind> kinds_;
+  core::ScopeObserver scope_observer_;  // forwards user scopes to the engines (range profiler)  // activity kinds enabled (KERNEL replaces CONCURRENT_KERNEL for SASS)
   bool stack_traces_ = false;
   bool started_ = false;
   void* subscriber_ = nullptr;

@@ -50,6 +50,7 @@ class DeepEngine {
   virtual void onLaunchEnter(const LaunchSite& /*launch*/) {}
   virtual void onLaunchExit(const LaunchSite& /*launch*/) {}
   // [app thread] A user scope begins/ends (range profiler ranges). path = scope path id.
+  virtual bool wantsScopes() const { return false; }  // true: onScopeBegin/End are called
   virtual void onScopeBegin(uint32_t /*path*/, const char* /*name*/) {}
   virtual void onScopeEnd(uint32_t /*path*/) {}
   // [writer thread] True when the launch with this correlation id ran instrumented (its duration is inflated).

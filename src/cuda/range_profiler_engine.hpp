@@ -85,6 +85,7 @@ class RangeProfilerEngine final : public DeepEngine {
   bool start(const EngineContext& ctx) override;
   void onContextCreated(CUcontext context, uint32_t device) override;
   void onContextDestroying(CUcontext context) override;
+  bool wantsScopes() const override { return true; }
   void onScopeBegin(uint32_t path, const char* name) override;
   void onScopeEnd(uint32_t path) override;
   void drain(EventVisitor& out) override;

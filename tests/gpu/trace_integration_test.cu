@@ -35,7 +35,10 @@ struct Collected : gpufl::EventVisitor {
   std::vector<gpufl::GpuSample> samples;
   std::vector<gpufl::Note> notes;
   std::vector<gpufl::DeviceInfo> devices;
-  void onSessionStart(const gpufl::SessionStart& s) override { devices = s.devices; }
+  // session_start comes once per channel; only the device channel's lists the devices.
+  void onSessionStart(const gpufl::SessionStart& s) override {
+    devices.insert(devices.end(), s.devices.begin(), s.devices.end());
+  }
   void onDevice(const gpufl::DeviceEvent& d) override { devices.push_back(d.device); }
   void onKernelDef(const gpufl::KernelDef& d) override { defs[d.id] = d; }
   void onKernel(const gpufl::KernelEvent& k) override { kernels.push_back(k); }
