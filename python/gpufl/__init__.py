@@ -10,8 +10,10 @@
     from gpufl.analyzer import GpuFlightSession          # pip install "gpufl[analyzer]"
     GpuFlightSession(".", log_prefix="demo").inspect_hotspots()
 """
-from . import _gpufl
-from ._api import (
+from ._native import load as _load_native
+
+_gpufl = _load_native()
+from ._api import (  # noqa: E402
     GpuFlightWarning,
     ProfilingEngine,
     Scope,
@@ -23,8 +25,8 @@ from ._api import (
     start_system_sampling,
     stop_system_sampling,
 )
-from . import report
-from .report import generate_report
+from . import report  # noqa: E402
+from .report import generate_report  # noqa: E402
 
 __version__: str = _gpufl.VERSION
 

@@ -220,3 +220,11 @@ def test_recording_flags(tmp_path):
     gpufl.shutdown()  # idempotent
     assert gpufl.is_recording() is False
     assert gpufl.is_profiling() is False
+
+
+def test_native_loader():
+    from gpufl import _native
+
+    assert _native.load() is gpufl._gpufl
+    paths = list(_native._cupti_candidates("libcupti.so.13"))
+    assert any(p.startswith("/usr/local/cuda/") for p in paths)
