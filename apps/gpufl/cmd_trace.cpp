@@ -37,16 +37,21 @@ fs::path selfDir() {
   return fs::path(buf).parent_path();
 }
 
-// The injection library: $GPUFL_INJECT_LIB, beside the executable (Python package), ../lib (install), or the
-// build tree this binary came from.
+// The injection library: $GPUFL_INJECT_LIB, beside the executable or one level up (Python package: gpufl/bin/gpufl
+// and gpufl/libgpufl_inject.so), ../lib (install), or the build tree this binary came from.
 std::string findInjectionLibrary() {
   if (const char* env = std::getenv("GPUFL_INJECT_LIB"); env && *env) return env;
   fs::path dir = selfDir();
-  for (const fs::path& candidate : {dir / "libgpufl_inject.so", dir / ".." / "lib" / "libgpufl_inject.so",
+  for (const fs::path& candidate : {dir / "libgpufl_inject.so", dir / ".." / "libgpufl_inject.so",
+                                    dir / ".." / "lib" / "libgpufl_inject.so",
                                     dir / ".." / "lib64" / "libgpufl_inject.so"}) {
     std::error_code ec;
     if (fs::exists(candidate, ec)) return fs::canonical(candidate, ec).string();
   }
+#ifdef GPUFL_INSTALL_LIBDIR
+  if (std::error_code ec; fs::exists(dir / ".." / GPUFL_INSTALL_LIBDIR / "libgpufl_inject.so", ec))
+    return fs::canonical(dir / ".." / GPUFL_INSTALL_LIBDIR / "libgpufl_inject.so", ec).string();
+#endif
 #ifdef GPUFL_INJECT_BUILD_PATH
   if (std::error_code ec; fs::exists(GPUFL_INJECT_BUILD_PATH, ec)) return GPUFL_INJECT_BUILD_PATH;
 #endif

@@ -44,6 +44,13 @@ void SessionColumns::onSessionStart(const SessionStart& e) {
   seen(e.start_ns);
 }
 
+void SessionColumns::onDevice(const DeviceEvent& e) {
+  // A device learned after session_start (gpufl trace); the same device from another segment is not added twice.
+  for (const DeviceInfo& d : start.devices)
+    if (d.id == e.device.id) return;
+  start.devices.push_back(e.device);
+}
+
 void SessionColumns::onSessionEnd(const SessionEnd& e) {
   if (!have_end) {
     end = e;

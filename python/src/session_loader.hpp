@@ -137,6 +137,7 @@ struct BenchmarkTable {
 class SessionColumns : public EventVisitor {
  public:
   void onSessionStart(const SessionStart& e) override;
+  void onDevice(const DeviceEvent& e) override;
   void onSessionEnd(const SessionEnd& e) override;
   void onNote(const Note& e) override;
   void onKernelDef(const KernelDef& e) override;

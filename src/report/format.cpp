@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/demangle.hpp"
+
 namespace gpufl::report {
 namespace {
 
@@ -149,15 +151,14 @@ std::string centerText(std::string_view s, size_t width) {
 }
 
 std::string shortenKernelName(std::string_view name, size_t width) {
-  std::string_view s = name;
-  if (s.substr(0, 5) == "void ") s.remove_prefix(5);
-  if (!s.empty() && s.back() == ')') {
-    size_t open = matchingOpen(s, s.size() - 1, '(', ')');
-    if (open != std::string_view::npos && open > 0) s = s.substr(0, open);
-  }
-  // Numba appends an ABI tag ("fn[abi:v1,cw51...]") that says nothing to a reader.
-  if (size_t abi = s.find("[abi:"); abi != std::string_view::npos && abi > 0 && s.back() == ']')
-    s = s.substr(0, abi);
+  // The readable form (core/demangle): no return type or parameters, no ABI tags, Numba's mangling undone.
+  // Template arguments are kept whole here; collapseTemplates shortens them only when the width demands it.
+  ReadableNameOptions whole;
+  whole.max_template_depth = 1000;
+  whole.strip_argument_namespaces = false;
+  whole.max_length = std::string::npos;
+  std::string readable = readableKernelName(name, whole);
+  std::string_view s = readable;
   std::string out(s);
   if (displayWidth(out) <= width) return out;
   out = collapseTemplates(out);

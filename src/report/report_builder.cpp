@@ -38,6 +38,14 @@ void ReportBuilder::onSessionStart(const SessionStart& e) {
   if (session_.devices.empty()) session_.devices = e.devices;
 }
 
+void ReportBuilder::onDevice(const DeviceEvent& e) {
+  ++records_;
+  // A device learned after session_start (gpufl trace): added unless session_start already listed it.
+  for (const DeviceInfo& d : session_.devices)
+    if (d.id == e.device.id) return;
+  session_.devices.push_back(e.device);
+}
+
 void ReportBuilder::onSessionEnd(const SessionEnd& e) {
   ++records_;
   // Each channel ends with a copy of the same totals; merging with max tolerates one being cut

@@ -30,6 +30,7 @@ class ReportBuilder : public EventVisitor {
   explicit ReportBuilder(const BuilderOptions& options = {});
 
   void onSessionStart(const SessionStart& e) override;
+  void onDevice(const DeviceEvent& e) override;
   void onSessionEnd(const SessionEnd& e) override;
   void onNote(const Note& e) override;
   void onKernelDef(const KernelDef& e) override;

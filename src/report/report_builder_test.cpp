@@ -40,6 +40,22 @@ void session(ReportBuilder& b, int64_t start, int64_t end) {
   b.onSessionEnd(e);
 }
 
+TEST(ReportBuilder, DevicesLearnedAfterStartJoinTheSession) {
+  ReportBuilder b;
+  SessionStart start;
+  start.sid = "aaaaaaaa";
+  b.onSessionStart(start);  // under gpufl trace, session_start lists no device
+  DeviceEvent late;
+  late.sid = "aaaaaaaa";
+  late.device.name = "NVIDIA H200";
+  late.device.sm_count = 132;
+  b.onDevice(late);
+  b.onDevice(late);  // the same device again (another segment) is not a second GPU
+  Report r = b.build();
+  ASSERT_EQ(r.session.devices.size(), 1u);
+  EXPECT_EQ(r.session.devices[0].name, "NVIDIA H200");
+}
+
 TEST(ReportBuilder, BusyTimeIsTheUnionOfKernelIntervals) {
   ReportBuilder b;
   session(b, 0, 1000);

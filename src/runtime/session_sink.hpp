@@ -28,6 +28,7 @@ class SessionSink final : public EventVisitor {
   void onSessionStart(const SessionStart& e) override { forward(e, &EventVisitor::onSessionStart); }
   void onSessionEnd(const SessionEnd& e) override { forward(e, &EventVisitor::onSessionEnd); }
   void onNote(const Note& e) override { forward(e, &EventVisitor::onNote); }
+  void onDevice(const DeviceEvent& e) override { forward(e, &EventVisitor::onDevice); }
   void onKernelDef(const KernelDef& e) override { forward(e, &EventVisitor::onKernelDef); }
   void onKernel(const KernelEvent& e) override;
   void onMemcpy(const MemcpyEvent& e) override;
