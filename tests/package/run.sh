@@ -62,6 +62,7 @@ grep -qF "$PREFIX/include" "$TMP/consumer/compile_commands.json" || fail "consum
 
 gpu_arg=""
 [ "$HAVE_CUDA" = "ON" ] && gpu_arg="gpu-ok"   # a CUDA build may run where a GPU is; without CUDA init() is false
+mkdir -p "$TMP/logs"
 (cd "$TMP" && "$TMP/consumer/gpufl_consumer" "$TMP/logs/consumer" $gpu_arg) || fail "consumer run"
 [ -s "$TMP/logs/consumer.scope.log" ] || fail "no scope log"
 if command -v ldd >/dev/null; then
@@ -75,6 +76,7 @@ echo "== installed CLI"
 version=$("$PREFIX/bin/gpufl" --version)
 echo "$version"
 [[ $version == gpufl\ * ]] || fail "unexpected --version output: $version"
+# shellcheck disable=SC2016  # expanded by the traced sh, not here
 inject=$(cd "$TMP" && "$PREFIX/bin/gpufl" trace -q -- sh -c 'printf %s "$CUDA_INJECTION64_PATH"')
 [ "$inject" = "$PREFIX/lib/libgpufl_inject.so" ] || fail "gpufl trace injects '$inject', not the installed library"
 (cd "$TMP" && "$PREFIX/bin/gpufl" trace -q -- true) || fail "gpufl trace -q -- true"
