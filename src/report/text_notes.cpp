@@ -58,17 +58,12 @@ void renderCollection(TextOut& out, const Report& r) {
     for (const auto& [k, v] : c.dropped) dropped += v;
     out.field(2, "Dropped Records", kTopLabelWidth, dropped == 0 ? "none" : formatCount(dropped));
     if (dropped > 0) breakdown(out, c.dropped, false);
+    // Time gpufl's own threads (writer, samplers) were busy: wall time off the program's threads, so it is not
+    // a slowdown of the program; a sampler blocked in a slow NVML call counts here. CPU time follows.
     uint64_t overhead = 0;
     for (const auto& [k, v] : c.overhead_ns) overhead += v;
-    std::string share = s.duration_ns > 0
-                            ? " (" +
-                                  formatPercent(100.0 * static_cast<double>(overhead) /
-                                                    static_cast<double>(s.duration_ns),
-                                                2) +
-                                  " of the session)"
-                            : "";
-    out.field(2, "gpufl Overhead", kTopLabelWidth,
-              formatDuration(static_cast<double>(overhead)) + share);
+    out.field(2, "gpufl Thread Busy", kTopLabelWidth,
+              formatDuration(static_cast<double>(overhead)) + " (own threads, off the program's threads)");
     breakdown(out, c.overhead_ns, true);
     out.field(2, "gpufl CPU Time", kTopLabelWidth,
               formatDuration(static_cast<double>(c.cpu_time_ns)));
