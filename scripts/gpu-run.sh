@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The H200 run: build Release for sm_90, run the unit tests, the GPU tests, the examples and the benchmarks, and
 # pack logs, reports and measurements into $OUT/gpu-results.tgz. Meant for the lent GPU machine (no network):
-# packages missing there travel as .deb files in .deb/ (see docs/h200.md), unpacked into a private prefix.
+# packages missing there travel as .deb files in .deb/ (scripts/fetch-h200-debs.sh; docs/h200.md), unpacked
+# into a private prefix.
 # Usage: scripts/gpu-run.sh [step ...]   steps: build test examples bench ncu python (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +10,7 @@ ROOT=$PWD
 OUT=${OUT:-$ROOT/out}
 RES=$OUT/results
 mkdir -p "$RES"
-steps=${*:-build test examples bench ncu}
+steps=${*:-build test examples bench ncu python}
 log() { echo "=== $* ($(date +%T))"; }
 has() { [[ " $steps " == *" $1 "* ]]; }
 
@@ -69,6 +70,13 @@ if has ncu; then
   log "ncu oracle"
   python3 bench/ncu_compare.py "$BUILD" "$RES/ncu" > "$RES/ncu.txt" 2>&1
   tail -20 "$RES/ncu.txt"
+fi
+
+if has python; then
+  log "python package"
+  OUT=$OUT bash python/gpu_check.sh > "$RES/python.txt" 2>&1
+  tail -15 "$RES/python.txt"
+  [ -d "$OUT/python" ] && mv "$OUT/python" "$RES/python"
 fi
 
 tar czf "$OUT/gpu-results.tgz" -C "$OUT" results
