@@ -55,3 +55,44 @@ TEST(H200Fixtures, PyTorchTrainingLoopUnderGpuflTrace) {
 }
 
 }  // namespace
+
+// The "Why Is This Kernel Slow" section of a text report ("" when absent).
+std::string cardsOf(const std::string& text) {
+  size_t begin = text.find("Why Is This Kernel Slow");
+  size_t end = text.find("Memory Transfer Summary", begin);
+  return begin == std::string::npos ? "" : text.substr(begin, end - begin);
+}
+
+TEST(H200Fixtures, CoalescingCardPutsCoalescingFirst) {
+  std::string cards = cardsOf(reportOf("memory_coalescing"));
+  ASSERT_FALSE(cards.empty());
+  size_t row = cards.find("1. matmul_row_per_thread (2,1,1)x(256,1,1)");
+  size_t col = cards.find("2. matmul_col_per_thread");
+  ASSERT_NE(row, std::string::npos);
+  ASSERT_NE(col, std::string::npos);
+  std::string card = cards.substr(row, col - row);
+  expectContains(card, "Memory Eff.:    15.1% (10,518,528 ideal of 69,468,160 global sectors)");
+  expectContains(card, "Warp Eff.:      100.0%");
+  // 69,468,160 x 32 B / 1 launch over the instrumented 250.05 ms; peak 2 x 3.201 GHz x 6016 bit / 8.
+  expectContains(card, "~8.89 GB/s of 4.81 TB/s peak");
+  expectContains(card, "instrumented");
+  expectContains(card, "Clocks/Power:   SM 1980 MHz");
+  expectContains(card, "Try First:      Coalesce global memory accesses first: only 15.1%");
+  expectContains(card, "Then:           Expose more parallelism: 2 blocks run on 132 SMs");
+  expectContains(cards.substr(col), "Memory Eff.:    100.0%");
+}
+
+TEST(H200Fixtures, TraceCardsShowClocksAndPower) {
+  for (const char* name : {"kernel_zoo_trace", "pytorch_train_trace"}) {
+    std::string cards = cardsOf(reportOf(name));
+    ASSERT_FALSE(cards.empty()) << name;
+    expectContains(cards, "Clocks/Power:   SM 1980 MHz, power ");
+    expectContains(cards, "Throttle:       ");
+    expectContains(cards, "Try First:      ");
+  }
+  // Kernels shorter than the 100 ms sample period get the nearest sample, and say so.
+  expectContains(cardsOf(reportOf("pytorch_train_trace")), "(nearest sample, ");
+  // gpufl trace has no device properties: the SM count comes from the waves (2 / 0.0019 / 8 = 132).
+  expectContains(cardsOf(reportOf("kernel_zoo_trace")),
+                 "Try First:      Expose more parallelism: 2 blocks run on 132 SMs");
+}

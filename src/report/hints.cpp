@@ -5,15 +5,17 @@
 #include "report/format.hpp"
 
 namespace gpufl::report {
-namespace {
-
-constexpr size_t kNameWidth = 48;
 
 const DeviceInfo* deviceOf(const Report& r, uint32_t id) {
   for (const DeviceInfo& d : r.session.devices)
     if (d.id == id) return &d;
   return r.session.devices.empty() ? nullptr : &r.session.devices.front();
 }
+
+namespace {
+
+constexpr size_t kNameWidth = 48;
+
 
 std::string wasteFactor(const SassTotals& s) {
   if (s.sectors_global_ideal == 0) return "";
@@ -49,37 +51,6 @@ void functionHints(const Report& r, FunctionProfile& f) {
                            "% of samples) — improve locality and coalescing, or raise occupancy to "
                            "hide latency."});
   }
-}
-
-std::string occupancyAdvice(const KernelGroup& g, const DeviceInfo* dev) {
-  const Occupancy& o = *g.def.occupancy;
-  std::string head = "occupancy " + formatPercent(o.occupancy * 100) + " is limited by ";
-  switch (o.limiting) {
-    case LimitingResource::Registers:
-      return head + "registers (" + std::to_string(g.def.num_regs) +
-             " per thread) — cap them with __launch_bounds__(maxThreads, minBlocksPerSM) or "
-             "-maxrregcount, or keep fewer values live.";
-    case LimitingResource::SharedMem:
-      return head + "shared memory (" +
-             formatBytes(static_cast<uint64_t>(g.def.static_shared_bytes)) + " static + " +
-             formatBytes(static_cast<uint64_t>(g.def.dyn_shared_bytes)) +
-             " dynamic per block) — size shared arrays to what a block uses (dynamic shared memory "
-             "set at launch), use smaller tiles, or raise the shared-memory carveout.";
-    case LimitingResource::Blocks:
-      return head + "the blocks-per-SM cap (blocks of " + std::to_string(g.block.count()) +
-             " threads) — use bigger blocks (128-256 threads) so each block brings more warps.";
-    case LimitingResource::Warps: {
-      std::string budget = dev && dev->max_threads_per_sm > 0
-                               ? " (" + std::to_string(dev->max_threads_per_sm) + " threads per SM)"
-                               : "";
-      return head + "warps: blocks of " + std::to_string(g.block.count()) +
-             " threads do not divide the SM's thread budget" + budget +
-             " — pick a block size that divides it.";
-    }
-    case LimitingResource::None:
-      break;
-  }
-  return "";
 }
 
 // A grid smaller than one wave: say how many of the wave's block slots it fills.
@@ -214,6 +185,37 @@ void machineHints(const Report& r, std::vector<Hint>& out) {
 }
 
 }  // namespace
+
+std::string occupancyAdvice(const KernelGroup& g, const DeviceInfo* dev) {
+  const Occupancy& o = *g.def.occupancy;
+  std::string head = "occupancy " + formatPercent(o.occupancy * 100) + " is limited by ";
+  switch (o.limiting) {
+    case LimitingResource::Registers:
+      return head + "registers (" + std::to_string(g.def.num_regs) +
+             " per thread) — cap them with __launch_bounds__(maxThreads, minBlocksPerSM) or "
+             "-maxrregcount, or keep fewer values live.";
+    case LimitingResource::SharedMem:
+      return head + "shared memory (" +
+             formatBytes(static_cast<uint64_t>(g.def.static_shared_bytes)) + " static + " +
+             formatBytes(static_cast<uint64_t>(g.def.dyn_shared_bytes)) +
+             " dynamic per block) — size shared arrays to what a block uses (dynamic shared memory "
+             "set at launch), use smaller tiles, or raise the shared-memory carveout.";
+    case LimitingResource::Blocks:
+      return head + "the blocks-per-SM cap (blocks of " + std::to_string(g.block.count()) +
+             " threads) — use bigger blocks (128-256 threads) so each block brings more warps.";
+    case LimitingResource::Warps: {
+      std::string budget = dev && dev->max_threads_per_sm > 0
+                               ? " (" + std::to_string(dev->max_threads_per_sm) + " threads per SM)"
+                               : "";
+      return head + "warps: blocks of " + std::to_string(g.block.count()) +
+             " threads do not divide the SM's thread budget" + budget +
+             " — pick a block size that divides it.";
+    }
+    case LimitingResource::None:
+      break;
+  }
+  return "";
+}
 
 void addHints(Report& r) {
   r.hints.clear();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "report/report_model.hpp"
 
@@ -20,6 +21,12 @@ inline constexpr double kFullOccupancy = 0.995;   // below this, occupancy hints
 inline constexpr double kThrottleHintPct = 10.0;  // share of samples with a power/thermal reason
 inline constexpr size_t kHintGroups = 10;  // kernel groups (by GPU time) considered for hints
 inline constexpr double kHintGroupMinSharePct = 1.0;  // ... with at least this share of GPU time
+
+// The device a kernel ran on (its id), else the first one; nullptr when none is known.
+const DeviceInfo* deviceOf(const Report& report, uint32_t id);
+// "occupancy 83.3% is limited by shared memory (...) — <what to change>"; empty when the group has
+// no occupancy or no limiting resource. The group must have an occupancy.
+std::string occupancyAdvice(const KernelGroup& group, const DeviceInfo* device);
 
 // Fills report.hints and every FunctionProfile's hints from the other aggregates.
 void addHints(Report& report);

@@ -144,6 +144,7 @@ std::string renderJson(const Report& r, const ReportOptions& options) {
   w.field("generated_at", generatedAt(options));
   json::session(w, r.session);
   json::kernels(w, r.kernels);
+  json::cards(w, r);
   json::transfers(w, r.transfers);
   json::system(w, r.gpus, r.host);
   json::scopes(w, r.scopes);

@@ -19,5 +19,6 @@ void scopes(JsonWriter& w, const ScopeSummary& s);
 void profile(JsonWriter& w, const ProfileSummary& p);
 void benchmarks(JsonWriter& w, const std::vector<BenchmarkResult>& b);
 void collection(JsonWriter& w, const CollectionInfo& c);
+void cards(JsonWriter& w, const Report& r);
 
 }  // namespace gpufl::report::json

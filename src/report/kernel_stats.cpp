@@ -16,7 +16,8 @@ size_t KernelAggregator::groupFor(const KernelDef& def) {
   GroupKey key{name, def.grid.x, def.grid.y, def.grid.z, def.block.x, def.block.y, def.block.z};
   auto [it, inserted] = group_index_.try_emplace(key, groups_.size());
   if (inserted) {
-    Group g{name, def.name, def.grid, def.block, def, 0, 0, DurationStats(exact_limit_, budget_)};
+    Group g{name, def.name, def.grid, def.block, def, 0, 0, DurationStats(exact_limit_, budget_),
+            DurationStats(0, nullptr), CoarseIntervals{}};
     groups_.push_back(std::move(g));
   }
   ++groups_[it->second].defs;
@@ -49,11 +50,14 @@ void KernelAggregator::onKernel(const KernelEvent& e) {
     ++instrumented_;
   } else {
     clean_.add(dur);
+    g.clean.add(dur);
   }
+  g.intervals.add(e.start_ns, e.start_ns + dur);
   busy_.add(e.start_ns, e.start_ns + dur);
 }
 
-void KernelAggregator::finish(int64_t session_ns, KernelSummary& out) {
+void KernelAggregator::finish(int64_t session_ns, KernelSummary& out,
+                              const GpuSampleLog* samples) {
   out = KernelSummary{};
   out.all = all_.summary();
   out.clean = clean_.summary();
@@ -67,8 +71,17 @@ void KernelAggregator::finish(int64_t session_ns, KernelSummary& out) {
     out.busy_pct =
         std::min(100.0, 100.0 * static_cast<double>(out.busy_ns) / static_cast<double>(session_ns));
   std::set<std::string> names;
-  for (Group& g : groups_) {
-    if (g.durations.count() == 0) continue;  // defined but never launched in this session
+  std::vector<size_t> order;  // launched groups, by total time
+  for (size_t i = 0; i < groups_.size(); ++i)
+    if (groups_[i].durations.count() > 0) order.push_back(i);
+  std::vector<DurationSummary> sums(groups_.size());
+  for (size_t i : order) sums[i] = groups_[i].durations.summary();
+  std::stable_sort(order.begin(), order.end(), [&sums](size_t a, size_t b) {
+    if (sums[a].total_ns != sums[b].total_ns) return sums[a].total_ns > sums[b].total_ns;
+    return sums[a].count > sums[b].count;
+  });
+  for (size_t i : order) {
+    Group& g = groups_[i];
     names.insert(g.name);
     KernelGroup kg;
     kg.name = g.name;
@@ -78,16 +91,13 @@ void KernelAggregator::finish(int64_t session_ns, KernelSummary& out) {
     kg.def = g.def;
     kg.defs = g.defs;
     kg.instrumented = g.instrumented;
-    kg.durations = g.durations.summary();
+    kg.durations = sums[i];
+    kg.clean = g.clean.summary();
+    if (samples && out.groups.size() < kCardGroups)
+      kg.clocks = samples->window(g.def.device, g.intervals.intervals(), g.intervals.resolutionNs());
     out.groups.push_back(std::move(kg));
   }
   out.unique_functions = names.size();
-  std::stable_sort(out.groups.begin(), out.groups.end(),
-                   [](const KernelGroup& a, const KernelGroup& b) {
-                     if (a.durations.total_ns != b.durations.total_ns)
-                       return a.durations.total_ns > b.durations.total_ns;
-                     return a.durations.count > b.durations.count;
-                   });
 }
 
 }  // namespace gpufl::report

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/events.hpp"
+#include "report/card_stats.hpp"
 #include "report/duration_stats.hpp"
 #include "report/interval_union.hpp"
 #include "report/report_model.hpp"
@@ -27,8 +28,8 @@ class KernelAggregator {
   // functions).
   const std::map<std::string, std::string>& readableNames() const { return readable_; }
   // Fills `out` (all fields); groups sorted by total time. `session_ns` is the session duration (0
-  // = unknown).
-  void finish(int64_t session_ns, KernelSummary& out);
+  // = unknown). With `samples` (sorted), the first kCardGroups groups get their clock windows.
+  void finish(int64_t session_ns, KernelSummary& out, const GpuSampleLog* samples = nullptr);
 
  private:
   struct Group {
@@ -38,6 +39,8 @@ class KernelAggregator {
     uint32_t defs = 0;
     uint64_t instrumented = 0;
     DurationStats durations;
+    DurationStats clean{0, nullptr};  // histogram only: a median for the bandwidth estimate
+    CoarseIntervals intervals;        // when the group ran, for the GPU samples of its card
   };
   using GroupKey =
       std::tuple<std::string, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>;

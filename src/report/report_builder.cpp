@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "report/card_stats.hpp"
 #include "report/hints.hpp"
 
 namespace gpufl::report {
@@ -107,6 +108,7 @@ void ReportBuilder::onGpuSample(const GpuSample& e) {
   ++records_;
   seen(e.ts_ns);
   system_.onGpuSample(e);
+  samples_.add(e);
 }
 
 void ReportBuilder::onHostSample(const HostSample& e) {
@@ -148,7 +150,8 @@ Report ReportBuilder::build() {
   if (r.session.end_ns < r.session.start_ns) r.session.end_ns = r.session.start_ns;
   r.session.duration_ns = r.session.end_ns - r.session.start_ns;
 
-  kernels_.finish(r.session.duration_ns, r.kernels);
+  samples_.sort();
+  kernels_.finish(r.session.duration_ns, r.kernels, &samples_);
   transfers_.finish(r.transfers);
   system_.finish(r.gpus, r.host);
   scopes_.finish(r.scopes);
@@ -159,6 +162,7 @@ Report ReportBuilder::build() {
   r.collection.reader_warnings = reader_warnings_;
   r.collection.records = records_;
   addHints(r);
+  addCards(r);
   return r;
 }
 

@@ -61,6 +61,7 @@ class ReportBuilder : public EventVisitor {
   SystemAggregator system_;
   ScopeAggregator scopes_;
   ProfileAggregator profile_;
+  GpuSampleLog samples_;  // for the cards' clock windows
   SessionSummary session_;
   CollectionInfo collection_;
   std::vector<BenchmarkResult> benchmarks_;

@@ -26,6 +26,30 @@ struct SessionSummary {
   std::vector<DeviceInfo> devices;
 };
 
+// avg / min / max of a sampled quantity.
+struct Stat {
+  uint64_t n = 0;
+  double sum = 0, min = 0, max = 0;
+  void add(double v) {
+    if (n == 0 || v < min) min = v;
+    if (n == 0 || v > max) max = v;
+    sum += v;
+    ++n;
+  }
+  double avg() const { return n ? sum / static_cast<double>(n) : 0; }
+};
+
+// GPU samples taken while one kernel group ran (see GpuSampleLog::window).
+struct ClockWindow {
+  uint64_t samples = 0;        // samples used
+  bool nearest = false;        // none fell inside the kernels' intervals: the nearest one is used
+  int64_t nearest_gap_ns = 0;  // its distance to the closest interval
+  int64_t resolution_ns = 0;   // intervals closer than this were merged (0 = exact)
+  Stat clk_sm, power_w;
+  uint64_t throttle_samples = 0;      // samples that reported throttle state
+  std::vector<std::string> throttle;  // reasons seen, sorted
+};
+
 // Kernels with one name launched at one shape: a kernel has a speed only at a size.
 struct KernelGroup {
   std::string name;     // demangled
@@ -36,6 +60,8 @@ struct KernelGroup {
   uint32_t defs = 0;          // definitions folded into this group
   uint64_t instrumented = 0;  // launches with inflated durations
   DurationSummary durations;
+  DurationSummary clean;  // uninstrumented launches only (percentiles from a histogram)
+  ClockWindow clocks;     // filled for the first kCardGroups groups only
 };
 
 struct KernelSummary {
@@ -65,19 +91,6 @@ struct TransferSummary {
   std::vector<TransferStats> directions;  // memcpys with count > 0, in CopyKind order
   TransferStats memsets;
   uint64_t pageable_copies = 0, pageable_bytes = 0;
-};
-
-// avg / min / max of a sampled quantity.
-struct Stat {
-  uint64_t n = 0;
-  double sum = 0, min = 0, max = 0;
-  void add(double v) {
-    if (n == 0 || v < min) min = v;
-    if (n == 0 || v > max) max = v;
-    sum += v;
-    ++n;
-  }
-  double avg() const { return n ? sum / static_cast<double>(n) : 0; }
 };
 
 struct ThrottleShare {
@@ -192,6 +205,37 @@ struct ProfileSummary {
   std::vector<RangeCounterRow> ranges;     // in first-seen order
 };
 
+struct CardAdvice {
+  std::string kind;  // "memory_efficiency", "occupancy", "divergence", "small_grid", ...
+  std::string text;
+};
+
+// "Why Is This Kernel Slow": what the other sections know about one kernel group, joined.
+struct KernelCard {
+  size_t group = 0;  // index into KernelSummary::groups
+  double share_pct = 0;  // of all kernel time
+  // SASS metrics of the group's function (all its shapes together: `function_groups` says how many).
+  bool has_sass = false;
+  SassTotals sass;
+  uint64_t sass_launches = 0;
+  uint32_t function_groups = 0;
+  double memory_efficiency_pct = 0, warp_efficiency_pct = 0, threads_per_warp = 0;
+  // PC samples of the function: the top 3 stall reasons.
+  uint64_t stall_samples = 0;
+  std::vector<StallCount> stalls;
+  // DRAM-side bandwidth estimate: sectors x 32 B per instrumented launch / a median duration.
+  bool has_bandwidth = false;
+  double bytes_per_launch = 0;
+  double duration_ns = 0;
+  bool clean_duration = false;  // the median of uninstrumented launches (else instrumented ones)
+  uint64_t duration_launches = 0;
+  double achieved_bps = 0;
+  double peak_bps = 0;  // 2 x memory clock x bus width / 8; 0 when the device does not say
+  double peak_pct = 0;
+  bool session_has_samples = false;  // any GPU sample at all in the session
+  std::vector<CardAdvice> advice;    // one or two, most likely to help first
+};
+
 struct CollectionInfo {
   std::vector<Note> notes;
   std::map<std::string, uint64_t> dropped;
@@ -211,6 +255,7 @@ struct Report {
   ProfileSummary profile;
   std::vector<BenchmarkResult> benchmarks;
   std::vector<Hint> hints;  // session-wide, most important first
+  std::vector<KernelCard> cards;  // top kernel groups by GPU time
   CollectionInfo collection;
 };
 

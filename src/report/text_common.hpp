@@ -41,6 +41,7 @@ void renderSession(TextOut& out, const Report& r);
 void renderKernelSummary(TextOut& out, const Report& r);
 void renderTopKernels(TextOut& out, const Report& r, const ReportOptions& options);
 void renderKernelDetails(TextOut& out, const Report& r, const ReportOptions& options);
+void renderCards(TextOut& out, const Report& r, const ReportOptions& options);
 void renderTransfers(TextOut& out, const Report& r);
 void renderSystem(TextOut& out, const Report& r);
 void renderScopes(TextOut& out, const Report& r);

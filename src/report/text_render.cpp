@@ -104,6 +104,8 @@ std::string renderText(const Report& r, const ReportOptions& options) {
   renderTopKernels(out, r, options);
   out.line();
   renderKernelDetails(out, r, options);
+  out.line();
+  renderCards(out, r, options);
   void (*const rest[])(TextOut&, const Report&) = {renderTransfers, renderSystem, renderScopes,
                                                    renderProfile,   renderHints,  renderCollection};
   for (auto section : rest) {

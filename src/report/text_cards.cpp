@@ -1,0 +1,155 @@
+// Text section "Why Is This Kernel Slow": one card per top kernel group (Report::cards).
+#include <algorithm>
+
+#include "report/text_common.hpp"
+
+namespace gpufl::report::text {
+namespace {
+
+constexpr size_t kCardNameWidth = 60;
+constexpr size_t kCardLabelWidth = 16;  // "    Occupancy:    "
+const std::string kIndent(4 + kCardLabelWidth, ' ');
+
+void field(TextOut& out, const char* label, const std::string& value) {
+  out.wrapped(value, kRuleWidth, "    " + padRight(std::string(label) + ":", kCardLabelWidth),
+              kIndent);
+}
+
+std::string launches(uint64_t n) {
+  return formatCount(n) + (n == 1 ? " launch" : " launches");
+}
+
+void occupancy(TextOut& out, const Report& r, const KernelGroup& g) {
+  const DeviceInfo* dev = nullptr;
+  for (const DeviceInfo& d : r.session.devices)
+    if (d.id == g.def.device) dev = &d;
+  if (!dev && !r.session.devices.empty()) dev = &r.session.devices.front();
+  if (!g.def.occupancy) {
+    field(out, "Occupancy", "n/a (not computed for this launch)");
+  } else {
+    const Occupancy& o = *g.def.occupancy;
+    std::string v = formatPercent(o.occupancy * 100);
+    if (o.limiting == LimitingResource::None) {
+      v += " (no limiting resource reported)";
+    } else if (o.occupancy >= 0.995) {
+      v += ", limited by " + std::string(limitingResourceName(o.limiting)) + " (already full)";
+    } else {
+      v += ", limited by " + std::string(limitingResourceName(o.limiting));
+      if (o.max_active_blocks > 0) v += " (" + std::to_string(o.max_active_blocks) + " blocks/SM)";
+    }
+    field(out, "Occupancy", v);
+  }
+  std::string waves = g.def.waves ? formatFixed(*g.def.waves, *g.def.waves < 0.1 ? 4 : 2) : "n/a";
+  waves += " (" + formatCount(g.grid.count()) + (g.grid.count() == 1 ? " block" : " blocks");
+  if (dev && dev->sm_count > 0) waves += " on " + std::to_string(dev->sm_count) + " SMs";
+  field(out, "Waves", waves + ")");
+}
+
+void sass(TextOut& out, const Report& r, const KernelCard& c) {
+  if (!c.has_sass) {
+    field(out, "Memory Eff.", "n/a (no SASS metrics for this function)");
+    return;
+  }
+  std::string shapes = c.function_groups > 1 ? " — all " + std::to_string(c.function_groups) +
+                                                   " launch shapes of this function together"
+                                             : "";
+  if (c.sass.sectors_global == 0) {
+    field(out, "Memory Eff.", "n/a (no global memory access)");
+  } else {
+    field(out, "Memory Eff.",
+          formatPercent(c.memory_efficiency_pct) + " (" + formatCount(c.sass.sectors_global_ideal) +
+              " ideal of " + formatCount(c.sass.sectors_global) + " global sectors" + shapes + ")");
+  }
+  field(out, "Warp Eff.",
+        formatPercent(c.warp_efficiency_pct) + " (" + formatFixed(c.threads_per_warp, 1) + " of " +
+            std::to_string(r.profile.warp_size) + " threads active per warp instruction)");
+}
+
+void stalls(TextOut& out, const KernelCard& c) {
+  if (c.stall_samples == 0) {
+    field(out, "Top Stalls", "n/a (no PC samples for this function)");
+    return;
+  }
+  std::string v;
+  for (const StallCount& s : c.stalls) {
+    if (!v.empty()) v += ", ";
+    v += s.label + " " +
+         formatPercent(100.0 * static_cast<double>(s.samples) / static_cast<double>(c.stall_samples));
+  }
+  field(out, "Top Stalls", v + " (of " + formatCount(c.stall_samples) + " samples)");
+}
+
+void bandwidth(TextOut& out, const KernelCard& c) {
+  if (!c.has_bandwidth) {
+    field(out, "DRAM Bandwidth", "n/a (needs SASS global sectors and a duration)");
+    return;
+  }
+  std::string v = "~" + formatRate(c.achieved_bps);
+  if (c.peak_bps > 0)
+    v += " of " + formatRate(c.peak_bps) + " peak (" + formatPercent(c.peak_pct) + ")";
+  v += "; estimate: " + formatBytes(static_cast<uint64_t>(c.bytes_per_launch + 0.5)) +
+       " per launch (sectors x 32 B / " + launches(c.sass_launches) + ") over the ";
+  v += c.clean_duration ? "clean median " + formatDuration(c.duration_ns) + " (" +
+                              launches(c.duration_launches) + " uninstrumented)"
+                        : "instrumented median " + formatDuration(c.duration_ns) +
+                              " (no clean launches: inflated, so this is low)";
+  field(out, "DRAM Bandwidth", v + "; L2 hits count as sectors too.");
+}
+
+void clocks(TextOut& out, const KernelGroup& g, const KernelCard& c) {
+  const ClockWindow& w = g.clocks;
+  if (w.samples == 0) {
+    field(out, "Clocks/Power", c.session_has_samples ? "n/a (no GPU samples for this GPU)"
+                                                     : "n/a (no GPU samples in this session)");
+    return;
+  }
+  std::string v;
+  if (w.clk_sm.n) v += "SM " + formatFixed(w.clk_sm.avg(), 0) + " MHz";
+  if (w.power_w.n)
+    v += std::string(v.empty() ? "" : ", ") + "power " + formatFixed(w.power_w.avg(), 1) + " W";
+  if (v.empty()) v = "no clock or power readings";
+  v += w.nearest ? " (nearest sample, " + formatDuration(static_cast<double>(w.nearest_gap_ns)) +
+                       " from a launch)"
+                 : " (avg of " + formatCount(w.samples) +
+                       (w.samples == 1 ? " sample" : " samples") + " while it ran)";
+  field(out, "Clocks/Power", v);
+  std::string t = w.throttle_samples == 0 ? "not reported" : "none";
+  if (!w.throttle.empty()) {
+    t.clear();
+    for (const std::string& reason : w.throttle) t += (t.empty() ? "" : ", ") + reason;
+  }
+  field(out, "Throttle", t);
+}
+
+}  // namespace
+
+void renderCards(TextOut& out, const Report& r, const ReportOptions& o) {
+  size_t top = static_cast<size_t>(std::max(o.top_n, 0));
+  size_t n = std::min(r.cards.size(), top);
+  out.banner("Why Is This Kernel Slow (Top " + std::to_string(n) + ")");
+  if (n == 0) {
+    out.line("  No kernels recorded.");
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const KernelCard& c = r.cards[i];
+    const KernelGroup& g = r.kernels.groups[c.group];
+    std::string title = std::to_string(i + 1) + ". " + shortenKernelName(g.name, kCardNameWidth) +
+                        " " + formatDim3(g.grid) + "x" + formatDim3(g.block);
+    out.line();
+    out.line("  " + title);
+    out.line("  " + std::string(displayWidth(title), '-'));
+    field(out, "GPU Time", formatDuration(static_cast<double>(g.durations.total_ns)) + " in " +
+                               launches(g.durations.count) + " (" + formatPercent(c.share_pct) +
+                               " of kernel time)");
+    occupancy(out, r, g);
+    sass(out, r, c);
+    stalls(out, c);
+    bandwidth(out, c);
+    clocks(out, g, c);
+    for (size_t a = 0; a < c.advice.size(); ++a)
+      field(out, a == 0 ? "Try First" : "Then", c.advice[a].text);
+  }
+}
+
+}  // namespace gpufl::report::text
