@@ -19,7 +19,8 @@
 # tests/package/run.sh checks that.
 #
 # Installed binaries find their libraries through RUNPATH ($ORIGIN, $ORIGIN/../<libdir>), never LD_LIBRARY_PATH.
-# INSTALL_RPATH_USE_LINK_PATH adds the directories of non-system dependencies (libcupti under /usr/local/cuda).
+# INSTALL_RPATH_USE_LINK_PATH adds the directories of non-system dependencies. libcupti is not one: it is
+# dlopen'ed at run time (src/cuda/cupti_loader.hpp says where it is looked for).
 include(CMakePackageConfigHelpers)
 
 set(GPUFL_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/gpufl CACHE STRING

@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cuda/cupti_api.hpp"
 #include "cuda/deep_support.hpp"
 
 extern char** environ;
@@ -274,7 +275,7 @@ CubinStore::Hooks CubinStore::defaultHooks() {
     auto p = cuptiParams<CUpti_GetCubinCrcParams>(CUpti_GetCubinCrcParamsSize);
     p.cubin = cubin;
     p.cubinSize = size;
-    if (cuptiGetCubinCrc(&p) != CUPTI_SUCCESS) return std::nullopt;
+    if (cupti::cuptiGetCubinCrc(&p) != CUPTI_SUCCESS) return std::nullopt;
     return p.cubinCrc;
   };
   hooks.source = [](const void* cubin, size_t size, const std::string& function, uint64_t pc) {
@@ -285,7 +286,7 @@ CubinStore::Hooks CubinStore::defaultHooks() {
     p.functionName = function.c_str();
     p.pcOffset = pc;
     std::string where;
-    if (cuptiGetSassToSourceCorrelation(&p) == CUPTI_SUCCESS && p.fileName != nullptr) {
+    if (cupti::cuptiGetSassToSourceCorrelation(&p) == CUPTI_SUCCESS && p.fileName != nullptr) {
       if (p.dirName != nullptr && *p.dirName) where = std::string(p.dirName) + "/";
       where += p.fileName;
       where += ":" + std::to_string(p.lineNumber);

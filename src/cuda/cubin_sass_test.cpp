@@ -7,6 +7,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "cuda/cupti_loader.hpp"
+
 namespace gpufl::cuda {
 namespace {
 
@@ -123,6 +125,7 @@ TEST(CubinSass, ListsFunctionsOfARealCubin) {
 }
 
 TEST(CubinSass, CuptiCrcAndSourceLinesWithoutAGpu) {
+  if (!cuptiLibrary().loaded()) GTEST_SKIP() << cuptiLibrary().error;
   const std::vector<uint8_t> cubin = readFile(GPUFL_DEEP_TEST_CUBIN);
   CubinStore::Hooks hooks = CubinStore::defaultHooks();
   hooks.disassemble = nullptr;  // nvdisasm may be absent here; covered by the fake-nvdisasm test

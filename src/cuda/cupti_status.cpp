@@ -1,5 +1,7 @@
 #include "cuda/cupti_status.hpp"
 
+#include "cuda/cupti_api.hpp"
+
 namespace gpufl::cuda {
 
 std::string explainCuptiFailure(CUptiResult result) {
@@ -26,8 +28,10 @@ std::string explainCuptiFailure(CUptiResult result) {
 
 std::string CuptiCall::describe() const {
   const char* text = nullptr;
-  cuptiGetResultString(result, &text);
+  if (cupti::cuptiGetResultString(result, &text) != CUPTI_SUCCESS) text = nullptr;
   std::string out = std::string(what) + ": " + (text != nullptr ? text : "unknown CUPTI error");
+  if (std::string why; !cuptiLibrary().has(CuptiFeature::Tracing, &why))
+    return out + " (CUPTI unavailable: " + why + ")";
   if (std::string hint = explainCuptiFailure(result); !hint.empty()) out += " (" + hint + ")";
   return out;
 }

@@ -9,6 +9,7 @@
 #include "core/clock.hpp"
 #include "core/scope_stack.hpp"
 #include "cuda/activity_decode.hpp"
+#include "cuda/cupti_api.hpp"
 #include "cuda/cupti_status.hpp"
 #include "cuda/trace_config.hpp"
 
@@ -89,6 +90,10 @@ CuptiTracer::~CuptiTracer() { stop(); }
 bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
                         std::vector<std::unique_ptr<DeepEngine>> engines, std::string* reason) {
   if (started_) return true;
+  if (std::string why; !cuptiLibrary().has(CuptiFeature::Tracing, &why)) {
+    *reason = "CUPTI unavailable: " + why;
+    return false;
+  }
   CuptiTracer* expected = nullptr;
   if (!g_tracer.compare_exchange_strong(expected, this)) {
     *reason = "another gpufl tracer is already running in this process";
@@ -96,7 +101,7 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
   }
   stack_traces_ = stack_traces;
   CUpti_SubscriberHandle subscriber = nullptr;
-  if (CuptiCall c{"cuptiSubscribe", cuptiSubscribe(&subscriber, onCallback, this)}; !c.ok()) {
+  if (CuptiCall c{"cuptiSubscribe", cupti::cuptiSubscribe(&subscriber, onCallback, this)}; !c.ok()) {
     // CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED: Nsight or another profiler holds CUPTI.
     *reason = c.describe();
     g_tracer.store(nullptr);
@@ -109,10 +114,11 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
     return false;
   };
   // The clock must be registered before any activity kind is enabled (CUPTI's rule).
-  if (CuptiCall c{"cuptiActivityRegisterTimestampCallback", cuptiActivityRegisterTimestampCallback(sessionClock)};
+  if (CuptiCall c{"cuptiActivityRegisterTimestampCallback",
+                  cupti::cuptiActivityRegisterTimestampCallback(sessionClock)};
       !c.ok())
     return fail(c);
-  if (CuptiCall c{"cuptiActivityRegisterCallbacks", cuptiActivityRegisterCallbacks(bufferRequested,
+  if (CuptiCall c{"cuptiActivityRegisterCallbacks", cupti::cuptiActivityRegisterCallbacks(bufferRequested,
                                                                                   bufferCompleted)};
       !c.ok())
     return fail(c);
@@ -132,12 +138,12 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
                    "kernel tracing on this CUPTI; concurrent streams do not overlap while this engine runs");
   }
   for (CUpti_ActivityKind kind : kinds_) {
-    if (CuptiCall c{"cuptiActivityEnable", cuptiActivityEnable(kind)}; !c.ok()) return fail(c);
+    if (CuptiCall c{"cuptiActivityEnable", cupti::cuptiActivityEnable(kind)}; !c.ok()) return fail(c);
   }
   forEachTracedCallback([&](CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-    cuptiEnableCallback(1, subscriber, domain, cbid);
+    cupti::cuptiEnableCallback(1, subscriber, domain, cbid);
   });
-  cuptiActivityFlushPeriod(500);  // CUPTI hands over partly filled buffers twice a second
+  cupti::cuptiActivityFlushPeriod(500);  // CUPTI hands over partly filled buffers twice a second
   started_ = true;
   bool wants_scopes = false;
   for (auto& engine : engines_) wants_scopes |= engine->wantsScopes();
@@ -153,9 +159,9 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
     core::setScopeObserver(&scope_observer_);
   }
   if (!engines_.empty()) {
-    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
-    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
-    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
+    cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+    cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+    cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
   }
   return true;
 }
@@ -165,20 +171,20 @@ void CuptiTracer::stop() {
   if (started_) {
     core::setScopeObserver(nullptr);
     for (auto& engine : engines_) engine->stop();
-    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    for (CUpti_ActivityKind kind : kinds_) cuptiActivityDisable(kind);
+    cupti::cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    for (CUpti_ActivityKind kind : kinds_) cupti::cuptiActivityDisable(kind);
     // Records of work still in flight when tracing was disabled come back with this last flush.
-    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    cupti::cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   }
   // From here on the C callbacks find no tracer: a buffer CUPTI might still return is not touched.
   g_tracer.store(nullptr, std::memory_order_release);
-  cuptiUnsubscribe(static_cast<CUpti_SubscriberHandle>(subscriber_));
+  cupti::cuptiUnsubscribe(static_cast<CUpti_SubscriberHandle>(subscriber_));
   subscriber_ = nullptr;
   started_ = false;
 }
 
 void CuptiTracer::flush(bool forced) {
-  if (started_) cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+  if (started_) cupti::cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
 }
 
 void CuptiTracer::onApi(const void* callback_data, bool enter, ApiKind kind) {
@@ -208,7 +214,7 @@ void CuptiTracer::onResource(int cbid, const void* data) {
   switch (cbid) {
     case CUPTI_CBID_RESOURCE_CONTEXT_CREATED: {
       uint32_t device = 0;
-      cuptiGetDeviceId(rd->context, &device);
+      cupti::cuptiGetDeviceId(rd->context, &device);
       for (auto& engine : engines_) engine->onContextCreated(rd->context, device);
       break;
     }
@@ -234,7 +240,7 @@ void CuptiTracer::onBufferRequested(uint8_t** buffer, size_t* size, size_t* max_
 
 void CuptiTracer::onBufferCompleted(void* context, uint32_t stream, uint8_t* buffer, size_t valid_bytes) {
   size_t dropped = 0;
-  if (cuptiActivityGetNumDroppedRecords(static_cast<CUcontext>(context), stream, &dropped) == CUPTI_SUCCESS)
+  if (cupti::cuptiActivityGetNumDroppedRecords(static_cast<CUcontext>(context), stream, &dropped) == CUPTI_SUCCESS)
     dropped_.fetch_add(dropped, std::memory_order_relaxed);
   pool_.complete(buffer, valid_bytes);
 }
@@ -272,7 +278,7 @@ void CuptiTracer::drain(EventVisitor& out, const std::string& sid) {
 
 void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out, const std::string& sid) {
   CUpti_Activity* record = nullptr;
-  while (cuptiActivityGetNextRecord(buffer.data, buffer.valid_bytes, &record) == CUPTI_SUCCESS) {
+  while (cupti::cuptiActivityGetNextRecord(buffer.data, buffer.valid_bytes, &record) == CUPTI_SUCCESS) {
     DecodedActivity decoded = decodeActivity(*record);
     if (auto* kernel = std::get_if<DecodedKernel>(&decoded)) {
       bool created = false;

@@ -4,17 +4,20 @@
 
 #include <algorithm>
 
+#include "cuda/cupti_api.hpp"
+
 namespace gpufl::cuda {
 
 std::string cuptiError(std::string_view call, CUptiResult result) {
   const char* name = nullptr;
-  if (cuptiGetResultString(result, &name) != CUPTI_SUCCESS || name == nullptr)
+  if (cupti::cuptiGetResultString(result, &name) != CUPTI_SUCCESS || name == nullptr)
     name = "CUPTI_ERROR_?";
   std::string text(call);
   text += ": ";
   text += name;
   const char* message = nullptr;
-  if (cuptiGetErrorMessage(result, &message) == CUPTI_SUCCESS && message != nullptr && *message) {
+  if (cupti::cuptiGetErrorMessage(result, &message) == CUPTI_SUCCESS && message != nullptr &&
+      *message) {
     text += " (";
     text += message;
     text += ")";

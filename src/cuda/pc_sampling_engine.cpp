@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <thread>
 
+#include "cuda/cupti_api.hpp"
+
 namespace gpufl::cuda {
 namespace {
 
@@ -89,6 +91,10 @@ bool PcSamplingEngine::start(const EngineContext& ctx) {
     note("off", why);
     return false;
   }
+  if (!cuptiLibrary().has(CuptiFeature::PcSampling, &why)) {
+    note("off", why);
+    return false;
+  }
   started_ = true;
   note("on", "continuous, period 2^" + std::to_string(options_.period) +
                  " cycles, hardware buffer " +
@@ -102,7 +108,7 @@ bool PcSamplingEngine::enableLocked(CUcontext context) {
   c->handle = context;
   auto enable = cuptiParams<CUpti_PCSamplingEnableParams>(CUpti_PCSamplingEnableParamsSize);
   enable.ctx = context;
-  CUptiResult r = cuptiPCSamplingEnable(&enable);
+  CUptiResult r = cupti::cuptiPCSamplingEnable(&enable);
   auto fail = [&](const std::string& call, CUptiResult result) {
     note("off", cuptiError(call, result) +
                     (isPrivilegeError(result) ? std::string("; ") + kPrivilegeHint : ""));
@@ -115,7 +121,8 @@ bool PcSamplingEngine::enableLocked(CUcontext context) {
       CUpti_PCSamplingGetNumStallReasonsParamsSize);
   count.ctx = context;
   count.numStallReasons = &c->reason_count;
-  if (r = cuptiPCSamplingGetNumStallReasons(&count); r != CUPTI_SUCCESS || c->reason_count == 0) {
+  if (r = cupti::cuptiPCSamplingGetNumStallReasons(&count);
+      r != CUPTI_SUCCESS || c->reason_count == 0) {
     disableLocked(*c);
     return fail("cuptiPCSamplingGetNumStallReasons", r);
   }
@@ -130,7 +137,7 @@ bool PcSamplingEngine::enableLocked(CUcontext context) {
   get.numStallReasons = c->reason_count;
   get.stallReasonIndex = indices.data();
   get.stallReasons = names.data();
-  if (r = cuptiPCSamplingGetStallReasons(&get); r != CUPTI_SUCCESS) {
+  if (r = cupti::cuptiPCSamplingGetStallReasons(&get); r != CUPTI_SUCCESS) {
     disableLocked(*c);
     return fail("cuptiPCSamplingGetStallReasons", r);
   }
@@ -169,7 +176,7 @@ bool PcSamplingEngine::enableLocked(CUcontext context) {
   set.ctx = context;
   set.numAttributes = config.size();
   set.pPCSamplingConfigurationInfo = config.data();
-  if (r = cuptiPCSamplingSetConfigurationAttribute(&set); r != CUPTI_SUCCESS) {
+  if (r = cupti::cuptiPCSamplingSetConfigurationAttribute(&set); r != CUPTI_SUCCESS) {
     std::string which;  // CUPTI flags the attribute it refused
     for (const auto& a : config)
       if (a.attributeStatus != CUPTI_SUCCESS)
@@ -222,13 +229,13 @@ void PcSamplingEngine::onLaunchEnter(const LaunchSite& launch) {
     synchronizeContext(c.handle);
     auto stop = cuptiParams<CUpti_PCSamplingStopParams>(CUpti_PCSamplingStopParamsSize);
     stop.ctx = c.handle;
-    cuptiPCSamplingStop(&stop);
+    cupti::cuptiPCSamplingStop(&stop);
     c.sampling = false;
   } else if (!sass && !c.sampling) {
     synchronizeContext(c.handle);
     auto start = cuptiParams<CUpti_PCSamplingStartParams>(CUpti_PCSamplingStartParamsSize);
     start.ctx = c.handle;
-    if (CUptiResult r = cuptiPCSamplingStart(&start); r == CUPTI_SUCCESS) {
+    if (CUptiResult r = cupti::cuptiPCSamplingStart(&start); r == CUPTI_SUCCESS) {
       c.sampling = true;
     } else if (noted_.insert("start").second) {
       note("degraded", cuptiError("cuptiPCSamplingStart", r));
@@ -243,7 +250,7 @@ void PcSamplingEngine::collectLocked(Context& c) {
     auto get = cuptiParams<CUpti_PCSamplingGetDataParams>(CUpti_PCSamplingGetDataParamsSize);
     get.ctx = c.handle;
     get.pcSamplingData = &c.user->data;
-    CUptiResult r = cuptiPCSamplingGetData(&get);
+    CUptiResult r = cupti::cuptiPCSamplingGetData(&get);
     const CUpti_PCSamplingData& d = c.user->data;
     if (r == CUPTI_ERROR_OUT_OF_MEMORY || d.hardwareBufferFull) {
       ++buffer_full_;
@@ -276,7 +283,7 @@ void PcSamplingEngine::disableLocked(Context& c) {
   if (!c.enabled) return;
   auto disable = cuptiParams<CUpti_PCSamplingDisableParams>(CUpti_PCSamplingDisableParamsSize);
   disable.ctx = c.handle;
-  cuptiPCSamplingDisable(&disable);
+  cupti::cuptiPCSamplingDisable(&disable);
   c.enabled = false;
   c.sampling = false;
 }

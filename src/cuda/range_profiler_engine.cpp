@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "cuda/cupti_api.hpp"
+
 namespace gpufl::cuda {
 namespace {
 
@@ -34,7 +36,7 @@ CUpti_Profiler_Host_Object* hostObject(const std::string& chip,
       CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
   init.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
   init.pChipName = chip.c_str();
-  if ((*error = cuptiProfilerHostInitialize(&init)) != CUPTI_SUCCESS) return nullptr;
+  if ((*error = cupti::cuptiProfilerHostInitialize(&init)) != CUPTI_SUCCESS) return nullptr;
   auto add = cuptiParams<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
       CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
   add.pHostObject = init.pHostObject;
@@ -46,18 +48,18 @@ CUpti_Profiler_Host_Object* hostObject(const std::string& chip,
   auto image = cuptiParams<CUpti_Profiler_Host_GetConfigImage_Params>(
       CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
   image.pHostObject = init.pHostObject;
-  if ((*error = cuptiProfilerHostConfigAddMetrics(&add)) == CUPTI_SUCCESS &&
-      (*error = cuptiProfilerHostGetConfigImageSize(&size)) == CUPTI_SUCCESS) {
+  if ((*error = cupti::cuptiProfilerHostConfigAddMetrics(&add)) == CUPTI_SUCCESS &&
+      (*error = cupti::cuptiProfilerHostGetConfigImageSize(&size)) == CUPTI_SUCCESS) {
     config->assign(size.configImageSize, 0);
     image.configImageSize = config->size();
     image.pConfigImage = config->data();
-    if ((*error = cuptiProfilerHostGetConfigImage(&image)) == CUPTI_SUCCESS)
+    if ((*error = cupti::cuptiProfilerHostGetConfigImage(&image)) == CUPTI_SUCCESS)
       return init.pHostObject;
   }
   auto deinit = cuptiParams<CUpti_Profiler_Host_Deinitialize_Params>(
       CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
   deinit.pHostObject = init.pHostObject;
-  cuptiProfilerHostDeinitialize(&deinit);
+  cupti::cuptiProfilerHostDeinitialize(&deinit);
   return nullptr;
 }
 
@@ -66,7 +68,7 @@ void freeHost(CUpti_Profiler_Host_Object* host) {
   auto deinit = cuptiParams<CUpti_Profiler_Host_Deinitialize_Params>(
       CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
   deinit.pHostObject = host;
-  cuptiProfilerHostDeinitialize(&deinit);
+  cupti::cuptiProfilerHostDeinitialize(&deinit);
 }
 
 std::vector<const char*> cStrings(const std::vector<std::string>& names) {
@@ -104,7 +106,7 @@ size_t hostPassCount(const std::string& chip, const std::vector<std::string>& me
       CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
   passes.configImageSize = config.size();
   passes.pConfigImage = config.data();
-  const bool ok = cuptiProfilerHostGetNumOfPasses(&passes) == CUPTI_SUCCESS;
+  const bool ok = cupti::cuptiProfilerHostGetNumOfPasses(&passes) == CUPTI_SUCCESS;
   freeHost(host);
   return ok ? passes.numOfPasses : 0;
 }
@@ -200,9 +202,13 @@ bool RangeProfilerEngine::start(const EngineContext& ctx) {
     if (ctx_.note) ctx_.note("range_profiler", "off", why);
     return false;
   }
+  if (!cuptiLibrary().has(CuptiFeature::RangeProfiler, &why)) {
+    if (ctx_.note) ctx_.note("range_profiler", "off", why);
+    return false;
+  }
   auto init =
       cuptiParams<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-  if (CUptiResult r = cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) {
+  if (CUptiResult r = cupti::cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) {
     fail("cuptiProfilerInitialize", r);
     return false;
   }
@@ -214,7 +220,7 @@ bool RangeProfilerEngine::setUpLocked(Context& c, uint32_t device) {
   auto chip =
       cuptiParams<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
   chip.deviceIndex = device;
-  if (CUptiResult r = cuptiDeviceGetChipName(&chip); r != CUPTI_SUCCESS) {
+  if (CUptiResult r = cupti::cuptiDeviceGetChipName(&chip); r != CUPTI_SUCCESS) {
     fail("cuptiDeviceGetChipName", r);
     return false;
   }
@@ -240,7 +246,7 @@ bool RangeProfilerEngine::setUpLocked(Context& c, uint32_t device) {
   auto enable =
       cuptiParams<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
   enable.ctx = c.handle;
-  if (CUptiResult r = cuptiRangeProfilerEnable(&enable); r != CUPTI_SUCCESS) {
+  if (CUptiResult r = cupti::cuptiRangeProfilerEnable(&enable); r != CUPTI_SUCCESS) {
     fail("cuptiRangeProfilerEnable", r);
     return false;
   }
@@ -262,7 +268,7 @@ bool RangeProfilerEngine::setUpLocked(Context& c, uint32_t device) {
     size.numMetrics = g->names.size();
     size.maxNumOfRanges = kMaxRanges;
     size.maxNumRangeTreeNodes = kMaxRanges;
-    if (r = cuptiRangeProfilerGetCounterDataSize(&size); r != CUPTI_SUCCESS) {
+    if (r = cupti::cuptiRangeProfilerGetCounterDataSize(&size); r != CUPTI_SUCCESS) {
       fail("cuptiRangeProfilerGetCounterDataSize", r);
       return false;
     }
@@ -272,7 +278,7 @@ bool RangeProfilerEngine::setUpLocked(Context& c, uint32_t device) {
     image.pRangeProfilerObject = c.object;
     image.counterDataSize = g->counter_data.size();
     image.pCounterData = g->counter_data.data();
-    if (r = cuptiRangeProfilerCounterDataImageInitialize(&image); r != CUPTI_SUCCESS) {
+    if (r = cupti::cuptiRangeProfilerCounterDataImageInitialize(&image); r != CUPTI_SUCCESS) {
       fail("cuptiRangeProfilerCounterDataImageInitialize", r);
       return false;
     }
@@ -287,7 +293,7 @@ RangeProfilerEngine::Context* RangeProfilerEngine::contextLocked(CUcontext handl
   if (it != contexts_.end()) return it->second.get();
   // First sight of a context created before gpufl started: set it up now.
   uint32_t device = 0;
-  if (cuptiGetDeviceId(handle, &device) != CUPTI_SUCCESS) return nullptr;
+  if (cupti::cuptiGetDeviceId(handle, &device) != CUPTI_SUCCESS) return nullptr;
   auto c = std::make_unique<Context>();
   c->handle = handle;
   setUpLocked(*c, device);
@@ -312,7 +318,7 @@ void RangeProfilerEngine::onContextDestroying(CUcontext context) {
     auto disable = cuptiParams<CUpti_RangeProfiler_Disable_Params>(
         CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
     disable.pRangeProfilerObject = it->second->object;
-    cuptiRangeProfilerDisable(&disable);
+    cupti::cuptiRangeProfilerDisable(&disable);
   }
   contexts_.erase(it);
 }
@@ -341,12 +347,12 @@ void RangeProfilerEngine::onScopeBegin(uint32_t path, const char* name) {
     auto disable = cuptiParams<CUpti_RangeProfiler_Disable_Params>(
         CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
     disable.pRangeProfilerObject = c->object;
-    cuptiRangeProfilerDisable(&disable);
+    cupti::cuptiRangeProfilerDisable(&disable);
     auto enable = cuptiParams<CUpti_RangeProfiler_Enable_Params>(
         CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
     enable.ctx = c->handle;
     c->object = nullptr;
-    if (CUptiResult r = cuptiRangeProfilerEnable(&enable); r != CUPTI_SUCCESS) {
+    if (CUptiResult r = cupti::cuptiRangeProfilerEnable(&enable); r != CUPTI_SUCCESS) {
       c->usable = false;
       fail("cuptiRangeProfilerEnable", r);
       return;
@@ -365,7 +371,7 @@ void RangeProfilerEngine::onScopeBegin(uint32_t path, const char* name) {
   size.numMetrics = group.names.size();
   size.maxNumOfRanges = kMaxRanges;
   size.maxNumRangeTreeNodes = kMaxRanges;
-  if (CUptiResult r = cuptiRangeProfilerGetCounterDataSize(&size); r != CUPTI_SUCCESS) {
+  if (CUptiResult r = cupti::cuptiRangeProfilerGetCounterDataSize(&size); r != CUPTI_SUCCESS) {
     c->usable = false;
     fail("cuptiRangeProfilerGetCounterDataSize", r);
     return;
@@ -376,7 +382,8 @@ void RangeProfilerEngine::onScopeBegin(uint32_t path, const char* name) {
   image.pRangeProfilerObject = c->object;
   image.counterDataSize = fresh.size();
   image.pCounterData = fresh.data();
-  if (CUptiResult r = cuptiRangeProfilerCounterDataImageInitialize(&image); r != CUPTI_SUCCESS) {
+  if (CUptiResult r = cupti::cuptiRangeProfilerCounterDataImageInitialize(&image);
+      r != CUPTI_SUCCESS) {
     c->usable = false;
     fail("cuptiRangeProfilerCounterDataImageInitialize", r);
     return;
@@ -403,11 +410,12 @@ void RangeProfilerEngine::onScopeBegin(uint32_t path, const char* name) {
       CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
   push.pRangeProfilerObject = c->object;
   push.pRangeName = name;
-  CUptiResult r = cuptiRangeProfilerSetConfig(&set);
+  CUptiResult r = cupti::cuptiRangeProfilerSetConfig(&set);
   const char* call = "cuptiRangeProfilerSetConfig";
-  if (r == CUPTI_SUCCESS) r = cuptiRangeProfilerStart(&begin), call = "cuptiRangeProfilerStart";
   if (r == CUPTI_SUCCESS)
-    r = cuptiRangeProfilerPushRange(&push), call = "cuptiRangeProfilerPushRange";
+    r = cupti::cuptiRangeProfilerStart(&begin), call = "cuptiRangeProfilerStart";
+  if (r == CUPTI_SUCCESS)
+    r = cupti::cuptiRangeProfilerPushRange(&push), call = "cuptiRangeProfilerPushRange";
   if (r != CUPTI_SUCCESS) {
     c->usable = false;  // a failing context stays off; tracing goes on
     fail(call, r);
@@ -440,17 +448,18 @@ void RangeProfilerEngine::closeLocked(bool keep) {
   auto decode = cuptiParams<CUpti_RangeProfiler_DecodeData_Params>(
       CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
   decode.pRangeProfilerObject = c.object;
-  CUptiResult r = cuptiRangeProfilerPopRange(&pop);
+  CUptiResult r = cupti::cuptiRangeProfilerPopRange(&pop);
   const char* call = "cuptiRangeProfilerPopRange";
-  if (r == CUPTI_SUCCESS) r = cuptiRangeProfilerStop(&stop), call = "cuptiRangeProfilerStop";
+  if (r == CUPTI_SUCCESS) r = cupti::cuptiRangeProfilerStop(&stop), call = "cuptiRangeProfilerStop";
   if (r == CUPTI_SUCCESS)
-    r = cuptiRangeProfilerDecodeData(&decode), call = "cuptiRangeProfilerDecodeData";
+    r = cupti::cuptiRangeProfilerDecodeData(&decode), call = "cuptiRangeProfilerDecodeData";
   auto info = cuptiParams<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
       CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
   info.pCounterDataImage = group.counter_data.data();
   info.counterDataImageSize = group.counter_data.size();
   if (r == CUPTI_SUCCESS)
-    r = cuptiRangeProfilerGetCounterDataInfo(&info), call = "cuptiRangeProfilerGetCounterDataInfo";
+    r = cupti::cuptiRangeProfilerGetCounterDataInfo(&info),
+    call = "cuptiRangeProfilerGetCounterDataInfo";
   std::vector<double> values(group.names.size(), NAN);
   if (r == CUPTI_SUCCESS && keep && info.numTotalRanges > 0) {
     auto eval = cuptiParams<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
@@ -462,7 +471,8 @@ void RangeProfilerEngine::closeLocked(bool keep) {
     eval.ppMetricNames = group.names.data();
     eval.numMetrics = group.names.size();
     eval.pMetricValues = values.data();
-    r = cuptiProfilerHostEvaluateToGpuValues(&eval), call = "cuptiProfilerHostEvaluateToGpuValues";
+    r = cupti::cuptiProfilerHostEvaluateToGpuValues(&eval),
+    call = "cuptiProfilerHostEvaluateToGpuValues";
   }
   if (r != CUPTI_SUCCESS) {
     c.usable = false;
@@ -509,14 +519,14 @@ void RangeProfilerEngine::stop() {
     auto disable = cuptiParams<CUpti_RangeProfiler_Disable_Params>(
         CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
     disable.pRangeProfilerObject = c->object;
-    cuptiRangeProfilerDisable(&disable);
+    cupti::cuptiRangeProfilerDisable(&disable);
     c->object = nullptr;
     c->usable = false;
   }
   contexts_.clear();
   auto deinit = cuptiParams<CUpti_Profiler_DeInitialize_Params>(
       CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
-  cuptiProfilerDeInitialize(&deinit);
+  cupti::cuptiProfilerDeInitialize(&deinit);
   started_ = false;
   if (skipped_ > 0 && ctx_.note) {
     ctx_.note("range_profiler", "on",

@@ -4,6 +4,8 @@
 #include <cupti_sass_metrics.h>
 #include <cupti_target.h>
 
+#include "cuda/cupti_api.hpp"
+
 namespace gpufl::cuda {
 namespace {
 
@@ -98,9 +100,13 @@ bool SassMetricsEngine::start(const EngineContext& ctx) {
     note("off", why);
     return false;
   }
+  if (!cuptiLibrary().has(CuptiFeature::SassMetrics, &why)) {
+    note("off", why);
+    return false;
+  }
   auto init =
       cuptiParams<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-  if (CUptiResult r = cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) {
+  if (CUptiResult r = cupti::cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) {
     note("off", cuptiError("cuptiProfilerInitialize", r) +
                     (isPrivilegeError(r) ? std::string("; ") + kPrivilegeHint : ""));
     return false;
@@ -115,7 +121,7 @@ bool SassMetricsEngine::configureDeviceLocked(uint32_t device) {
   auto chip =
       cuptiParams<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
   chip.deviceIndex = device;
-  if (CUptiResult r = cuptiDeviceGetChipName(&chip); r != CUPTI_SUCCESS) {
+  if (CUptiResult r = cupti::cuptiDeviceGetChipName(&chip); r != CUPTI_SUCCESS) {
     note("off", cuptiError("cuptiDeviceGetChipName", r));
     return false;
   }
@@ -123,14 +129,14 @@ bool SassMetricsEngine::configureDeviceLocked(uint32_t device) {
       CUpti_SassMetrics_GetNumOfMetrics_Params_STRUCT_SIZE);
   count.pChipName = chip.pChipName;
   std::vector<CUpti_SassMetrics_MetricDetails> details;
-  if (CUptiResult r = cuptiSassMetricsGetNumOfMetrics(&count); r == CUPTI_SUCCESS) {
+  if (CUptiResult r = cupti::cuptiSassMetricsGetNumOfMetrics(&count); r == CUPTI_SUCCESS) {
     details.resize(count.numOfMetrics);
     auto list = cuptiParams<CUpti_SassMetrics_GetMetrics_Params>(
         CUpti_SassMetrics_GetMetrics_Params_STRUCT_SIZE);
     list.pChipName = chip.pChipName;
     list.numOfMetrics = details.size();
     list.pMetricsList = details.data();
-    if (r = cuptiSassMetricsGetMetrics(&list); r != CUPTI_SUCCESS) details.clear();
+    if (r = cupti::cuptiSassMetricsGetMetrics(&list); r != CUPTI_SUCCESS) details.clear();
   }
   std::set<std::string> available;
   for (const auto& d : details) available.insert(d.pMetricName ? d.pMetricName : "");
@@ -145,7 +151,7 @@ bool SassMetricsEngine::configureDeviceLocked(uint32_t device) {
         CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE);
     prop.pChipName = chip.pChipName;
     prop.pMetricName = metric.c_str();
-    if (CUptiResult r = cuptiSassMetricsGetProperties(&prop); r != CUPTI_SUCCESS) {
+    if (CUptiResult r = cupti::cuptiSassMetricsGetProperties(&prop); r != CUPTI_SUCCESS) {
       note("off", cuptiError("cuptiSassMetricsGetProperties(" + metric + ")", r));
       return false;
     }
@@ -157,7 +163,7 @@ bool SassMetricsEngine::configureDeviceLocked(uint32_t device) {
   set.numOfMetricConfig = configs.size();
   set.pConfigs = configs.data();
   set.deviceIndex = device;
-  if (CUptiResult r = cuptiSassMetricsSetConfig(&set); r != CUPTI_SUCCESS) {
+  if (CUptiResult r = cupti::cuptiSassMetricsSetConfig(&set); r != CUPTI_SUCCESS) {
     note("off", cuptiError("cuptiSassMetricsSetConfig", r) +
                     (isPrivilegeError(r) ? std::string("; ") + kPrivilegeHint : ""));
     return false;
@@ -210,7 +216,7 @@ bool SassMetricsEngine::enableLocked(Context& c) {
   // Lazy: each function is patched at its first launch in the range. Eager patching (0) patched
   // nothing on the H200, as functions are loaded lazily (CUDA_MODULE_LOADING=LAZY) after Enable.
   enable.enableLazyPatching = 1;
-  if (CUptiResult r = cuptiSassMetricsEnable(&enable); r != CUPTI_SUCCESS) {
+  if (CUptiResult r = cupti::cuptiSassMetricsEnable(&enable); r != CUPTI_SUCCESS) {
     c.usable = false;  // one failure turns this context off rather than retrying on every launch
     note("off", cuptiError("cuptiSassMetricsEnable", r) +
                     (isPrivilegeError(r) ? std::string("; ") + kPrivilegeHint : ""));
@@ -226,7 +232,7 @@ void SassMetricsEngine::flushLocked(Context& c) {
   auto props = cuptiParams<CUpti_SassMetricsGetDataProperties_Params>(
       CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE);
   props.ctx = c.handle;
-  if (CUptiResult r = cuptiSassMetricsGetDataProperties(&props); r != CUPTI_SUCCESS) {
+  if (CUptiResult r = cupti::cuptiSassMetricsGetDataProperties(&props); r != CUPTI_SUCCESS) {
     if (noted_.insert("props").second)
       note("degraded", cuptiError("cuptiSassMetricsGetDataProperties", r));
     return;
@@ -247,7 +253,7 @@ void SassMetricsEngine::flushLocked(Context& c) {
   flush.numOfPatchedInstructionRecords = data.size();
   flush.numOfInstances = props.numOfInstances;
   flush.pMetricsData = data.data();
-  if (CUptiResult r = cuptiSassMetricsFlushData(&flush); r != CUPTI_SUCCESS) {
+  if (CUptiResult r = cupti::cuptiSassMetricsFlushData(&flush); r != CUPTI_SUCCESS) {
     if (noted_.insert("flush").second) note("degraded", cuptiError("cuptiSassMetricsFlushData", r));
     return;
   }
@@ -267,7 +273,7 @@ void SassMetricsEngine::disableLocked(Context& c) {
   auto disable =
       cuptiParams<CUpti_SassMetricsDisable_Params>(CUpti_SassMetricsDisable_Params_STRUCT_SIZE);
   disable.ctx = c.handle;
-  CUptiResult r = cuptiSassMetricsDisable(&disable);
+  CUptiResult r = cupti::cuptiSassMetricsDisable(&disable);
   c.enabled = false;
   if (r != CUPTI_SUCCESS && noted_.insert("disable").second) {
     note("degraded", cuptiError("cuptiSassMetricsDisable", r));
@@ -296,7 +302,7 @@ void SassMetricsEngine::onLaunchEnter(const LaunchSite& launch) {
   if (it == contexts_.end() && launch.context != nullptr) {
     // A context created before gpufl started (no context-created callback): configure it now.
     uint32_t device = 0;
-    if (cuptiGetDeviceId(launch.context, &device) == CUPTI_SUCCESS) {
+    if (cupti::cuptiGetDeviceId(launch.context, &device) == CUPTI_SUCCESS) {
       it = contexts_.emplace(launch.context, Context{launch.context, device}).first;
       it->second.usable = configureDeviceLocked(device);
     }
@@ -400,7 +406,7 @@ void SassMetricsEngine::stop() {
     auto unset = cuptiParams<CUpti_SassMetricsUnsetConfig_Params>(
         CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE);
     unset.deviceIndex = device;
-    cuptiSassMetricsUnsetConfig(&unset);
+    cupti::cuptiSassMetricsUnsetConfig(&unset);
   }
   plans_.clear();
   if (std::string alternation = scheduler_->describe(30); !alternation.empty() && ctx_.note) {
@@ -408,7 +414,7 @@ void SassMetricsEngine::stop() {
   }
   auto deinit = cuptiParams<CUpti_Profiler_DeInitialize_Params>(
       CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
-  cuptiProfilerDeInitialize(&deinit);
+  cupti::cuptiProfilerDeInitialize(&deinit);
   aggregator_.markFlushed();
   started_ = false;  // the final drain() takes every remaining row
 }
