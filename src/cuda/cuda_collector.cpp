@@ -23,6 +23,9 @@ class CudaCollector final : public runtime::Collector {
 
   bool start(runtime::SessionContext& ctx) override {
     ctx_ = &ctx;
+    tracer_.setKernelDetails(options_.enable_kernel_details);
+    if (!options_.enable_kernel_details)
+      ctx.addNote("kernel_details", "off", "enable_kernel_details is false: no occupancy breakdown per launch shape");
     // Inside CUDA_INJECTION64_PATH's entry we run within cuInit, where the driver cannot be queried yet: the
     // devices are read on the writer thread's first drain instead.
     injected_ = std::getenv("GPUFL_INJECTED") != nullptr;

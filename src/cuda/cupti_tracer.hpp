@@ -47,6 +47,7 @@ class CuptiTracer {
   void stop();
 
   void setDevices(const std::vector<DeviceInfo>& devices) { catalog_.setDevices(devices); }
+  void setKernelDetails(bool on) { catalog_.setOccupancyEnabled(on); }
 
   // [writer thread] Decodes completed buffers into events; also drains the engines and new stacks.
   void drain(EventVisitor& out, const std::string& sid);

@@ -35,6 +35,7 @@ uint32_t KernelCatalog::intern(const KernelDef& shape, int carveout_percent, boo
   def->id = id;
   def->demangled = demangle(shape.name);
   for (const auto& [device, limits] : devices_) {
+    if (!occupancy_enabled_) break;
     if (device.id != shape.device) continue;
     int threads = static_cast<int>(shape.block.count());
     def->occupancy = computeOccupancy(limits, threads, shape.num_regs, shape.static_shared_bytes,

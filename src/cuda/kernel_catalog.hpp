@@ -19,6 +19,9 @@ class KernelCatalog {
  public:
   // Devices of the session, indexed by DeviceInfo::id; kernels on unknown devices get no occupancy.
   void setDevices(const std::vector<DeviceInfo>& devices);
+  // enable_kernel_details = false: launch shapes keep grid, block, registers and shared memory, without the
+  // occupancy breakdown and waves.
+  void setOccupancyEnabled(bool on) { occupancy_enabled_ = on; }
 
   // [writer thread] Looks up `shape` (every KernelDef field but id, demangled, occupancy and waves) with the
   // carveout the launch requested (-1 = none). Returns the id; *created is set and *def completed when new.
@@ -32,6 +35,7 @@ class KernelCatalog {
   std::vector<std::pair<DeviceInfo, ArchLimits>> devices_;
   std::unordered_map<std::string, uint32_t> ids_;
   uint32_t next_id_ = 1;
+  bool occupancy_enabled_ = true;
 };
 
 }  // namespace gpufl::cuda

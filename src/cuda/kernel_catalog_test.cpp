@@ -68,6 +68,19 @@ TEST(KernelCatalog, OccupancyAndWavesFromTheDevice) {
   EXPECT_NEAR(*def.waves, 16384.0 / (8 * 132), 1e-9);
 }
 
+TEST(KernelCatalog, WithoutKernelDetailsNoOccupancy) {
+  KernelCatalog catalog;
+  catalog.setDevices({h200()});
+  catalog.setOccupancyEnabled(false);
+  bool created = false;
+  KernelDef def;
+  catalog.intern(shape("_Z4tinyPf", 1, 32, 8, 0), -1, &created, &def);
+  EXPECT_TRUE(created);
+  EXPECT_EQ(def.num_regs, 8);
+  EXPECT_FALSE(def.occupancy.has_value());
+  EXPECT_FALSE(def.waves.has_value());
+}
+
 TEST(KernelCatalog, UnknownDeviceGetsNoOccupancy) {
   KernelCatalog catalog;
   bool created = false;
