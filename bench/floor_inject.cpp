@@ -1,6 +1,7 @@
-// The floor for overhead measurements: a CUDA injection library (CUDA_INJECTION64_PATH) that enables exactly the
-// CUPTI activity kinds and launch callbacks gpufl's tracer enables (src/cuda/trace_config.hpp) and does nothing
-// with them: empty callbacks, buffers handed straight back. Whatever gpufl costs above this is gpufl's own.
+// The floor for overhead measurements: a CUDA injection library (CUDA_INJECTION64_PATH) that
+// enables exactly the CUPTI activity kinds and launch callbacks gpufl's tracer enables
+// (src/cuda/trace_config.hpp) and does nothing with them: empty callbacks, buffers handed straight
+// back. Whatever gpufl costs above this is gpufl's own.
 #include <cupti.h>
 
 #include <cstdio>
@@ -16,11 +17,15 @@ void CUPTIAPI onBufferRequested(uint8_t** buffer, size_t* size, size_t* max_reco
   *max_records = 0;
 }
 
-void CUPTIAPI onBufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t) { std::free(buffer); }
+void CUPTIAPI onBufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t) {
+  std::free(buffer);
+}
 
 void CUPTIAPI onCallback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
 
-void flushAtExit() { cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); }
+void flushAtExit() {
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
 
 }  // namespace
 

@@ -1,5 +1,6 @@
-// The report on real sessions recorded on the H200 (tests/data/h200, written by scripts/gpu-run.sh): what the
-// seeds promise must be there, with the numbers the hardware gave (and Nsight Compute agreed with).
+// The report on real sessions recorded on the H200 (tests/data/h200, written by
+// scripts/gpu-run.sh): what the seeds promise must be there, with the numbers the hardware gave
+// (and Nsight Compute agreed with).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -11,7 +12,8 @@ namespace {
 std::string reportOf(const std::string& name) {
   gpufl::report::ReportOptions options;
   options.generated_at = "pinned";
-  auto out = gpufl::report::reportFromPrefix(std::string(GPUFL_TEST_DATA_DIR) + "/h200/" + name, "", options, false);
+  auto out = gpufl::report::reportFromPrefix(std::string(GPUFL_TEST_DATA_DIR) + "/h200/" + name, "",
+                                             options, false);
   EXPECT_TRUE(out.ok) << out.error;
   EXPECT_TRUE(out.warnings.empty()) << out.warnings.front();
   return out.text;
@@ -25,7 +27,8 @@ TEST(H200Fixtures, CoalescingPairShowsTheSeedsSectorCounts) {
   std::string text = reportOf("memory_coalescing");
   expectContains(text, "GPU Device:           NVIDIA H200");
   expectContains(text, "SMs:                132");
-  // Seed 03: 69,468,160 global sectors vs 10,518,528 ideal for row-per-thread; col-per-thread is ideal.
+  // Seed 03: 69,468,160 global sectors vs 10,518,528 ideal for row-per-thread; col-per-thread is
+  // ideal.
   expectContains(text, "Global Sectors:             69,468,160");
   expectContains(text, "Ideal Sectors:              10,518,528");
   expectContains(text, "Memory Efficiency:               15.1%");
@@ -73,7 +76,8 @@ TEST(H200Fixtures, CoalescingCardPutsCoalescingFirst) {
   std::string card = cards.substr(row, col - row);
   expectContains(card, "Memory Eff.:    15.1% (10,518,528 ideal of 69,468,160 global sectors)");
   expectContains(card, "Warp Eff.:      100.0%");
-  // 69,468,160 x 32 B / 1 launch over the instrumented 250.05 ms; peak 2 x 3.201 GHz x 6016 bit / 8.
+  // 69,468,160 x 32 B / 1 launch over the instrumented 250.05 ms; peak 2 x 3.201 GHz x 6016 bit
+  // / 8.
   expectContains(card, "~8.89 GB/s of 4.81 TB/s peak");
   expectContains(card, "instrumented");
   expectContains(card, "Clocks/Power:   SM 1980 MHz");

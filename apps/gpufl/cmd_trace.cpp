@@ -1,6 +1,6 @@
-// `gpufl trace [--engine E] [-o PREFIX] [--sample-rate MS] -- cmd args...`: runs an unmodified program with GPU
-// Flight injected (CUDA_INJECTION64_PATH + GPUFL_* variables), passes its output, signals and exit status through,
-// then says where the logs are and prints a short summary.
+// `gpufl trace [--engine E] [-o PREFIX] [--sample-rate MS] -- cmd args...`: runs an unmodified
+// program with GPU Flight injected (CUDA_INJECTION64_PATH + GPUFL_* variables), passes its output,
+// signals and exit status through, then says where the logs are and prints a short summary.
 #include <limits.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -23,8 +23,8 @@ namespace fs = std::filesystem;
 
 volatile sig_atomic_t g_child = 0;
 
-// While the program runs, Ctrl-C and kill reach it (it shares our terminal's process group for SIGINT; SIGTERM
-// sent to gpufl is forwarded), and gpufl waits for it to flush and exit.
+// While the program runs, Ctrl-C and kill reach it (it shares our terminal's process group for
+// SIGINT; SIGTERM sent to gpufl is forwarded), and gpufl waits for it to flush and exit.
 void forward(int sig) {
   if (g_child > 0) kill(g_child, sig);
 }
@@ -37,14 +37,15 @@ fs::path selfDir() {
   return fs::path(buf).parent_path();
 }
 
-// The injection library: $GPUFL_INJECT_LIB, beside the executable or one level up (Python package: gpufl/bin/gpufl
-// and gpufl/libgpufl_inject.so), ../lib (install), or the build tree this binary came from.
+// The injection library: $GPUFL_INJECT_LIB, beside the executable or one level up (Python package:
+// gpufl/bin/gpufl and gpufl/libgpufl_inject.so), ../lib (install), or the build tree this binary
+// came from.
 std::string findInjectionLibrary() {
   if (const char* env = std::getenv("GPUFL_INJECT_LIB"); env && *env) return env;
   fs::path dir = selfDir();
-  for (const fs::path& candidate : {dir / "libgpufl_inject.so", dir / ".." / "libgpufl_inject.so",
-                                    dir / ".." / "lib" / "libgpufl_inject.so",
-                                    dir / ".." / "lib64" / "libgpufl_inject.so"}) {
+  for (const fs::path& candidate :
+       {dir / "libgpufl_inject.so", dir / ".." / "libgpufl_inject.so",
+        dir / ".." / "lib" / "libgpufl_inject.so", dir / ".." / "lib64" / "libgpufl_inject.so"}) {
     std::error_code ec;
     if (fs::exists(candidate, ec)) return fs::canonical(candidate, ec).string();
   }
@@ -74,7 +75,8 @@ int runTraced(const TraceArgs& a, CliContext& ctx) {
     ctx.err << "gpufl trace: cannot find libgpufl_inject.so (set GPUFL_INJECT_LIB to its path)\n";
     return kExitFailure;
   }
-  std::string prefix = a.prefix.empty() ? "./gpufl_trace_" + fs::path(a.command[0]).filename().string() : a.prefix;
+  std::string prefix =
+      a.prefix.empty() ? "./gpufl_trace_" + fs::path(a.command[0]).filename().string() : a.prefix;
   pid_t pid = fork();
   if (pid < 0) {
     ctx.err << "gpufl trace: fork failed: " << std::strerror(errno) << "\n";
@@ -97,7 +99,8 @@ int runTraced(const TraceArgs& a, CliContext& ctx) {
     _exit(127);
   }
   g_child = pid;
-  struct sigaction sa {}, old_int {}, old_term {};
+  struct sigaction sa {
+  }, old_int{}, old_term{};
   sa.sa_handler = forward;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &old_int);
@@ -117,10 +120,13 @@ int runTraced(const TraceArgs& a, CliContext& ctx) {
 
 void addTraceCommand(CLI::App& app, CliContext& ctx) {
   auto args = std::make_shared<TraceArgs>();
-  CLI::App* cmd = app.add_subcommand("trace", "Run a program with GPU Flight injected (no code change)");
-  cmd->add_option("--engine", args->engine, "None, PcSampling, SassMetrics, PcSamplingWithSass, RangeProfiler")
-      ->check(CLI::IsMember({"None", "PcSampling", "SassMetrics", "PcSamplingWithSass", "RangeProfiler"},
-                            CLI::ignore_case));
+  CLI::App* cmd =
+      app.add_subcommand("trace", "Run a program with GPU Flight injected (no code change)");
+  cmd->add_option("--engine", args->engine,
+                  "None, PcSampling, SassMetrics, PcSamplingWithSass, RangeProfiler")
+      ->check(CLI::IsMember(
+          {"None", "PcSampling", "SassMetrics", "PcSamplingWithSass", "RangeProfiler"},
+          CLI::ignore_case));
   cmd->add_option("-o,--output", args->prefix, "log prefix (default ./gpufl_trace_<program>)");
   cmd->add_option("--sample-rate", args->sample_rate_ms, "system sampling period in ms (0 = off)")
       ->check(CLI::Range(0, 3600000));

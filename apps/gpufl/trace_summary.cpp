@@ -39,11 +39,13 @@ void printTraceSummary(const std::string& prefix, int exit_code, CliContext& ctx
   std::vector<std::string> prefixes = writtenPrefixes(prefix);
   ctx.err << "\ngpufl trace: program exited with status " << exit_code << "\n";
   if (prefixes.empty()) {
-    ctx.err << "gpufl trace: no log was written under " << prefix
-            << " (the program never initialised CUDA, or gpufl could not start: run with --debug)\n";
+    ctx.err
+        << "gpufl trace: no log was written under " << prefix
+        << " (the program never initialised CUDA, or gpufl could not start: run with --debug)\n";
     return;
   }
-  for (const auto& p : prefixes) ctx.err << "gpufl trace: logs: " << p << ".{device,scope,system}.log\n";
+  for (const auto& p : prefixes)
+    ctx.err << "gpufl trace: logs: " << p << ".{device,scope,system}.log\n";
 #ifdef GPUFL_CLI_HAVE_REPORT
   report::ReportOptions options;
   options.top_n = 5;

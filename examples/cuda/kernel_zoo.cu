@@ -1,11 +1,12 @@
-// The seeds' kernels in one program with no gpufl calls, so the same binary runs plain, under Nsight Compute and
-// under `gpufl trace`: the oracle comparisons (durations, occupancy, SASS counters) use it.
-// Usage: kernel_zoo [repeats=20]
+// The seeds' kernels in one program with no gpufl calls, so the same binary runs plain, under
+// Nsight Compute and under `gpufl trace`: the oracle comparisons (durations, occupancy, SASS
+// counters) use it. Usage: kernel_zoo [repeats=20]
 #include <cstdlib>
 
 #include "common.cuh"
 
-__global__ void matmul_row_per_thread(const float* A, const float* B, float* C, int M, int K, int N) {
+__global__ void matmul_row_per_thread(const float* A, const float* B, float* C, int M, int K,
+                                      int N) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= M) return;
   for (int col = 0; col < N; col++) {
@@ -15,7 +16,8 @@ __global__ void matmul_row_per_thread(const float* A, const float* B, float* C, 
   }
 }
 
-__global__ void matmul_col_per_thread(const float* A, const float* B, float* C, int M, int K, int N) {
+__global__ void matmul_col_per_thread(const float* A, const float* B, float* C, int M, int K,
+                                      int N) {
   int col = blockIdx.x * blockDim.x + threadIdx.x;
   if (col >= N) return;
   for (int row = 0; row < M; row++) {
@@ -58,7 +60,8 @@ int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 20;
   const int M = 512, K = 256, N = 512;
   const int R = 1 << 22, block = 256, rgrid = R / block;
-  auto hA = randomFloats(size_t(M) * K, 1), hB = randomFloats(size_t(K) * N, 2), hR = randomFloats(R, 3);
+  auto hA = randomFloats(size_t(M) * K, 1), hB = randomFloats(size_t(K) * N, 2),
+       hR = randomFloats(R, 3);
   float *A, *B, *C, *in, *out, *y;
   CUDA_CHECK(cudaMalloc(&A, hA.size() * 4));
   CUDA_CHECK(cudaMalloc(&B, hB.size() * 4));

@@ -1,12 +1,14 @@
-// A launch-bound program for overhead measurements: N tiny kernels (default 200000) back to back, no gpufl
-// calls, so it can run plain, under a bare-CUPTI floor library, and under `gpufl trace`.
+// A launch-bound program for overhead measurements: N tiny kernels (default 200000) back to back,
+// no gpufl calls, so it can run plain, under a bare-CUPTI floor library, and under `gpufl trace`.
 // Prints the wall time of the launch loop (after a warm-up) in seconds.
 #include <chrono>
 #include <cstdlib>
 
 #include "common.cuh"
 
-__global__ void tiny(float* x) { x[threadIdx.x] += 1.0f; }
+__global__ void tiny(float* x) {
+  x[threadIdx.x] += 1.0f;
+}
 
 int main(int argc, char** argv) {
   const long n = argc > 1 ? std::atol(argv[1]) : 200000;

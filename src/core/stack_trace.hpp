@@ -1,5 +1,6 @@
-// Host call stacks of kernel launches (enable_stack_trace): captured cheaply on the application thread as raw
-// return addresses and interned to a small id; symbolized later, on the writer thread, once per distinct stack.
+// Host call stacks of kernel launches (enable_stack_trace): captured cheaply on the application
+// thread as raw return addresses and interned to a small id; symbolized later, on the writer
+// thread, once per distinct stack.
 #pragma once
 
 #include <cstdint>
@@ -13,10 +14,12 @@ namespace gpufl {
 class StackTable {
  public:
   static constexpr int kMaxFrames = 24;
-  static constexpr size_t kMaxStacks = 1u << 16;  // distinct stacks kept; more are counted, not stored
+  static constexpr size_t kMaxStacks = 1u
+                                       << 16;  // distinct stacks kept; more are counted, not stored
 
-  // [app thread] Captures the caller's stack (skipping `skip` innermost frames) and returns its id (1..), or 0
-  // when the table is full. A stack seen before costs the unwind plus one hash lookup under a short lock.
+  // [app thread] Captures the caller's stack (skipping `skip` innermost frames) and returns its id
+  // (1..), or 0 when the table is full. A stack seen before costs the unwind plus one hash lookup
+  // under a short lock.
   uint32_t capture(int skip);
 
   // [writer thread] Stacks interned since the last call, symbolized: (id, frames innermost first).

@@ -5,12 +5,17 @@
 namespace gpufl {
 namespace {
 
-__attribute__((noinline)) uint32_t captureHere(StackTable& table) { return table.capture(0); }
-// Captures `n` times from one call site (n is not known at compile time, so the loop is not unrolled).
+__attribute__((noinline)) uint32_t captureHere(StackTable& table) {
+  return table.capture(0);
+}
+// Captures `n` times from one call site (n is not known at compile time, so the loop is not
+// unrolled).
 __attribute__((noinline)) void captureRepeatedly(StackTable& table, uint32_t* ids, volatile int n) {
   for (int i = 0; i < n; ++i) ids[i] = captureHere(table);
 }
-__attribute__((noinline)) uint32_t captureElsewhere(StackTable& table) { return table.capture(0); }
+__attribute__((noinline)) uint32_t captureElsewhere(StackTable& table) {
+  return table.capture(0);
+}
 
 TEST(StackTable, SameCallSiteSameIdOtherSiteNewId) {
   StackTable table;

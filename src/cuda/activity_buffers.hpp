@@ -1,9 +1,10 @@
 // CUPTI activity buffers: a bounded pool and a hand-off queue.
 //
-// CUPTI asks for a buffer on its own thread and returns it full on its own thread; both callbacks must be
-// quick, so they only take a buffer from the pool and queue a completed one. The session's writer thread pops
-// completed buffers, decodes them and gives them back. When every buffer is in use, CUPTI gets none and drops
-// records (counted by CUPTI; see CuptiTracer's stats): memory stays bounded.
+// CUPTI asks for a buffer on its own thread and returns it full on its own thread; both callbacks
+// must be quick, so they only take a buffer from the pool and queue a completed one. The session's
+// writer thread pops completed buffers, decodes them and gives them back. When every buffer is in
+// use, CUPTI gets none and drops records (counted by CUPTI; see CuptiTracer's stats): memory stays
+// bounded.
 #pragma once
 
 #include <cstddef>
@@ -36,8 +37,8 @@ class ActivityBufferPool {
   void release(uint8_t* data);
 
   size_t bufferBytes() const { return buffer_bytes_; }
-  uint64_t allocated() const;   // buffers ever allocated (<= max_buffers)
-  uint64_t refusals() const;    // times CUPTI asked while every buffer was in use
+  uint64_t allocated() const;  // buffers ever allocated (<= max_buffers)
+  uint64_t refusals() const;   // times CUPTI asked while every buffer was in use
 
  private:
   const size_t buffer_bytes_;

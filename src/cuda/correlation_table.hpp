@@ -1,11 +1,11 @@
 // What the launching thread knew at launch time (scope, stack), keyed by CUPTI correlation id.
 //
-// A direct-mapped table written by application threads in the launch callback and read by the writer thread
-// when the kernel's activity record arrives: no lock, no allocation, constant memory. A slot is reused after
-// kSlots correlation ids; a record that arrives later than that finds its slot overwritten and is counted as
-// unattributed (the kernel is still written, without scope). Each slot is a tiny seqlock: the correlation id is
-// cleared, the payload written, then the id published with release order; the reader checks the id before and
-// after copying the payload.
+// A direct-mapped table written by application threads in the launch callback and read by the
+// writer thread when the kernel's activity record arrives: no lock, no allocation, constant memory.
+// A slot is reused after kSlots correlation ids; a record that arrives later than that finds its
+// slot overwritten and is counted as unattributed (the kernel is still written, without scope).
+// Each slot is a tiny seqlock: the correlation id is cleared, the payload written, then the id
+// published with release order; the reader checks the id before and after copying the payload.
 #pragma once
 
 #include <atomic>
@@ -42,7 +42,8 @@ class CorrelationTable {
     if (correlation_id == 0) return false;
     const Slot& s = slots_[correlation_id & (kSlots - 1)];
     if (s.id.load(std::memory_order_acquire) != correlation_id) return false;
-    LaunchInfo info{s.scope_path.load(std::memory_order_relaxed), s.stack_id.load(std::memory_order_relaxed),
+    LaunchInfo info{s.scope_path.load(std::memory_order_relaxed),
+                    s.stack_id.load(std::memory_order_relaxed),
                     s.graph.load(std::memory_order_relaxed)};
     std::atomic_thread_fence(std::memory_order_acquire);
     if (s.id.load(std::memory_order_relaxed) != correlation_id) return false;

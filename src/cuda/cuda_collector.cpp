@@ -11,7 +11,9 @@
 namespace gpufl::cuda {
 namespace {
 
-ProfilingEngine toProfilingEngine(Engine e) { return static_cast<ProfilingEngine>(static_cast<int>(e)); }
+ProfilingEngine toProfilingEngine(Engine e) {
+  return static_cast<ProfilingEngine>(static_cast<int>(e));
+}
 
 class CudaCollector final : public runtime::Collector {
  public:
@@ -25,9 +27,10 @@ class CudaCollector final : public runtime::Collector {
     ctx_ = &ctx;
     tracer_.setKernelDetails(options_.enable_kernel_details);
     if (!options_.enable_kernel_details)
-      ctx.addNote("kernel_details", "off", "enable_kernel_details is false: no occupancy breakdown per launch shape");
-    // Inside CUDA_INJECTION64_PATH's entry we run within cuInit, where the driver cannot be queried yet: the
-    // devices are read on the writer thread's first drain instead.
+      ctx.addNote("kernel_details", "off",
+                  "enable_kernel_details is false: no occupancy breakdown per launch shape");
+    // Inside CUDA_INJECTION64_PATH's entry we run within cuInit, where the driver cannot be queried
+    // yet: the devices are read on the writer thread's first drain instead.
     injected_ = std::getenv("GPUFL_INJECTED") != nullptr;
     if (!injected_ && !readDeviceProperties(/*late=*/false)) return false;
 
@@ -39,11 +42,15 @@ class CudaCollector final : public runtime::Collector {
     };
     engine_ctx.now_ns = [] { return core::monotonicNs(); };
     std::string reason;
-    if (!tracer_.start(engine_ctx, options_.enable_stack_trace, makeEngines(engine_ctx.engine, DeepOptions::fromEnv(options_.deep_launches_per_kernel)), &reason)) {
+    if (!tracer_.start(
+            engine_ctx, options_.enable_stack_trace,
+            makeEngines(engine_ctx.engine, DeepOptions::fromEnv(options_.deep_launches_per_kernel)),
+            &reason)) {
       ctx.addNote("cupti_activity", "off", reason);
       return false;
     }
-    ctx.addNote("cupti_activity", "on", "kernels, memcpy and memset activity with launch callbacks");
+    ctx.addNote("cupti_activity", "on",
+                "kernels, memcpy and memset activity with launch callbacks");
     tracing_ = true;
     return true;
   }
@@ -67,7 +74,8 @@ class CudaCollector final : public runtime::Collector {
   }
 
  private:
-  // Reads every device; at start they go into session_start, later (injection) into `device` records.
+  // Reads every device; at start they go into session_start, later (injection) into `device`
+  // records.
   bool readDeviceProperties(bool late, EventVisitor* out = nullptr) {
     devices_read_ = true;
     DevicesResult r = readDevices();

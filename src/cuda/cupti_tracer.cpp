@@ -3,8 +3,8 @@
 #include <cupti.h>
 
 #include <bitset>
-#include <variant>
 #include <string>
+#include <variant>
 
 #include "core/clock.hpp"
 #include "core/scope_stack.hpp"
@@ -18,14 +18,16 @@ namespace {
 
 using ApiKind = CuptiTracer::ApiKind;
 
-// CUPTI's C callbacks reach the one live tracer through this pointer (CUPTI allows one subscriber anyway).
+// CUPTI's C callbacks reach the one live tracer through this pointer (CUPTI allows one subscriber
+// anyway).
 std::atomic<CuptiTracer*> g_tracer{nullptr};
 
-// A runtime call submits its work through a driver call inside it; the activity record carries the runtime
-// call's correlation id, so the nested driver callback is ignored.
+// A runtime call submits its work through a driver call inside it; the activity record carries the
+// runtime call's correlation id, so the nested driver callback is ignored.
 thread_local int t_runtime_launch_depth = 0;
 
-// Which traced callbacks are copies/sets rather than kernel launches, indexed by [domain is driver][cbid].
+// Which traced callbacks are copies/sets rather than kernel launches, indexed by [domain is
+// driver][cbid].
 struct CopyCbids {
   std::bitset<1024> is_copy[2];
   CopyCbids() {
@@ -42,10 +44,12 @@ bool isGraphLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
     return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000 ||
            cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000;
-  return cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
+  return cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
+         cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
 }
 
-void CUPTIAPI onCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+void CUPTIAPI onCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                         const void* data) {
   auto* tracer = static_cast<CuptiTracer*>(userdata);
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     tracer->onResource(static_cast<int>(cbid), data);
@@ -54,8 +58,8 @@ void CUPTIAPI onCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_Call
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   bool enter = cb->callbackSite == CUPTI_API_ENTER;
   ApiKind kind = kCopyCbids.contains(domain, cbid) ? ApiKind::Copy
-                 : isGraphLaunch(domain, cbid)      ? ApiKind::GraphLaunch
-                                                    : ApiKind::KernelLaunch;
+                 : isGraphLaunch(domain, cbid)     ? ApiKind::GraphLaunch
+                                                   : ApiKind::KernelLaunch;
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
     if (enter) ++t_runtime_launch_depth;
     tracer->onApi(data, enter, kind);
@@ -65,7 +69,9 @@ void CUPTIAPI onCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_Call
   }
 }
 
-uint64_t CUPTIAPI sessionClock() { return static_cast<uint64_t>(core::monotonicNs()); }
+uint64_t CUPTIAPI sessionClock() {
+  return static_cast<uint64_t>(core::monotonicNs());
+}
 
 void CUPTIAPI bufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
   if (CuptiTracer* t = g_tracer.load(std::memory_order_acquire)) {
@@ -77,15 +83,19 @@ void CUPTIAPI bufferRequested(uint8_t** buffer, size_t* size, size_t* max_record
   }
 }
 
-void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t stream, uint8_t* buffer, size_t, size_t valid) {
-  if (CuptiTracer* t = g_tracer.load(std::memory_order_acquire)) t->onBufferCompleted(ctx, stream, buffer, valid);
+void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t stream, uint8_t* buffer, size_t,
+                              size_t valid) {
+  if (CuptiTracer* t = g_tracer.load(std::memory_order_acquire))
+    t->onBufferCompleted(ctx, stream, buffer, valid);
 }
 
 }  // namespace
 
 CuptiTracer::CuptiTracer() : pool_(kActivityBufferBytes, kMaxActivityBuffers) {}
 
-CuptiTracer::~CuptiTracer() { stop(); }
+CuptiTracer::~CuptiTracer() {
+  stop();
+}
 
 bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
                         std::vector<std::unique_ptr<DeepEngine>> engines, std::string* reason) {
@@ -101,7 +111,8 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
   }
   stack_traces_ = stack_traces;
   CUpti_SubscriberHandle subscriber = nullptr;
-  if (CuptiCall c{"cuptiSubscribe", cupti::cuptiSubscribe(&subscriber, onCallback, this)}; !c.ok()) {
+  if (CuptiCall c{"cuptiSubscribe", cupti::cuptiSubscribe(&subscriber, onCallback, this)};
+      !c.ok()) {
     // CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED: Nsight or another profiler holds CUPTI.
     *reason = c.describe();
     g_tracer.store(nullptr);
@@ -118,11 +129,12 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
                   cupti::cuptiActivityRegisterTimestampCallback(sessionClock)};
       !c.ok())
     return fail(c);
-  if (CuptiCall c{"cuptiActivityRegisterCallbacks", cupti::cuptiActivityRegisterCallbacks(bufferRequested,
-                                                                                  bufferCompleted)};
+  if (CuptiCall c{"cuptiActivityRegisterCallbacks",
+                  cupti::cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted)};
       !c.ok())
     return fail(c);
-  // Engines first: SASS metrics need kernels traced serialized (KIND_KERNEL) rather than concurrently.
+  // Engines first: SASS metrics need kernels traced serialized (KIND_KERNEL) rather than
+  // concurrently.
   for (auto& engine : engines) {
     if (engine->start(context)) engines_.push_back(std::move(engine));
   }
@@ -133,12 +145,15 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
     for (auto& kind : kinds_)
       if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) kind = CUPTI_ACTIVITY_KIND_KERNEL;
     if (context.note)
-      context.note("kernel_activity", "degraded",
-                   "kernels traced serialized (CUPTI_ACTIVITY_KIND_KERNEL): SASS metrics read 0 under concurrent "
-                   "kernel tracing on this CUPTI; concurrent streams do not overlap while this engine runs");
+      context.note(
+          "kernel_activity", "degraded",
+          "kernels traced serialized (CUPTI_ACTIVITY_KIND_KERNEL): SASS metrics read 0 under "
+          "concurrent "
+          "kernel tracing on this CUPTI; concurrent streams do not overlap while this engine runs");
   }
   for (CUpti_ActivityKind kind : kinds_) {
-    if (CuptiCall c{"cuptiActivityEnable", cupti::cuptiActivityEnable(kind)}; !c.ok()) return fail(c);
+    if (CuptiCall c{"cuptiActivityEnable", cupti::cuptiActivityEnable(kind)}; !c.ok())
+      return fail(c);
   }
   forEachTracedCallback([&](CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
     cupti::cuptiEnableCallback(1, subscriber, domain, cbid);
@@ -150,7 +165,8 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
   if (wants_scopes) {
     scope_observer_.begin = [](void* self, uint32_t path, std::string_view name) {
       std::string terminated(name);  // engines take C strings; only deep modes pay for the copy
-      for (auto& engine : static_cast<CuptiTracer*>(self)->engines_) engine->onScopeBegin(path, terminated.c_str());
+      for (auto& engine : static_cast<CuptiTracer*>(self)->engines_)
+        engine->onScopeBegin(path, terminated.c_str());
     };
     scope_observer_.end = [](void* self, uint32_t path) {
       for (auto& engine : static_cast<CuptiTracer*>(self)->engines_) engine->onScopeEnd(path);
@@ -159,9 +175,12 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
     core::setScopeObserver(&scope_observer_);
   }
   if (!engines_.empty()) {
-    cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
-    cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
-    cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
+    cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                               CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+    cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                               CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+    cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                               CUPTI_CBID_RESOURCE_MODULE_LOADED);
   }
   return true;
 }
@@ -224,7 +243,8 @@ void CuptiTracer::onResource(int cbid, const void* data) {
     case CUPTI_CBID_RESOURCE_MODULE_LOADED: {
       const auto* module = static_cast<const CUpti_ModuleResourceData*>(rd->resourceDescriptor);
       if (module != nullptr && module->pCubin != nullptr)
-        for (auto& engine : engines_) engine->onModuleLoaded(rd->context, module->pCubin, module->cubinSize);
+        for (auto& engine : engines_)
+          engine->onModuleLoaded(rd->context, module->pCubin, module->cubinSize);
       break;
     }
     default:
@@ -238,9 +258,11 @@ void CuptiTracer::onBufferRequested(uint8_t** buffer, size_t* size, size_t* max_
   *max_records = 0;
 }
 
-void CuptiTracer::onBufferCompleted(void* context, uint32_t stream, uint8_t* buffer, size_t valid_bytes) {
+void CuptiTracer::onBufferCompleted(void* context, uint32_t stream, uint8_t* buffer,
+                                    size_t valid_bytes) {
   size_t dropped = 0;
-  if (cupti::cuptiActivityGetNumDroppedRecords(static_cast<CUcontext>(context), stream, &dropped) == CUPTI_SUCCESS)
+  if (cupti::cuptiActivityGetNumDroppedRecords(static_cast<CUcontext>(context), stream, &dropped) ==
+      CUPTI_SUCCESS)
     dropped_.fetch_add(dropped, std::memory_order_relaxed);
   pool_.complete(buffer, valid_bytes);
 }
@@ -276,14 +298,17 @@ void CuptiTracer::drain(EventVisitor& out, const std::string& sid) {
   for (auto& engine : engines_) engine->drain(out);
 }
 
-void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out, const std::string& sid) {
+void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out,
+                               const std::string& sid) {
   CUpti_Activity* record = nullptr;
-  while (cupti::cuptiActivityGetNextRecord(buffer.data, buffer.valid_bytes, &record) == CUPTI_SUCCESS) {
+  while (cupti::cuptiActivityGetNextRecord(buffer.data, buffer.valid_bytes, &record) ==
+         CUPTI_SUCCESS) {
     DecodedActivity decoded = decodeActivity(*record);
     if (auto* kernel = std::get_if<DecodedKernel>(&decoded)) {
       bool created = false;
       KernelDef def;
-      kernel->event.def_id = catalog_.intern(kernel->shape, kernel->carveout_percent, &created, &def);
+      kernel->event.def_id =
+          catalog_.intern(kernel->shape, kernel->carveout_percent, &created, &def);
       if (created) {
         def.sid = sid;
         out.onKernelDef(def);
@@ -302,7 +327,8 @@ void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out,
       ++kernels_;
     } else if (auto* copy = std::get_if<MemcpyEvent>(&decoded)) {
       LaunchInfo info;
-      if (launches_.get(static_cast<uint32_t>(copy->correlation_id), &info)) copy->scope_path = info.scope_path;
+      if (launches_.get(static_cast<uint32_t>(copy->correlation_id), &info))
+        copy->scope_path = info.scope_path;
       copy->sid = sid;
       out.onMemcpy(*copy);
       ++(copy->is_memset ? memsets_ : memcpys_);

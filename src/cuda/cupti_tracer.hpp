@@ -1,19 +1,20 @@
-// Plain CUPTI tracing: kernels, copies and sets from the activity API, plus launch callbacks that attribute each
-// kernel to the launching thread's user scope (and stack). Owns the process's one CUPTI subscriber and forwards
-// context, module and launch hooks to the deep engines.
+// Plain CUPTI tracing: kernels, copies and sets from the activity API, plus launch callbacks that
+// attribute each kernel to the launching thread's user scope (and stack). Owns the process's one
+// CUPTI subscriber and forwards context, module and launch hooks to the deep engines.
 //
-// Threads: start()/stop() on the thread that calls gpufl::init/shutdown; launch callbacks on application
-// threads (lock-free, allocation-free: CorrelationTable); buffer callbacks on CUPTI's thread (hand-off only);
-// drain() on the session's writer thread, where records are decoded, joined and turned into events.
+// Threads: start()/stop() on the thread that calls gpufl::init/shutdown; launch callbacks on
+// application threads (lock-free, allocation-free: CorrelationTable); buffer callbacks on CUPTI's
+// thread (hand-off only); drain() on the session's writer thread, where records are decoded, joined
+// and turned into events.
 #pragma once
+
+#include <cupti_activity.h>
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <cupti_activity.h>
 
 #include "core/event_visitor.hpp"
 #include "core/scope_stack.hpp"
@@ -30,8 +31,8 @@ struct TracerStats {
   uint64_t records_dropped_by_cupti = 0;  // cuptiActivityGetNumDroppedRecords
   uint64_t buffer_refusals = 0;           // CUPTI asked for a buffer while all were in use
   uint64_t buffers_allocated = 0;
-  uint64_t unattributed = 0;              // kernels whose launch info was gone (slot reused) or never seen
-  uint64_t callback_ns = 0;               // time spent in our launch callbacks (sampled estimate)
+  uint64_t unattributed = 0;  // kernels whose launch info was gone (slot reused) or never seen
+  uint64_t callback_ns = 0;   // time spent in our launch callbacks (sampled estimate)
 };
 
 class CuptiTracer {
@@ -39,8 +40,9 @@ class CuptiTracer {
   CuptiTracer();
   ~CuptiTracer();
 
-  // Subscribes, puts CUPTI on the session clock, enables activity kinds and launch callbacks, starts engines.
-  // False with *reason when tracing cannot run (no GPU/driver, CUPTI taken by another tool, ...).
+  // Subscribes, puts CUPTI on the session clock, enables activity kinds and launch callbacks,
+  // starts engines. False with *reason when tracing cannot run (no GPU/driver, CUPTI taken by
+  // another tool, ...).
   bool start(const EngineContext& context, bool stack_traces,
              std::vector<std::unique_ptr<DeepEngine>> engines, std::string* reason);
   // Flushes CUPTI, stops the engines, disables everything and unsubscribes. Idempotent.
@@ -72,7 +74,9 @@ class CuptiTracer {
   StackTable stacks_;
   std::vector<std::unique_ptr<DeepEngine>> engines_;
   std::vector<CUpti_ActivityKind> kinds_;
-  core::ScopeObserver scope_observer_;  // forwards user scopes to the engines (range profiler)  // activity kinds enabled (KERNEL replaces CONCURRENT_KERNEL for SASS)
+  core::ScopeObserver
+      scope_observer_;  // forwards user scopes to the engines (range profiler)  // activity kinds
+                        // enabled (KERNEL replaces CONCURRENT_KERNEL for SASS)
   bool stack_traces_ = false;
   bool started_ = false;
   void* subscriber_ = nullptr;

@@ -22,7 +22,8 @@ std::string KernelCatalog::keyOf(const KernelDef& s, int carveout_percent) const
   return key;
 }
 
-uint32_t KernelCatalog::intern(const KernelDef& shape, int carveout_percent, bool* created, KernelDef* def) {
+uint32_t KernelCatalog::intern(const KernelDef& shape, int carveout_percent, bool* created,
+                               KernelDef* def) {
   std::string key = keyOf(shape, carveout_percent);
   if (auto it = ids_.find(key); it != ids_.end()) {
     *created = false;
@@ -42,7 +43,8 @@ uint32_t KernelCatalog::intern(const KernelDef& shape, int carveout_percent, boo
                                       shape.dyn_shared_bytes, carveout_percent);
     int per_sm = def->occupancy->max_active_blocks;
     if (per_sm > 0 && device.sm_count > 0)
-      def->waves = static_cast<double>(shape.grid.count()) / (static_cast<double>(per_sm) * device.sm_count);
+      def->waves =
+          static_cast<double>(shape.grid.count()) / (static_cast<double>(per_sm) * device.sm_count);
     break;
   }
   return id;

@@ -57,8 +57,9 @@ TEST(KernelCatalog, OccupancyAndWavesFromTheDevice) {
   catalog.setDevices({h200()});
   bool created = false;
   KernelDef def;
-  // 256 threads, 16 KB static shared memory on sm_90: (16384 + 1024 reserve) per block -> 13 blocks by shared
-  // memory (233472 / 17408), 8 by warps (64 / 8): warps limit, 8 blocks/SM, full occupancy.
+  // 256 threads, 16 KB static shared memory on sm_90: (16384 + 1024 reserve) per block -> 13 blocks
+  // by shared memory (233472 / 17408), 8 by warps (64 / 8): warps limit, 8 blocks/SM, full
+  // occupancy.
   catalog.intern(shape("_Z18block_reduce_naivePKfPfi", 16384, 256, 16, 16384), -1, &created, &def);
   ASSERT_TRUE(def.occupancy.has_value());
   EXPECT_EQ(def.occupancy->max_active_blocks, 8);

@@ -1,5 +1,6 @@
-// What plain tracing enables in CUPTI: the activity kinds and the launch callbacks. Shared by the tracer and by
-// the bare-CUPTI "floor" library in bench/, so the overhead comparison enables exactly the same things.
+// What plain tracing enables in CUPTI: the activity kinds and the launch callbacks. Shared by the
+// tracer and by the bare-CUPTI "floor" library in bench/, so the overhead comparison enables
+// exactly the same things.
 #pragma once
 
 #include <cupti.h>
@@ -12,8 +13,9 @@ inline constexpr CUpti_ActivityKind kTraceActivityKinds[] = {
     CUPTI_ACTIVITY_KIND_MEMSET,
 };
 
-// Every runtime API that launches a kernel; the kernel's activity record carries the correlation id of the
-// outermost API call, so a runtime launch is recorded there and its nested driver call is ignored.
+// Every runtime API that launches a kernel; the kernel's activity record carries the correlation id
+// of the outermost API call, so a runtime launch is recorded there and its nested driver call is
+// ignored.
 inline constexpr CUpti_CallbackId kRuntimeLaunchCbids[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
@@ -28,7 +30,8 @@ inline constexpr CUpti_CallbackId kRuntimeLaunchCbids[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
 };
 
-// Driver launches, for programs that call the driver directly (Numba, Triton, PyTorch's JIT kernels).
+// Driver launches, for programs that call the driver directly (Numba, Triton, PyTorch's JIT
+// kernels).
 inline constexpr CUpti_CallbackId kDriverLaunchCbids[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunch,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid,
@@ -46,32 +49,53 @@ inline constexpr CUpti_CallbackId kDriverLaunchCbids[] = {
 
 // Copies and sets, so their activity records can be attributed to the user scope too.
 inline constexpr CUpti_CallbackId kRuntimeCopyCbids[] = {
-    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,         CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020,       CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020,  CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020,         CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,    CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_v3020,       CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_ptds_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_v3020,  CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_ptds_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_ptsz_v7000,
 };
 
 inline constexpr CUpti_CallbackId kDriverCopyCbids[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuMemcpy,                 CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds,
-    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync,            CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2,          CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds,
-    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2,          CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds,
-    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2,          CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds,
-    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2,     CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,     CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2,     CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2,            CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds,
-    CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2,           CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2_ptds,
-    CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async,          CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async,         CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2_ptds,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz,
 };
 
-// Visits every (domain, cbid) the tracer subscribes to, so the tracer and the floor enable the same set.
+// Visits every (domain, cbid) the tracer subscribes to, so the tracer and the floor enable the same
+// set.
 template <typename F>
 void forEachTracedCallback(F&& f) {
   for (auto cbid : kRuntimeLaunchCbids) f(CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
@@ -81,6 +105,7 @@ void forEachTracedCallback(F&& f) {
 }
 
 inline constexpr size_t kActivityBufferBytes = 4u << 20;  // per CUPTI buffer
-inline constexpr size_t kMaxActivityBuffers = 64;         // bound on memory held by pending buffers (256 MiB)
+inline constexpr size_t kMaxActivityBuffers =
+    64;  // bound on memory held by pending buffers (256 MiB)
 
 }  // namespace gpufl::cuda

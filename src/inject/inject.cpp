@@ -1,7 +1,7 @@
-// The CUDA_INJECTION64_PATH entry for `gpufl trace`: the driver loads this library while it initialises and calls
-// InitializeInjection, where a session starts with options from the GPUFL_* environment (see
-// src/runtime/options_env.hpp). A child process of the traced program writes its own logs, its pid appended to
-// the prefix.
+// The CUDA_INJECTION64_PATH entry for `gpufl trace`: the driver loads this library while it
+// initialises and calls InitializeInjection, where a session starts with options from the GPUFL_*
+// environment (see src/runtime/options_env.hpp). A child process of the traced program writes its
+// own logs, its pid appended to the prefix.
 #include <unistd.h>
 
 #include <cstdio>
@@ -13,8 +13,8 @@
 
 namespace {
 
-// The traced program's pid is GPUFL_ROOT_PID (set by `gpufl trace` in the child it starts); any other process
-// that loads CUDA under the same environment gets "<prefix>.<pid>".
+// The traced program's pid is GPUFL_ROOT_PID (set by `gpufl trace` in the child it starts); any
+// other process that loads CUDA under the same environment gets "<prefix>.<pid>".
 void separateChildLogs() {
   const char* root = std::getenv("GPUFL_ROOT_PID");
   const char* path = std::getenv("GPUFL_LOG_PATH");
@@ -27,7 +27,8 @@ void separateChildLogs() {
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
-  static bool done = false;  // the driver calls it once per process; guard against a second load anyway
+  static bool done =
+      false;  // the driver calls it once per process; guard against a second load anyway
   if (done) return 1;
   done = true;
   setenv("GPUFL_INJECTED", "1", 1);
@@ -35,6 +36,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   gpufl::InitOptions options;  // every field comes from GPUFL_* overrides applied inside init()
   gpufl::init(options);
   if (!gpufl::inject::installSignalFlush())
-    std::fprintf(stderr, "gpufl: could not install SIGINT/SIGTERM flush; logs are still flushed at exit\n");
+    std::fprintf(stderr,
+                 "gpufl: could not install SIGINT/SIGTERM flush; logs are still flushed at exit\n");
   return 1;  // never fail the program's CUDA initialisation because of gpufl
 }

@@ -19,8 +19,9 @@ std::atomic<bool> g_installed{false};
 
 void onSignal(int sig, siginfo_t* info, void* context) {
   const struct sigaction& prev = g_previous[sig];
-  bool program_handles_it = (prev.sa_flags & SA_SIGINFO) ? prev.sa_sigaction != nullptr
-                                                          : (prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN);
+  bool program_handles_it = (prev.sa_flags & SA_SIGINFO)
+                                ? prev.sa_sigaction != nullptr
+                                : (prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN);
   if (program_handles_it) {
     if (prev.sa_flags & SA_SIGINFO) {
       prev.sa_sigaction(sig, info, context);

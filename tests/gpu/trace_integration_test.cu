@@ -1,6 +1,6 @@
-// On a GPU: a program linked with gpufl records every kernel, copy and scope, from two threads, with the right
-// attribution, sensible times, occupancy equal to the CUDA occupancy API, and NVML samples. Read back through the
-// log reader, as the report does.
+// On a GPU: a program linked with gpufl records every kernel, copy and scope, from two threads,
+// with the right attribution, sensible times, occupancy equal to the CUDA occupancy API, and NVML
+// samples. Read back through the log reader, as the report does.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -128,7 +128,8 @@ TEST(TraceIntegration, KernelsCopiesScopesAndSamplesFromTwoThreads) {
   ASSERT_FALSE(c.devices.empty());
   for (const auto& [id, def] : c.defs) {
     ASSERT_TRUE(def.occupancy.has_value()) << def.name;
-    const void* fn = def.name.find("smemHeavy") != std::string::npos ? (const void*)smemHeavy : (const void*)addOne;
+    const void* fn = def.name.find("smemHeavy") != std::string::npos ? (const void*)smemHeavy
+                                                                     : (const void*)addOne;
     int oracle = 0;
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&oracle, fn, static_cast<int>(def.block.count()),
                                                   def.dyn_shared_bytes);
