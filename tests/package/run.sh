@@ -66,10 +66,13 @@ mkdir -p "$TMP/logs"
 (cd "$TMP" && "$TMP/consumer/gpufl_consumer" "$TMP/logs/consumer" $gpu_arg) || fail "consumer run"
 [ -s "$TMP/logs/consumer.scope.log" ] || fail "no scope log"
 if command -v ldd >/dev/null; then
-  ldd "$TMP/consumer/gpufl_consumer" | grep -q "libgpufl.so.0 => $PREFIX/lib/libgpufl.so.0" ||
-    { ldd "$TMP/consumer/gpufl_consumer" >&2; fail "consumer does not load the installed libgpufl.so"; }
-  ldd "$PREFIX/lib/libgpufl_inject.so" | grep -q "libgpufl.so.0 => $PREFIX/lib/libgpufl.so.0" ||
-    { ldd "$PREFIX/lib/libgpufl_inject.so" >&2; fail "libgpufl_inject.so does not load the installed libgpufl.so"; }
+  # Captured first: `ldd | grep -q` under pipefail fails at random when grep exits before ldd finishes (SIGPIPE).
+  consumer_libs=$(ldd "$TMP/consumer/gpufl_consumer")
+  inject_libs=$(ldd "$PREFIX/lib/libgpufl_inject.so")
+  grep -q "libgpufl.so.0 => $PREFIX/lib/libgpufl.so.0" <<<"$consumer_libs" ||
+    { echo "$consumer_libs" >&2; fail "consumer does not load the installed libgpufl.so"; }
+  grep -q "libgpufl.so.0 => $PREFIX/lib/libgpufl.so.0" <<<"$inject_libs" ||
+    { echo "$inject_libs" >&2; fail "libgpufl_inject.so does not load the installed libgpufl.so"; }
 fi
 
 echo "== installed CLI"
