@@ -173,6 +173,8 @@ std::vector<GpuSample> NvmlSampler::sample(int64_t ts_ns) {
   if (!open_) return out;
   const Api& api = *api_;
   out.reserve(gpu_state_.size());
+  const int every = options_.pcie_every_n_samples > 0 ? options_.pcie_every_n_samples : 1;
+  const bool pcie_now = samples_taken_++ % static_cast<uint64_t>(every) == 0;
   for (Gpu& gpu : gpu_state_) {
     GpuSample s;
     s.ts_ns = ts_ns;
@@ -215,12 +217,12 @@ std::vector<GpuSample> NvmlSampler::sample(int64_t ts_ns) {
     clock(kClkSm, kClockSm, s.clk_sm);
     clock(kClkMem, kClockMem, s.clk_mem);
     clock(kClkGfx, kClockGraphics, s.clk_gfx);
-    if (read(gpu, kPcieRx, api.deviceGetPcieThroughput,
-             [&] { return api.deviceGetPcieThroughput(d, kPcieRxBytes, &v); })) {
+    if (pcie_now && read(gpu, kPcieRx, api.deviceGetPcieThroughput,
+                         [&] { return api.deviceGetPcieThroughput(d, kPcieRxBytes, &v); })) {
       s.pcie_rx_kbps = v;
     }
-    if (read(gpu, kPcieTx, api.deviceGetPcieThroughput,
-             [&] { return api.deviceGetPcieThroughput(d, kPcieTxBytes, &v); })) {
+    if (pcie_now && read(gpu, kPcieTx, api.deviceGetPcieThroughput,
+                         [&] { return api.deviceGetPcieThroughput(d, kPcieTxBytes, &v); })) {
       s.pcie_tx_kbps = v;
     }
     if (read(gpu, kThrottle, api.deviceGetCurrentClocksEventReasons,

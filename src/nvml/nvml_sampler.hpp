@@ -51,6 +51,9 @@ struct SamplerOptions {
   // nvmlDeviceGetPcieThroughput measures over 20 ms per counter: two counters cost ~40 ms per GPU
   // per sample.
   bool pcie_throughput = true;
+  // So PCIe is read on every Nth sample only (the first included): at the default 100 ms period that is
+  // once a second, and the sampler thread is not kept busy 40% of the time by two slow calls.
+  int pcie_every_n_samples = 10;
 };
 
 class NvmlSampler {
@@ -97,6 +100,7 @@ class NvmlSampler {
 
   std::string library_path_;
   SamplerOptions options_;
+  uint64_t samples_taken_ = 0;
   std::unique_ptr<Library> library_;
   const Api* api_ = nullptr;
   bool open_ = false;

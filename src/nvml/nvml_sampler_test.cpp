@@ -183,9 +183,30 @@ TEST_F(NvmlSamplerTest, UnsupportedFieldsAreOmittedAndReportedOnce) {
   EXPECT_TRUE(issues[1].permanent);
   EXPECT_EQ(issues[5].gpu, 1u);
 
-  sampler.sample(2);
+  for (int i = 2; i <= 11; ++i) sampler.sample(i);  // sample 11 is the next one that reads PCIe
   EXPECT_TRUE(sampler.takeNewIssues().empty());
   EXPECT_EQ(g.calls["pcie_rx"], 2);  // not supported: never asked again after the first sample
+}
+
+TEST_F(NvmlSamplerTest, PcieIsReadOnEveryNthSampleOnly) {
+  g.count = 1;
+  SamplerOptions options;
+  options.pcie_every_n_samples = 10;
+  NvmlSampler sampler(api_, options);
+  ASSERT_TRUE(sampler.open().ok);
+  int with_pcie = 0;
+  for (int i = 0; i < 25; ++i) {
+    auto samples = sampler.sample(i);
+    ASSERT_EQ(samples.size(), 1u);
+    EXPECT_TRUE(samples[0].power_mw.has_value());  // the fast fields are read every time
+    if (samples[0].pcie_rx_kbps.has_value()) {
+      ++with_pcie;
+      EXPECT_EQ(i % 10, 0) << i;
+    }
+  }
+  EXPECT_EQ(with_pcie, 3);  // samples 0, 10 and 20
+  EXPECT_EQ(g.calls["pcie_rx"], 3);
+  EXPECT_EQ(g.calls["pcie_tx"], 3);
 }
 
 TEST_F(NvmlSamplerTest, TransientErrorIsReportedOnceAndAgainAfterRecovery) {
