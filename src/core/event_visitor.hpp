@@ -32,4 +32,32 @@ class EventVisitor {
   virtual void onBenchmark(const BenchmarkResult&) {}
 };
 
+// Passes every event on to `next`. Wrappers (the session's sink, filters) derive from it and override only what
+// they change, so an event type added to EventVisitor later is forwarded by them, not silently dropped. A new
+// handler above must be added here too (event_visitor_test checks every one arrives).
+class ForwardingVisitor : public EventVisitor {
+ public:
+  explicit ForwardingVisitor(EventVisitor& next) : next_(next) {}
+  void onSessionStart(const SessionStart& e) override { next_.onSessionStart(e); }
+  void onSessionEnd(const SessionEnd& e) override { next_.onSessionEnd(e); }
+  void onNote(const Note& e) override { next_.onNote(e); }
+  void onDevice(const DeviceEvent& e) override { next_.onDevice(e); }
+  void onKernelDef(const KernelDef& e) override { next_.onKernelDef(e); }
+  void onKernel(const KernelEvent& e) override { next_.onKernel(e); }
+  void onMemcpy(const MemcpyEvent& e) override { next_.onMemcpy(e); }
+  void onStack(const StackDef& e) override { next_.onStack(e); }
+  void onScopePath(const ScopePath& e) override { next_.onScopePath(e); }
+  void onScopeBegin(const ScopeBegin& e) override { next_.onScopeBegin(e); }
+  void onScopeEnd(const ScopeEnd& e) override { next_.onScopeEnd(e); }
+  void onGpuSample(const GpuSample& e) override { next_.onGpuSample(e); }
+  void onHostSample(const HostSample& e) override { next_.onHostSample(e); }
+  void onSassMetric(const SassMetric& e) override { next_.onSassMetric(e); }
+  void onPcSample(const PcSample& e) override { next_.onPcSample(e); }
+  void onRangeCounters(const RangeCounters& e) override { next_.onRangeCounters(e); }
+  void onBenchmark(const BenchmarkResult& e) override { next_.onBenchmark(e); }
+
+ protected:
+  EventVisitor& next_;
+};
+
 }  // namespace gpufl

@@ -17,9 +17,11 @@
 
 namespace gpufl::runtime {
 
-class SessionSink final : public EventVisitor {
+// A ForwardingVisitor: an event type it does not handle itself still reaches the log.
+class SessionSink final : public ForwardingVisitor {
  public:
-  SessionSink(EventVisitor& out, std::string sid) : out_(out), sid_(std::move(sid)) {}
+  SessionSink(EventVisitor& out, std::string sid)
+      : ForwardingVisitor(out), out_(out), sid_(std::move(sid)) {}
 
   // A ScopeBegin/ScopeEnd record from a thread buffer. Returns false for other kinds.
   bool onScopeRecord(const core::Record& record,
