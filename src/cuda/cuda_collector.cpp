@@ -81,7 +81,9 @@ class CudaCollector final : public runtime::Collector {
     DevicesResult r = readDevices();
     for (const auto& w : r.warnings) ctx_->addNote("device_properties", "degraded", w);
     if (!r.ok) {
-      ctx_->addNote("cupti_activity", "off", r.reason);
+      // At start this stops tracing; read late (injection) tracing is already on and only the device
+      // properties (and so occupancy) are missing.
+      ctx_->addNote(late ? "device_properties" : "cupti_activity", "off", r.reason);
       return false;
     }
     for (auto& d : r.devices) {
