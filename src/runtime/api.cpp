@@ -81,8 +81,17 @@ bool init(const InitOptions& options) {
                      s.session->sid().c_str(), s.session->prefix().c_str());
       return s.gpu;
     }
+    std::string bad_disable;
+    if (runtime::disabledByEnvironment(runtime::processEnvironment(), &bad_disable)) {
+      std::fprintf(stderr, "gpufl: GPUFL_DISABLE is set; not recording (the program continues)\n");
+      return false;
+    }
     runtime::SessionConfig config;
     config.options = options;
+    if (!bad_disable.empty())
+      config.option_issues.push_back(
+          {"GPUFL_DISABLE", "GPUFL_DISABLE='" + bad_disable +
+                                "' is not a boolean (1/0, true/false, yes/no, on/off); recording"});
     runtime::applyEnvOverrides(config.options, runtime::processEnvironment(),
                                &config.option_issues);
     runtime::resolveOptions(config.options, &config.option_issues);

@@ -274,6 +274,22 @@ TEST_F(ApiTest, UnwritableLogPathReturnsFalseAndTheProgramRunsOn) {
   EXPECT_TRUE(gpufl::isRecording());
 }
 
+TEST_F(ApiTest, DisableSwitchRecordsNothing) {
+  gpufl::InitOptions opts;
+  opts.log_path = prefix_;
+  setenv("GPUFL_DISABLE", "1", 1);
+  testing::internal::CaptureStderr();
+  const bool on = gpufl::init(opts);
+  const std::string err = testing::internal::GetCapturedStderr();
+  unsetenv("GPUFL_DISABLE");
+  EXPECT_FALSE(on);
+  EXPECT_NE(err.find("GPUFL_DISABLE"), std::string::npos) << err;
+  EXPECT_FALSE(gpufl::isRecording());
+  GFL_SCOPE("ignored") {}
+  gpufl::shutdown();
+  EXPECT_FALSE(fs::exists(prefix_ + ".scope.log"));
+}
+
 int countScopeBegins(const std::vector<std::string>& lines, const std::string& name_prefix) {
   simdjson::dom::parser parser;
   int n = 0;

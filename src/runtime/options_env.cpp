@@ -162,6 +162,14 @@ void applyEnvOverrides(InitOptions& options, const EnvLookup& env,
   }
 }
 
+bool disabledByEnvironment(const EnvLookup& env, std::string* bad_value) {
+  const char* v = env ? env("GPUFL_DISABLE") : nullptr;
+  if (v == nullptr || *v == '\0') return false;
+  if (auto b = parseBool(v)) return *b;
+  if (bad_value != nullptr) *bad_value = v;
+  return false;
+}
+
 void resolveOptions(InitOptions& options, std::vector<OptionIssue>* issues) {
   auto issue = [&](const char* name, const std::string& message) {
     if (issues != nullptr) issues->push_back({name, message});

@@ -9,6 +9,8 @@
 //   GPUFL_SAMPLE_RATE_MS  system sampling period, integer 0..3600000 (0 = off)
 //   GPUFL_DEBUG           enable_debug_output (1/0, true/false, yes/no, on/off)
 //   GPUFL_STACK_TRACE     enable_stack_trace (same)
+//   GPUFL_DISABLE         1/true/yes/on: init() records nothing and returns false (a kill switch for
+//                         always-on deployments, and how the oracle runs our examples under ncu)
 // A value that does not parse leaves the option as it was and is reported as an OptionIssue (the
 // session writes it as a note: feature "options", status "degraded"); nothing here aborts or
 // throws.
@@ -38,6 +40,10 @@ EnvLookup processEnvironment();
 // Applies the GPUFL_* overrides to `options`; appends one issue per value that could not be used.
 void applyEnvOverrides(InitOptions& options, const EnvLookup& env,
                        std::vector<OptionIssue>* issues);
+
+// True when GPUFL_DISABLE holds a true boolean. A value that does not parse is not a request to
+// disable: it is returned in `*bad_value` so init can say it was ignored.
+bool disabledByEnvironment(const EnvLookup& env, std::string* bad_value);
 
 // Fills what init leaves to defaults (log_path "" -> "./<app_name>", app_name "" -> "gpufl") and
 // clamps values out of range, with an issue for each clamp.

@@ -114,6 +114,17 @@ TEST(OptionsEnvTest, ResolveDefaultsAndClamps) {
   EXPECT_EQ(empty.log_path, "./gpufl");
 }
 
+TEST(OptionsEnvTest, DisableSwitch) {
+  std::string bad;
+  EXPECT_FALSE(disabledByEnvironment(fakeEnv({}), &bad));
+  EXPECT_FALSE(disabledByEnvironment(fakeEnv({{"GPUFL_DISABLE", ""}}), &bad));
+  EXPECT_FALSE(disabledByEnvironment(fakeEnv({{"GPUFL_DISABLE", "0"}}), &bad));
+  EXPECT_TRUE(disabledByEnvironment(fakeEnv({{"GPUFL_DISABLE", "yes"}}), &bad));
+  EXPECT_TRUE(bad.empty());
+  EXPECT_FALSE(disabledByEnvironment(fakeEnv({{"GPUFL_DISABLE", "please"}}), &bad));
+  EXPECT_EQ(bad, "please");
+}
+
 TEST(OptionsEnvTest, OptionsJsonIsJsonText) {
   InitOptions o;
   o.app_name = "q\"uote";
