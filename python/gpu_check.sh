@@ -53,9 +53,12 @@ tail -15 "$RES/pytest.txt"
 log "examples"
 mkdir -p "$RES/run" && cd "$RES/run"
 # numba-cuda 0.68 calls np.row_stack, gone in the image's numpy: alias it before numba is imported.
-timeout 180 "$VPY" -c "import numpy as np; np.row_stack = getattr(np, 'row_stack', np.vstack); import runpy; \
-runpy.run_path('$ROOT/examples/python/numba_matmul.py', run_name='__main__')" > numba_matmul.txt 2>&1
-echo "numba_matmul exit $?"; grep -E "OK|Total Kernels|Occupancy:|Memory Efficiency|smsp__sass_sectors" numba_matmul.txt | head
+for script in numba_matmul numba_matmul_tiled; do
+  timeout 180 "$VPY" -c "import numpy as np; np.row_stack = getattr(np, 'row_stack', np.vstack); import runpy; \
+runpy.run_path('$ROOT/examples/python/$script.py', run_name='__main__')" > $script.txt 2>&1
+  echo "$script exit $?"
+  grep -E "OK|Total Kernels|Memory Eff|smsp__sass_sectors|Avg Threads|stall samples" $script.txt | head
+done
 MPLBACKEND=Agg timeout 120 "$VPY" "$ROOT/examples/python/pytorch_smoke.py" > pytorch_smoke.txt 2>&1
 echo "pytorch_smoke exit $?"; grep -E "GPU Device|Kernels|GPU Busy|Peak VRAM" pytorch_smoke.txt | head
 

@@ -1,7 +1,13 @@
 // The seeds' kernels in one program with no gpufl calls, so the same binary runs plain, under
 // Nsight Compute and under `gpufl trace`: the oracle comparisons (durations, occupancy, SASS
-// counters) use it. Usage: kernel_zoo [repeats=20]
+// counters) use it. Usage: kernel_zoo [repeats=20] [--events]
+// --events: also time every launch with a CUDA event pair around it (seed 02's honest harness: no
+// profiler at all) and print the median per kernel, a third witness beside gpufl and ncu.
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
 
 #include "common.cuh"
 
@@ -56,8 +62,48 @@ __global__ void saxpy(float a, const float* x, float* y, int n) {
   if (i < n) y[i] = a * x[i] + y[i];
 }
 
+// Times launches with event pairs; the events are read once at the end so the loop stays async.
+class EventTimer {
+ public:
+  explicit EventTimer(bool on) : on_(on) {}
+  template <typename Launch>
+  void time(const char* name, Launch launch) {
+    if (!on_) return launch();
+    cudaEvent_t a, b;
+    CUDA_CHECK(cudaEventCreate(&a));
+    CUDA_CHECK(cudaEventCreate(&b));
+    CUDA_CHECK(cudaEventRecord(a));
+    launch();
+    CUDA_CHECK(cudaEventRecord(b));
+    pending_.push_back({name, a, b});
+  }
+  void print() {
+    if (!on_) return;
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::map<std::string, std::vector<float>> ms;
+    for (auto& p : pending_) {
+      float t = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&t, p.a, p.b));
+      ms[p.name].push_back(t);
+    }
+    for (auto& [name, v] : ms) {
+      std::sort(v.begin(), v.end());
+      std::printf("events: %s n=%zu median_ns=%.0f\n", name.c_str(), v.size(), v[v.size() / 2] * 1e6);
+    }
+  }
+
+ private:
+  struct Pending {
+    const char* name;
+    cudaEvent_t a, b;
+  };
+  bool on_;
+  std::vector<Pending> pending_;
+};
+
 int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 20;
+  EventTimer timer(argc > 2 && std::strcmp(argv[2], "--events") == 0);
   const int M = 512, K = 256, N = 512;
   const int R = 1 << 22, block = 256, rgrid = R / block;
   auto hA = randomFloats(size_t(M) * K, 1), hB = randomFloats(size_t(K) * N, 2),
@@ -74,12 +120,17 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaMemcpy(in, hR.data(), hR.size() * 4, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemset(y, 0, size_t(R) * 4));
   for (int r = 0; r < repeats; ++r) {
-    matmul_row_per_thread<<<(M + 255) / 256, 256>>>(A, B, C, M, K, N);
-    matmul_col_per_thread<<<(N + 255) / 256, 256>>>(A, B, C, M, K, N);
-    block_reduce_naive<<<rgrid, block>>>(in, out, R);
-    block_reduce_optimized<<<rgrid, block, block * sizeof(float)>>>(in, out, R);
-    saxpy<<<rgrid, block>>>(2.0f, in, y, R);
+    timer.time("matmul_row_per_thread",
+               [&] { matmul_row_per_thread<<<(M + 255) / 256, 256>>>(A, B, C, M, K, N); });
+    timer.time("matmul_col_per_thread",
+               [&] { matmul_col_per_thread<<<(N + 255) / 256, 256>>>(A, B, C, M, K, N); });
+    timer.time("block_reduce_naive", [&] { block_reduce_naive<<<rgrid, block>>>(in, out, R); });
+    timer.time("block_reduce_optimized", [&] {
+      block_reduce_optimized<<<rgrid, block, block * sizeof(float)>>>(in, out, R);
+    });
+    timer.time("saxpy", [&] { saxpy<<<rgrid, block>>>(2.0f, in, y, R); });
   }
+  timer.print();
   std::vector<float> hC(size_t(M) * N);
   CUDA_CHECK(cudaMemcpy(hC.data(), C, hC.size() * 4, cudaMemcpyDeviceToHost));
   CUDA_CHECK(cudaDeviceSynchronize());

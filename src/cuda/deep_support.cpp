@@ -123,7 +123,8 @@ DeepData LaunchScheduler::decide(uint32_t correlation_id, std::string_view funct
   }
   auto it = counts_.find(std::string(function));
   if (it == counts_.end()) it = counts_.emplace(std::string(function), 0).first;
-  const DeepData data = rule(++it->second, deep_launches_, mode_);
+  DeepData data = rule(++it->second, deep_launches_, mode_);
+  if (hasSass(data) && sass_off_.load(std::memory_order_relaxed)) data = DeepData::PcSampling;
   recent_id_[recent_next_] = correlation_id;
   recent_data_[recent_next_] = data;
   recent_next_ = (recent_next_ + 1) % kRecent;
@@ -137,6 +138,7 @@ uint64_t LaunchScheduler::launches(std::string_view function) const {
 }
 
 bool LaunchScheduler::sassDone(std::string_view function) const {
+  if (sass_off_.load(std::memory_order_relaxed)) return true;
   const uint64_t seen = launches(function);
   // The next launch would be ordinal seen+1; SASS is done when no later ordinal can get SASS.
   for (uint64_t next = seen + 1; next <= static_cast<uint64_t>(std::max(deep_launches_, 0));
@@ -161,6 +163,8 @@ std::string LaunchScheduler::describe(size_t max_kernels) const {
   std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
     return a.second != b.second ? a.second > b.second : a.first < b.first;
   });
+  if (sass_off_.load(std::memory_order_relaxed))
+    return "SASS metrics off (see the sass_metrics note): PC sampling on every launch";
   std::string text =
       "SASS metrics on the odd launches among the first " + std::to_string(deep_launches_) +
       " of each kernel, PC sampling on all other launches (samples of SASS-patched code "

@@ -8,6 +8,7 @@
 #include <cuda.h>
 #include <cupti.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -104,6 +105,9 @@ class LaunchScheduler {
   bool sassDone(std::string_view function) const;
   // [any thread] Every function seen, with its launch count.
   std::vector<std::pair<std::string, uint64_t>> counts() const;
+  // [any thread] SASS metrics cannot run (the engine failed to configure): from now on launches
+  // that would have had SASS get PC sampling instead, and describe() says so.
+  void sassUnavailable() { sass_off_.store(true, std::memory_order_relaxed); }
   Mode mode() const { return mode_; }
   int deepLaunches() const { return deep_launches_; }
 
@@ -117,6 +121,7 @@ class LaunchScheduler {
  private:
   const int deep_launches_;
   const Mode mode_;
+  std::atomic<bool> sass_off_{false};
   mutable std::mutex mutex_;
   std::unordered_map<std::string, uint64_t> counts_;
   // Recent decisions, so every engine asking about one launch gets the same answer (launches in

@@ -79,6 +79,19 @@ TEST(LaunchScheduler, AlternateSassDoneAfterLastOddLaunch) {
   EXPECT_TRUE(s.sassDone("k"));  // launch 4 is PC sampling, then nothing
 }
 
+TEST(LaunchScheduler, SassUnavailableTurnsSassLaunchesIntoPcSampling) {
+  LaunchScheduler s(5, LaunchScheduler::Mode::Alternate);
+  EXPECT_EQ(s.decide(1, "k"), DeepData::Sass);
+  s.sassUnavailable();
+  EXPECT_TRUE(s.sassDone("k"));
+  EXPECT_EQ(s.decide(2, "k"), DeepData::PcSampling);
+  EXPECT_EQ(s.decide(3, "k"), DeepData::PcSampling);  // would have been SASS
+  EXPECT_EQ(s.describe(10), "SASS metrics off (see the sass_metrics note): PC sampling on every launch");
+  LaunchScheduler both(5, LaunchScheduler::Mode::Both);
+  both.sassUnavailable();
+  EXPECT_EQ(both.decide(1, "k"), DeepData::PcSampling);
+}
+
 TEST(LaunchScheduler, DescribesWhichKernelGotWhat) {
   LaunchScheduler both(5, LaunchScheduler::Mode::Both);
   both.decide(1, "k");

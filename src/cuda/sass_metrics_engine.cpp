@@ -179,13 +179,15 @@ bool SassMetricsEngine::configureDeviceLocked(uint32_t device) {
   return true;
 }
 
+// The device is configured at the context's first launch, not here: in this callback the new
+// context need not be current (Numba retains the primary context and pushes it afterwards), and
+// cuptiSassMetricsSetConfig then fails with CUPTI_ERROR_INVALID_CONTEXT (seen on the H200).
 void SassMetricsEngine::onContextCreated(CUcontext context, uint32_t device) {
   std::lock_guard lock(mutex_);
   if (!started_) return;
   Context& c = contexts_[context];
   c.handle = context;
   c.device = device;
-  c.usable = configureDeviceLocked(device);
 }
 
 void SassMetricsEngine::onContextDestroying(CUcontext context) {
@@ -300,14 +302,18 @@ void SassMetricsEngine::onLaunchEnter(const LaunchSite& launch) {
   std::lock_guard lock(mutex_);
   auto it = contexts_.find(launch.context);
   if (it == contexts_.end() && launch.context != nullptr) {
-    // A context created before gpufl started (no context-created callback): configure it now.
+    // A context created before gpufl started (no context-created callback).
     uint32_t device = 0;
-    if (cupti::cuptiGetDeviceId(launch.context, &device) == CUPTI_SUCCESS) {
+    if (cupti::cuptiGetDeviceId(launch.context, &device) == CUPTI_SUCCESS)
       it = contexts_.emplace(launch.context, Context{launch.context, device}).first;
-      it->second.usable = configureDeviceLocked(device);
-    }
   }
-  if (it == contexts_.end() || !it->second.usable) return;
+  if (it == contexts_.end()) return;
+  if (!it->second.configured) {  // first launch: the context is current on this thread
+    it->second.configured = true;
+    it->second.usable = configureDeviceLocked(it->second.device);
+    if (!it->second.usable) scheduler_->sassUnavailable();
+  }
+  if (!it->second.usable) return;
   Context& c = it->second;
   const bool want = hasSass(data);
   if (want && !c.enabled) {

@@ -114,7 +114,8 @@ class SassMetricsEngine final : public DeepEngine {
   struct Context {
     CUcontext handle = nullptr;
     uint32_t device = 0;
-    bool usable = false;   // device configured; false after a failure
+    bool configured = false;  // configureDeviceLocked ran for it (at its first launch)
+    bool usable = false;      // device configured; false after a failure
     bool enabled = false;  // between cuptiSassMetricsEnable and Disable
     int in_flight = 0;     // launches between their enter and exit callbacks while enabled
   };
