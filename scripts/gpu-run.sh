@@ -3,7 +3,8 @@
 # pack logs, reports and measurements into $OUT/gpu-results.tgz. Meant for the lent GPU machine (no network):
 # packages missing there travel as .deb files in .deb/ (scripts/fetch-h200-debs.sh; docs/h200.md), unpacked
 # into a private prefix.
-# Usage: scripts/gpu-run.sh [step ...]   steps: build test examples bench ncu python (default: all)
+# Usage: scripts/gpu-run.sh [step ...]   steps: build test examples bench ncu python (default: all of these)
+#                                        and, only when named: deep (deep engines vs ncu), cost (engine slowdown)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -70,6 +71,21 @@ if has ncu; then
   log "ncu oracle"
   python3 bench/ncu_compare.py "$BUILD" "$RES/ncu" > "$RES/ncu.txt" 2>&1
   tail -20 "$RES/ncu.txt"
+fi
+
+if has deep; then
+  log "deep engines vs ncu"
+  python3 bench/deep_truth.py "$BUILD" "$RES/deep" > "$RES/deep.txt" 2>&1
+  echo "deep_truth exit $?"
+  if grep -q '^== summary' "$RES/deep.txt"; then sed -n '/^== summary/,$p' "$RES/deep.txt"; else tail -30 "$RES/deep.txt"; fi
+fi
+
+if has cost; then
+  log "engine cost"
+  python3 bench/engine_cost.py "$BUILD" "$RES/cost" > "$RES/cost.txt" 2>&1
+  echo "engine_cost exit $?"
+  if grep -q '^== engine cost' "$RES/cost.txt"; then sed -n '/^== engine cost/,$p' "$RES/cost.txt" | cut -c1-200 | tail -60
+  else tail -30 "$RES/cost.txt"; fi
 fi
 
 if has python; then

@@ -1,0 +1,678 @@
+#!/usr/bin/env python3
+"""gpufl's deep engines against Nsight Compute (the oracle), on the four CUDA example programs.
+
+a) SASS counters. Each demo runs with GPUFL_ENGINE=SassMetrics (the first deep_launches_per_kernel = 5 launches
+   of each kernel are instrumented); `gpufl cat` gives the sass_metric rows (per function and PC, summed over the
+   instrumented launches). Per function: sum over PCs / launches. The same demo then runs under
+   `ncu --clock-control none --metrics smsp__sass_inst_executed.sum,...` with GPUFL_DISABLE=1 (two CUPTI clients
+   conflict). Per kernel: inst_executed, thread_inst_executed, sectors_global, sectors_global_ideal must be EQUAL
+   (gpufl's per-launch average vs ncu's first launch; ncu's launches are checked to be identical), plus warp
+   efficiency (thread_inst / inst, active threads per warp; flagged when off by > 0.1) and memory efficiency
+   (ideal / actual sectors).
+b) Range profiler. Each demo runs with GPUFL_ENGINE=RangeProfiler; the range_counters records (one per instance
+   of an outermost user scope, metric groups taking turns every 16 ranges) are aggregated per scope path
+   (median per metric). Scopes whose launches all belong to one kernel are compared with ncu's median over
+   that kernel's launches (`ncu --cache-control none --clock-control none --metrics <the 8 default metrics>`);
+   .sum metrics are divided by the launches per scope instance. Ratio gpufl/ncu, flagged outside 5%; for
+   pct metrics the difference in percentage points too. A range includes one ~80 us `WaitNs` kernel of CUPTI
+   (docs/deep-engines.md): the duration line says when the difference is about that.
+
+Everything printed also goes to OUT_DIR/deep_truth.txt; each demo runs in its own directory OUT_DIR/<demo>/,
+which keeps the gpufl logs (sass.*.log, range.*.log), the raw ncu output and CSVs, and the programs' output.
+Every subprocess has a timeout; the exact commands are printed ("$ ...").
+Exit status: 1 when any SASS counter differs from ncu's or is missing (after all demos ran), else 0. The range
+profiler comparison is reported, not counted in the status.
+
+Usage: bench/deep_truth.py BUILD_DIR OUT_DIR [--demos a,b] [--skip-sass] [--skip-range]
+       bench/deep_truth.py --self-test        (parsers against fake data; no GPU)
+"""
+import argparse
+import csv
+import glob
+import io
+import json
+import os
+import shlex
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+
+# demo binary -> ncu --launch-count (None: every launch). occupancy_reduction alternates its two kernels 20
+# times: the first 10 launches give 5 of each.
+DEMOS = {
+    "memory_coalescing_demo": None,
+    "sass_divergence_demo": None,
+    "matmul_tiling_demo": None,
+    "occupancy_reduction_demo": 10,
+}
+# sass_metric field -> ncu metric
+SASS_COUNTERS = {
+    "inst_executed": "smsp__sass_inst_executed.sum",
+    "thread_inst_executed": "smsp__sass_thread_inst_executed.sum",
+    "sectors_global": "smsp__sass_sectors_mem_global.sum",
+    "sectors_global_ideal": "smsp__sass_sectors_mem_global_ideal.sum",
+}
+RANGE_METRICS = [
+    "gpu__time_duration.sum",
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "l1tex__t_sector_hit_rate.pct",
+    "lts__t_sector_hit_rate.pct",
+    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+]
+# short names for the summary lines
+SHORT = {"inst_executed": "inst", "thread_inst_executed": "thread_inst", "sectors_global": "sectors",
+         "sectors_global_ideal": "ideal", "gpu__time_duration.sum": "time", "dram__bytes_read.sum": "dram_rd",
+         "dram__bytes_write.sum": "dram_wr", "sm__warps_active.avg.pct_of_peak_sustained_active": "warps_active",
+         "l1tex__t_sector_hit_rate.pct": "l1_hit", "lts__t_sector_hit_rate.pct": "l2_hit",
+         "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active": "tensor",
+         "sm__throughput.avg.pct_of_peak_sustained_elapsed": "sm_throughput"}
+RUN_TIMEOUT_S = 180
+NCU_TIMEOUT_S = 300
+RANGE_TOLERANCE = 0.05
+WARP_EFF_TOLERANCE = 0.1
+WAITNS_US = (40.0, 150.0)  # a duration excess in this band reads as the range's extra WaitNs kernel
+OUR_ENV = ("GPUFL_ENGINE", "GPUFL_DISABLE", "GPUFL_LOG_PATH", "GPUFL_PC_SAMPLING_PRESET")
+
+
+class Tee:
+    """print() to stdout and to a file."""
+
+    def __init__(self, path):
+        self.f = open(path, "w")
+
+    def __call__(self, *args):
+        text = " ".join(str(a) for a in args)
+        print(text, flush=True)
+        self.f.write(text + "\n")
+        self.f.flush()
+
+
+out = print  # replaced by a Tee in main()
+
+
+# ---------------------------------------------------------------------------------------------- running
+
+
+def clean_env(extra):
+    env = {k: v for k, v in os.environ.items() if k not in OUR_ENV}
+    env.update(extra)
+    return env
+
+
+def communicate(cmd, cwd, env, timeout):
+    """-> (exit code, or 'timeout' / 'error: ...', stdout, stderr). The command runs in its own process group,
+    killed whole on timeout (ncu and `gpufl trace` start the program as their child, which would otherwise keep
+    the pipes open)."""
+    try:
+        p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             stdin=subprocess.DEVNULL, start_new_session=True)
+    except OSError as e:
+        return f"error: {e}", "", ""
+    try:
+        stdout, stderr = p.communicate(timeout=timeout)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            p.kill()
+        try:
+            stdout, stderr = p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            stdout, stderr = b"", b"(output lost: a process outside the group kept the pipes open)"
+        rc = "timeout"
+    return rc, stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace")
+
+
+def run(cmd, cwd, extra_env=None, timeout=RUN_TIMEOUT_S, save_as=None):
+    """Runs cmd in cwd with extra_env; prints the exact command; saves stdout/stderr to save_as.{stdout,stderr}.txt
+    in cwd. Returns (exit code or 'timeout'/'error: ...', stdout text, stderr text)."""
+    extra_env = extra_env or {}
+    env_text = " ".join(f"{k}={shlex.quote(v)}" for k, v in extra_env.items())
+    out(f"$ (cd {shlex.quote(cwd)} && {env_text + ' ' if env_text else ''}{shlex.join(cmd)})")
+    t0 = time.perf_counter()
+    rc, stdout, stderr = communicate(cmd, cwd, clean_env(extra_env), timeout)
+    if save_as:
+        with open(os.path.join(cwd, save_as + ".stdout.txt"), "w") as f:
+            f.write(stdout)
+        with open(os.path.join(cwd, save_as + ".stderr.txt"), "w") as f:
+            f.write(stderr)
+    out(f"  -> exit {rc} in {time.perf_counter() - t0:.1f} s")
+    if rc != 0:
+        out("  stderr tail: " + stderr[-1500:].replace("\n", "\n  "))
+    return rc, stdout, stderr
+
+
+def remove_logs(cwd, prefix):
+    for path in glob.glob(os.path.join(cwd, prefix + ".*.log*")):
+        os.remove(path)
+
+
+def gpufl_records(gpufl, cwd, prefix):
+    """The latest session under prefix, as parsed records (`gpufl cat`, all channels)."""
+    rc, text, _ = run([gpufl, "cat", prefix], cwd)
+    return parse_ndjson(text)
+
+
+def check_engine(records, engine):
+    """Prints the engine the session says it ran; False when it is not the one asked for."""
+    seen = next((r.get("engine") for r in records if r["type"] == "session_start"), None)
+    out(f"  gpufl session: engine {seen}, {len(records)} records"
+        + ("" if seen == engine else f"  <-- asked for {engine}"))
+    return seen == engine
+
+
+def parse_ndjson(text):
+    records = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(r, dict) and "type" in r:
+            records.append(r)
+    return records
+
+
+def ncu_command(metrics, launch_count, binary, cache_control_none):
+    ncu = shutil.which("ncu") or "/usr/local/cuda/bin/ncu"
+    cmd = [ncu, "--clock-control", "none"]
+    if cache_control_none:
+        cmd += ["--cache-control", "none"]
+    cmd += ["--csv", "--print-units", "base", "--metrics", ",".join(metrics)]
+    if launch_count:
+        cmd += ["--launch-count", str(launch_count)]
+    return cmd + [binary]
+
+
+def run_ncu(metrics, launch_count, binary, cache_control_none, cwd, tag):
+    """Runs ncu (GPUFL_DISABLE=1), keeps its raw output and the CSV part; returns the parsed launches. ncu
+    refuses the whole run when one metric is unknown: the metrics its messages name are dropped and it runs
+    once more."""
+    cmd = ncu_command(metrics, launch_count, binary, cache_control_none)
+    rc, text, err = run(cmd, cwd, {"GPUFL_DISABLE": "1"}, timeout=NCU_TIMEOUT_S, save_as=tag + ".raw")
+    launches = parse_ncu_csv(extract_ncu_csv(text))
+    messages = "\n".join(l for l in (text + "\n" + err).splitlines() if "==ERROR==" in l or "==WARNING==" in l)
+    named = [m for m in metrics if m in messages]
+    if not launches and named and len(named) < len(metrics) and rc != "timeout":
+        out(f"  ncu named {named} in its messages; running once more without them")
+        cmd = ncu_command([m for m in metrics if m not in named], launch_count, binary, cache_control_none)
+        rc, text, err = run(cmd, cwd, {"GPUFL_DISABLE": "1"}, timeout=NCU_TIMEOUT_S, save_as=tag + ".retry.raw")
+        launches = parse_ncu_csv(extract_ncu_csv(text))
+    with open(os.path.join(cwd, tag + ".csv"), "w") as f:
+        f.write(extract_ncu_csv(text))
+    if not launches:
+        out(f"  ncu gave no results (exit {rc}); see {os.path.join(cwd, tag + '*.raw.std*.txt')}")
+        for line in messages.splitlines()[:10]:
+            out("  " + line[:300])
+    return launches
+
+
+# ---------------------------------------------------------------------------------------------- parsing
+
+
+def base_name(name):
+    """'void matmul_naive(const float *, ...)' -> 'matmul_naive' (ncu's and gpufl's demangled names alike)."""
+    name = name.split("(")[0].strip()
+    if name.startswith("void "):
+        name = name[len("void "):]
+    return name.strip()
+
+
+def extract_ncu_csv(text):
+    """ncu --csv prints the program's output, ==PROF== lines, then the CSV, whose header starts with "ID"."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith('"ID"'):
+            return "\n".join(l for l in lines[i:] if l.startswith('"')) + "\n"
+    return ""
+
+
+def parse_number(text):
+    try:
+        return float(text.replace(",", "").strip())
+    except (ValueError, AttributeError):
+        return None
+
+
+def parse_ncu_csv(csv_text):
+    """-> [(id, kernel base name, {metric: float or None})] in launch (ID) order."""
+    per_id = {}
+    for row in csv.DictReader(io.StringIO(csv_text)):
+        try:
+            key = int(row["ID"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        entry = per_id.setdefault(key, (key, base_name(row.get("Kernel Name", "")), {}))
+        entry[2][row.get("Metric Name", "")] = parse_number(row.get("Metric Value", ""))
+    return [per_id[k] for k in sorted(per_id)]
+
+
+def ncu_by_kernel(launches):
+    """-> {kernel: [metrics of each launch, in order]}"""
+    kernels = defaultdict(list)
+    for _, name, metrics in launches:
+        kernels[name].append(metrics)
+    return kernels
+
+
+def demangled_names(records):
+    return {r["name"]: r.get("demangled") or r["name"] for r in records if r["type"] == "kernel_def" and "name" in r}
+
+
+def gpufl_sass(records):
+    """Per kernel base name: summed counters, the instrumented launches, and whether every row of the function
+    said the same `launches`. Rows of one PC written at different times add up, so the launches of a function
+    are the largest sum of `launches` over the rows of one PC (the entry PC runs on every launch)."""
+    names = demangled_names(records)
+    funcs = {}
+    for r in records:
+        if r["type"] != "sass_metric":
+            continue
+        f = funcs.setdefault(r["func"], {"sums": Counter(), "pc_launches": Counter(), "launch_values": set(),
+                                         "rows": 0})
+        for c in SASS_COUNTERS:
+            f["sums"][c] += int(r.get(c, 0))
+        f["pc_launches"][r.get("pc")] += int(r.get("launches", 0))
+        f["launch_values"].add(int(r.get("launches", 0)))
+        f["rows"] += 1
+    result = {}
+    for func, f in funcs.items():
+        key = base_name(names.get(func, func))
+        if key in result:  # two functions with one base name (overloads): keep both apart
+            key = f"{key} [{func}]"
+        result[key] = {"func": func, "sums": f["sums"], "rows": f["rows"],
+                       "launches": max(f["pc_launches"].values()) if f["pc_launches"] else 0,
+                       "uniform": len(f["launch_values"]) == 1, "launch_values": sorted(f["launch_values"])}
+    return result
+
+
+def gpufl_ranges(records):
+    """Per scope path: name, instances (scope_begin count), kernel base names launched in it (CUPTI's WaitNs
+    left out) and every value each metric took in range_counters records."""
+    names = demangled_names(records)
+    defs = {r["k"]: base_name(names.get(r.get("name"), r.get("name", "?"))) for r in records
+            if r["type"] == "kernel_def" and "k" in r}
+    scopes = {}
+
+    def scope(p, name=None):
+        s = scopes.setdefault(p, {"name": name, "instances": 0, "kernels": Counter(), "waitns": 0, "waitns_ns": [],
+                                  "metrics": defaultdict(list), "ranges": 0})
+        if name and not s["name"]:
+            s["name"] = name
+        return s
+
+    for r in records:
+        t = r["type"]
+        if t == "scope_path":
+            scope(r["p"], r.get("name"))
+        elif t == "scope_begin":
+            scope(r["p"], r.get("name"))["instances"] += 1
+        elif t == "kernel_event" and r.get("scope"):
+            k = defs.get(r.get("k"), "?")
+            if "WaitNs" in k:
+                scope(r["scope"])["waitns"] += 1
+                if isinstance(r.get("dur_ns"), (int, float)):
+                    scope(r["scope"])["waitns_ns"].append(float(r["dur_ns"]))
+            else:
+                scope(r["scope"])["kernels"][k] += 1
+    by_name = {s["name"]: p for p, s in scopes.items() if s["name"]}
+    for r in records:
+        if r["type"] != "range_counters":
+            continue
+        p = r.get("p") or by_name.get(r.get("range")) or ("range", r.get("range"))
+        s = scope(p, r.get("range"))
+        s["ranges"] += 1
+        for m, v in (r.get("metrics") or {}).items():
+            if isinstance(v, (int, float)):
+                s["metrics"][m].append(float(v))
+    return scopes
+
+
+# ---------------------------------------------------------------------------------------------- comparing
+
+
+def fmt(v, digits=3):
+    if v is None:
+        return "n/a"
+    if float(v).is_integer():
+        return f"{int(v):,}"
+    return f"{v:,.{digits}f}"
+
+
+def compare_sass(demo, ours, oracle, brief=None):
+    """Prints one table per kernel (and one line per kernel into `brief`); returns the number of problems
+    (differences or missing data)."""
+    brief = [] if brief is None else brief
+    problems = 0
+    for kernel in sorted(set(ours) | set(oracle)):
+        o, n = ours.get(kernel), oracle.get(kernel)
+        out(f"\n[{demo}] {kernel}")
+        if not o or not n:
+            out(f"  MISSING in {'gpufl (no sass_metric rows)' if not o else 'ncu'}")
+            brief.append(f"    {kernel}: MISSING in {'gpufl' if not o else 'ncu'}")
+            problems += 1
+            continue
+        L = o["launches"]
+        first = n[0]
+        same = all(m == first for m in n[1:])
+        out(f"  gpufl: {L} instrumented launch(es), {o['rows']} PC rows" +
+            ("" if o["uniform"] else f"; rows disagree on `launches`: {o['launch_values']} (used {L})"))
+        out(f"  ncu:   {len(n)} launch(es) profiled, " +
+            ("identical" if same else "NOT identical across launches (first one compared)"))
+        if not same:
+            for i, m in enumerate(n):
+                out("    launch %d: %s" % (i, ", ".join(f"{c}={fmt(m.get(SASS_COUNTERS[c]))}" for c in SASS_COUNTERS)))
+        out(f"  {'counter':24s} {'gpufl/launch':>16s} {'ncu':>16s}  equal")
+        per, line = {}, []
+        for c, metric in SASS_COUNTERS.items():
+            nv = first.get(metric)
+            gsum = o["sums"][c]
+            gv = gsum / L if L else None
+            equal = nv is not None and L > 0 and float(nv).is_integer() and gsum == int(nv) * L
+            problems += not equal
+            per[c] = (gv, nv)
+            line.append(f"{SHORT[c]} {'equal' if equal else 'DIFFERS'}")
+            out(f"  {c:24s} {fmt(gv, 1):>16s} {fmt(nv):>16s}  {'yes' if equal else 'NO'}")
+        (gi, ni), (gt, nt) = per["inst_executed"], per["thread_inst_executed"]
+        if gi and ni and gt is not None and nt is not None:
+            ge, ne = gt / gi, nt / ni
+            flag = "  <-- off" if abs(ge - ne) > WARP_EFF_TOLERANCE else ""
+            out(f"  {'warp eff (threads/warp)':24s} {ge:16.3f} {ne:16.3f}  diff {ge - ne:+.3f}{flag}")
+            line.append(f"warp eff {ge:.2f}/{ne:.2f}{flag}")
+        (gs, ns), (gid, nid) = per["sectors_global"], per["sectors_global_ideal"]
+        if gs and ns and gid is not None and nid is not None:
+            out(f"  {'mem eff (ideal/actual)':24s} {100 * gid / gs:15.2f}% {100 * nid / ns:15.2f}%")
+        brief.append(f"    {kernel}: " + ", ".join(line) + ("" if same else "; ncu launches differ"))
+    return problems
+
+
+def single_kernel_scopes(scopes):
+    """Scope paths whose launches are all of one kernel: {kernel: scope}."""
+    result = {}
+    for p, s in scopes.items():
+        if len(s["kernels"]) == 1:
+            kernel = next(iter(s["kernels"]))
+            if kernel in result:
+                result[kernel] = None  # two scopes of one kernel: ambiguous, skip
+            else:
+                result[kernel] = s
+    return {k: s for k, s in result.items() if s}
+
+
+def compare_ranges(demo, scopes, oracle, brief=None):
+    """Prints one table per scope (and one line per scope into `brief`: gpufl/ncu ratios, ! when off); returns
+    the number of flagged values plus scopes that could not be compared."""
+    brief = [] if brief is None else brief
+    flagged = 0
+    matched = single_kernel_scopes(scopes)
+    for p, s in scopes.items():
+        if s["ranges"] and len(s["kernels"]) != 1:
+            out(f"\n[{demo}] scope {s['name']}: {s['ranges']} range(s) but kernels {dict(s['kernels'])}: not compared")
+    if not matched:
+        out(f"\n[{demo}] no scope with one kernel and range_counters; scopes: "
+            + ", ".join(f"{s['name']} ({s['ranges']} ranges, {dict(s['kernels'])})" for s in scopes.values()))
+    for kernel in sorted(matched):
+        s = matched[kernel]
+        n = oracle.get(kernel, [])
+        per_instance = s["kernels"][kernel] / s["instances"] if s["instances"] else 0
+        out(f"\n[{demo}] scope \"{s['name']}\" = {kernel}: {s['instances']} instance(s), "
+            f"{s['ranges']} range record(s), {per_instance:g} launch(es) per instance, {s['waitns']} WaitNs event(s); "
+            f"ncu: {len(n)} launch(es)")
+        if not s["ranges"] or not n:
+            why = "no range_counters for this scope" if not s["ranges"] else "ncu profiled no launch of it"
+            out("  not compared: " + why)
+            brief.append(f"    {kernel}: not compared, {why}")
+            flagged += 1
+            continue
+        line = []
+        out(f"  {'metric':72s} {'n':>3s} {'gpufl':>14s} {'ncu':>14s} {'ratio':>7s} {'pp':>7s}")
+        for m in RANGE_METRICS:
+            values = s["metrics"].get(m, [])
+            nvals = [x[m] for x in n if x.get(m) is not None]
+            g = statistics.median(values) if values else None
+            if g is not None and m.endswith(".sum") and per_instance:
+                g = g / per_instance
+            nv = statistics.median(nvals) if nvals else None
+            ratio = pp = None
+            if g is not None and nv is not None:
+                ratio = g / nv if nv else (1.0 if g == 0 else None)
+                if "pct" in m:
+                    pp = g - nv
+            flag = ""
+            if g is None:
+                flag = "  (not collected by gpufl)" if s["ranges"] else ""
+            elif nv is None:
+                flag = "  (no ncu value)"
+            elif ratio is None or abs(ratio - 1) > RANGE_TOLERANCE:
+                flag = "  <-- off" + (" (by less than 1 pp)" if pp is not None and abs(pp) < 1 else "")
+                flagged += 1
+            line.append(f"{SHORT.get(m, m)} " + (f"{ratio:.2f}" if ratio is not None else "-")
+                        + (f" ({pp:+.1f}pp)" if pp is not None else "") + ("!" if "off" in flag else ""))
+            ratio_text = f"{ratio:.3f}" if ratio is not None else "-"
+            pp_text = f"{pp:+.2f}" if pp is not None else ""
+            out(f"  {m:72s} {len(values):3d} {fmt(g, 2):>14s} {fmt(nv, 2):>14s} {ratio_text:>7s} {pp_text:>7s}{flag}")
+            if m == "gpu__time_duration.sum" and g is not None and nv is not None:
+                extra_us = (g - nv) * per_instance / 1000.0
+                near_waitns = WAITNS_US[0] <= extra_us <= WAITNS_US[1]
+                note = " = about the range's extra WaitNs kernel (~80 us)" if near_waitns else ""
+                out(f"    range duration - ncu kernel time x {per_instance:g}: {extra_us:+.1f} us per range{note}")
+                if s["waitns_ns"] and nv:
+                    w = statistics.median(s["waitns_ns"])
+                    out(f"    WaitNs kernel_event in this scope: median {w / 1000:.1f} us; range duration without it, "
+                        f"per launch: {fmt((g * per_instance - w) / per_instance, 2)} ns, ratio "
+                        f"{(g * per_instance - w) / per_instance / nv:.3f}")
+                line.append(f"(range time {extra_us:+.0f} us{' ~WaitNs' if note else ''})")
+        brief.append(f"    {kernel} ({s['name']}): " + " ".join(line))
+    return flagged
+
+
+# ---------------------------------------------------------------------------------------------- driver
+
+
+def sass_part(build, gpufl, demo, cwd, summary):
+    binary = os.path.join(build, "examples", "cuda", demo)
+    out(f"\n=== {demo}: SASS counters, gpufl SassMetrics vs ncu")
+    remove_logs(cwd, "sass")
+    rc, _, _ = run([binary], cwd, {"GPUFL_ENGINE": "SassMetrics", "GPUFL_LOG_PATH": "sass"}, save_as="sass.program")
+    records = gpufl_records(gpufl, cwd, "sass")
+    engine_ok = check_engine(records, "SassMetrics")
+    ours = gpufl_sass(records)
+    for r in records:
+        if r["type"] == "note" and r.get("feature") in ("sass_metrics", "deep_engines") and r.get("status") != "on":
+            out(f"  gpufl note {r.get('feature')} {r.get('status')}: {r.get('reason', '')[:300]}")
+    oracle = ncu_by_kernel(run_ncu(list(SASS_COUNTERS.values()), DEMOS[demo], binary, False, cwd, "ncu_sass"))
+    brief = []
+    problems = compare_sass(demo, ours, oracle, brief) + (rc != 0) + (not engine_ok)
+    summary.append(f"SASS   {demo:28s} {'OK (all counters equal)' if not problems else f'{problems} problem(s)'}"
+                   f"{'' if rc == 0 else f' [program exit {rc}]'}{'' if engine_ok else ' [engine not SassMetrics]'}")
+    summary.extend(brief)
+    return problems
+
+
+def range_part(build, gpufl, demo, cwd, summary):
+    binary = os.path.join(build, "examples", "cuda", demo)
+    out(f"\n=== {demo}: range profiler, gpufl RangeProfiler vs ncu")
+    remove_logs(cwd, "range")
+    rc, _, _ = run([binary], cwd, {"GPUFL_ENGINE": "RangeProfiler", "GPUFL_LOG_PATH": "range"}, save_as="range.program")
+    records = gpufl_records(gpufl, cwd, "range")
+    check_engine(records, "RangeProfiler")
+    for r in records:
+        if r["type"] == "note" and r.get("feature") == "range_profiler":
+            out(f"  gpufl note range_profiler {r.get('status')}: {r.get('reason', '')[:300]}")
+    scopes = gpufl_ranges(records)
+    oracle = ncu_by_kernel(run_ncu(RANGE_METRICS, DEMOS[demo], binary, True, cwd, "ncu_range"))
+    brief = []
+    flagged = compare_ranges(demo, scopes, oracle, brief)
+    summary.append(f"RANGE  {demo:28s} {flagged} value(s) outside {RANGE_TOLERANCE:.0%} or scope(s) not compared"
+                   f"{'' if rc == 0 else f' [program exit {rc}]'}; ratios gpufl/ncu (.sum per launch):")
+    summary.extend(brief)
+    return flagged
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("build", nargs="?")
+    ap.add_argument("out_dir", nargs="?")
+    ap.add_argument("--demos", default=",".join(DEMOS), help="comma-separated subset of " + ",".join(DEMOS))
+    ap.add_argument("--skip-sass", action="store_true")
+    ap.add_argument("--skip-range", action="store_true")
+    ap.add_argument("--self-test", action="store_true", help="check the parsers on fake data and exit")
+    args = ap.parse_args()
+    if args.self_test:
+        self_test()
+        return
+    if not args.build or not args.out_dir:
+        ap.error("BUILD_DIR and OUT_DIR are required")
+    global out
+    os.makedirs(args.out_dir, exist_ok=True)
+    out = Tee(os.path.join(args.out_dir, "deep_truth.txt"))
+    build = os.path.abspath(args.build)
+    gpufl = os.path.join(build, "apps", "gpufl", "gpufl")
+    t0 = time.perf_counter()
+    out(f"deep_truth: build {build}, out {os.path.abspath(args.out_dir)}, {time.strftime('%Y-%m-%d %H:%M:%S')}")
+    run([shutil.which("ncu") or "/usr/local/cuda/bin/ncu", "--version"], os.path.abspath(args.out_dir), timeout=60,
+        save_as="ncu_version")
+    summary, sass_problems = [], 0
+    for demo in [d for d in args.demos.split(",") if d]:
+        if demo not in DEMOS:
+            out(f"unknown demo {demo}")
+            sass_problems += 1
+            continue
+        cwd = os.path.abspath(os.path.join(args.out_dir, demo))
+        os.makedirs(cwd, exist_ok=True)
+        if not os.path.exists(os.path.join(build, "examples", "cuda", demo)):
+            out(f"{demo}: binary missing in {build}/examples/cuda")
+            summary.append(f"ALL    {demo:28s} binary missing")
+            sass_problems += 1
+            continue
+        if not args.skip_sass:
+            sass_problems += sass_part(build, gpufl, demo, cwd, summary)
+        if not args.skip_range:
+            range_part(build, gpufl, demo, cwd, summary)
+    out("\n== summary")
+    for line in summary:
+        out(line)
+    out(f"SASS: {'every counter equal to ncu' if not sass_problems else f'{sass_problems} problem(s)'}; "
+        f"elapsed {time.perf_counter() - t0:.0f} s; details in {os.path.join(args.out_dir, 'deep_truth.txt')}")
+    sys.exit(1 if sass_problems else 0)
+
+
+# ---------------------------------------------------------------------------------------------- self test
+
+
+def self_test():
+    ncu_out = (
+        "==PROF== Connected to process 1 (/x/matmul_tiling_demo)\n"
+        "some program line with \"ID\" in it\n"
+        "==PROF== Disconnected from process 1\n"
+        '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size",'
+        '"Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"\n'
+        '"0","1","m","h","matmul_naive(const float *, const float *, float *, int)","1","7","(32, 32, 1)",'
+        '"(64, 64, 1)","0","9.0","Command line profiler metrics","smsp__sass_inst_executed.sum","inst","11,272,608"\n'
+        '"0","1","m","h","matmul_naive(const float *, const float *, float *, int)","1","7","(32, 32, 1)",'
+        '"(64, 64, 1)","0","9.0","Command line profiler metrics","smsp__sass_thread_inst_executed.sum","inst",'
+        '"360,723,456"\n'
+        '"1","1","m","h","void matmul_tiled(const float *, const float *, float *, int)","1","7","(32, 32, 1)",'
+        '"(64, 64, 1)","0","9.0","Command line profiler metrics","smsp__sass_inst_executed.sum","inst","n/a"\n'
+        '"2","1","m","h","matmul_naive(const float *, const float *, float *, int)","1","7","(32, 32, 1)",'
+        '"(64, 64, 1)","0","9.0","Command line profiler metrics","smsp__sass_inst_executed.sum","inst","11272608"\n')
+    csv_text = extract_ncu_csv(ncu_out)
+    assert csv_text.startswith('"ID"'), csv_text[:50]
+    launches = parse_ncu_csv(csv_text)
+    assert [l[1] for l in launches] == ["matmul_naive", "matmul_tiled", "matmul_naive"], launches
+    assert launches[0][2]["smsp__sass_inst_executed.sum"] == 11272608.0
+    assert launches[0][2]["smsp__sass_thread_inst_executed.sum"] == 360723456.0
+    assert launches[1][2]["smsp__sass_inst_executed.sum"] is None
+    k = ncu_by_kernel(launches)
+    assert len(k["matmul_naive"]) == 2 and k["matmul_naive"][1]["smsp__sass_inst_executed.sum"] == 11272608.0
+    assert extract_ncu_csv("no csv here\n") == "" and parse_ncu_csv("") == []
+
+    assert base_name("void matmul_tiled(const float *, int)") == "matmul_tiled"
+    assert base_name("uniformWork(float*, float const*, int)") == "uniformWork"
+    assert base_name("_Z3fooi") == "_Z3fooi"
+
+    log = "\n".join(json.dumps(r) for r in [
+        {"type": "kernel_def", "k": 1, "name": "_Z1fv", "demangled": "f()"},
+        {"type": "kernel_def", "k": 2, "name": "_Z1gv", "demangled": "void g()"},
+        {"type": "kernel_def", "k": 3, "name": "WaitNs", "demangled": "WaitNs"},
+        {"type": "sass_metric", "func": "_Z1fv", "pc": 0, "launches": 5, "inst_executed": 50,
+         "thread_inst_executed": 1600, "sectors_global": 0, "sectors_global_ideal": 0},
+        {"type": "sass_metric", "func": "_Z1fv", "pc": 16, "launches": 5, "inst_executed": 100,
+         "thread_inst_executed": 1000, "sectors_global": 40, "sectors_global_ideal": 10},
+        # g: written in two batches (3 then 2 launches); pc 16 only ran in the first batch
+        {"type": "sass_metric", "func": "_Z1gv", "pc": 0, "launches": 3, "inst_executed": 3,
+         "thread_inst_executed": 96, "sectors_global": 0, "sectors_global_ideal": 0},
+        {"type": "sass_metric", "func": "_Z1gv", "pc": 16, "launches": 3, "inst_executed": 3,
+         "thread_inst_executed": 96, "sectors_global": 0, "sectors_global_ideal": 0},
+        {"type": "sass_metric", "func": "_Z1gv", "pc": 0, "launches": 2, "inst_executed": 2,
+         "thread_inst_executed": 64, "sectors_global": 0, "sectors_global_ideal": 0},
+        {"type": "scope_path", "p": 1, "parent": 0, "name": "fs", "depth": 0},
+        {"type": "scope_path", "p": 2, "parent": 0, "name": "mixed", "depth": 0},
+        {"type": "scope_begin", "p": 1, "id": 10, "name": "fs"},
+        {"type": "scope_begin", "p": 1, "id": 11, "name": "fs"},
+        {"type": "scope_begin", "p": 2, "id": 12, "name": "mixed"},
+        {"type": "kernel_event", "k": 1, "scope": 1}, {"type": "kernel_event", "k": 1, "scope": 1},
+        {"type": "kernel_event", "k": 1, "scope": 1}, {"type": "kernel_event", "k": 1, "scope": 1},
+        {"type": "kernel_event", "k": 3, "scope": 1, "dur_ns": 80000},
+        {"type": "kernel_event", "k": 1, "scope": 2}, {"type": "kernel_event", "k": 2, "scope": 2},
+        {"type": "range_counters", "range": "fs", "p": 1,
+         "metrics": {"gpu__time_duration.sum": 2080000.0, "dram__bytes_read.sum": 200.0}},
+        {"type": "range_counters", "range": "fs", "p": 1,
+         "metrics": {"gpu__time_duration.sum": 2080000.0, "l1tex__t_sector_hit_rate.pct": 50.0, "x": None}},
+    ]) + "\nnot json\n"
+    records = parse_ndjson(log)
+    sass = gpufl_sass(records)
+    assert sass["f"]["launches"] == 5 and sass["f"]["uniform"] and sass["f"]["sums"]["inst_executed"] == 150
+    assert sass["g"]["launches"] == 5 and not sass["g"]["uniform"], sass["g"]
+    oracle = {"f": [{"smsp__sass_inst_executed.sum": 30.0, "smsp__sass_thread_inst_executed.sum": 520.0,
+                     "smsp__sass_sectors_mem_global.sum": 8.0, "smsp__sass_sectors_mem_global_ideal.sum": 2.0}],
+              "g": [{"smsp__sass_inst_executed.sum": 1.0, "smsp__sass_thread_inst_executed.sum": 32.0,
+                     "smsp__sass_sectors_mem_global.sum": 0.0, "smsp__sass_sectors_mem_global_ideal.sum": 0.0}]}
+    assert compare_sass("fake", {"f": sass["f"]}, {"f": oracle["f"]}) == 0
+    assert compare_sass("fake", sass, oracle) == 2  # g: inst (8 over 5 launches vs 1) and thread_inst differ
+    assert compare_sass("fake", {}, {"h": oracle["f"]}) == 1
+
+    scopes = gpufl_ranges(records)
+    assert scopes[1]["instances"] == 2 and scopes[1]["kernels"] == Counter({"f": 4}) and scopes[1]["waitns"] == 1
+    assert scopes[1]["metrics"]["gpu__time_duration.sum"] == [2080000.0, 2080000.0]
+    assert "x" not in scopes[1]["metrics"] and scopes[1]["ranges"] == 2
+    assert set(single_kernel_scopes(scopes)) == {"f"}
+    ncu_f = [{"gpu__time_duration.sum": 1000000.0, "dram__bytes_read.sum": 100.0, "l1tex__t_sector_hit_rate.pct": 50.0},
+             {"gpu__time_duration.sum": 1000000.0, "dram__bytes_read.sum": 100.0, "l1tex__t_sector_hit_rate.pct": 50.0}]
+    # per instance 2 launches: duration 2.08 ms / 2 = 1.04 ms vs 1.0 (ratio 1.04, inside 5%), 80 us extra per range
+    brief = []
+    assert compare_ranges("fake", scopes, {"f": ncu_f}, brief) == 0
+    assert brief[0].startswith("    f (fs): time 1.04 (range time +80 us ~WaitNs) dram_rd 1.00"), brief
+    ncu_f[0]["dram__bytes_read.sum"] = ncu_f[1]["dram__bytes_read.sum"] = 50.0
+    assert compare_ranges("fake", scopes, {"f": ncu_f}) == 1
+
+    # The real H200 logs of the repository, when a gpufl build is around.
+    here = os.path.dirname(os.path.abspath(__file__))
+    data = os.path.join(here, "..", "tests", "data", "h200", "sass_divergence")
+    gpufl = next((g for g in sorted(glob.glob(os.path.join(here, "..", "build", "*", "apps", "gpufl", "gpufl")))
+                  if os.access(g, os.X_OK)), None)
+    if gpufl and os.path.exists(data + ".device.log"):
+        p = subprocess.run([gpufl, "cat", data], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                           timeout=60)
+        real = gpufl_sass(parse_ndjson(p.stdout))
+        print("real sass_divergence log (" + gpufl + "):")
+        for k, v in sorted(real.items()):
+            print(f"  {k:20s} launches {v['launches']} uniform {v['uniform']} rows {v['rows']} "
+                  + " ".join(f"{c}={v['sums'][c] // max(v['launches'], 1):,}" for c in SASS_COUNTERS))
+        assert {"uniformWork", "branchByWarpLane", "earlyExit"} <= set(real), set(real)
+    print("self-test passed")
+
+
+if __name__ == "__main__":
+    main()
