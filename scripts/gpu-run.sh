@@ -4,7 +4,8 @@
 # packages missing there travel as .deb files in .deb/ (scripts/fetch-h200-debs.sh; docs/h200.md), unpacked
 # into a private prefix.
 # Usage: scripts/gpu-run.sh [step ...]   steps: build test examples bench ncu python (default: all of these)
-#                                        and, only when named: deep (deep engines vs ncu), cost (engine slowdown)
+#                                        and, only when named: deep (deep engines vs ncu), cost (engine slowdown),
+#                                        edges (gpufl trace: signals, children, exit codes, no CUDA, Numba)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -86,6 +87,13 @@ if has cost; then
   echo "engine_cost exit $?"
   if grep -q '^== engine cost' "$RES/cost.txt"; then sed -n '/^== engine cost/,$p' "$RES/cost.txt" | cut -c1-200 | tail -60
   else tail -30 "$RES/cost.txt"; fi
+fi
+
+if has edges; then
+  log "gpufl trace edge cases"
+  bash scripts/gpu-trace-edges.sh "$BUILD" "$RES/edges" > "$RES/edges.txt" 2>&1
+  echo "gpu-trace-edges exit $?"
+  grep -E "^(PASS|FAIL|SKIP)|passed|failed" "$RES/edges.txt" | cut -c1-220
 fi
 
 if has python; then
