@@ -99,11 +99,15 @@ def init(
     *,
     deep_launches_per_kernel: Optional[int] = None,
     rotate_bytes: Optional[int] = None,
+    enable_nvtx: bool = True,
 ) -> bool:
     """Starts a GPU Flight session for this process.
 
     `log_path` is a prefix: "./run" writes run.device.log, run.scope.log and run.system.log (default
     "./<app_name>"). `profiling_engine` is a ProfilingEngine, its name as a string, or None.
+
+    `enable_nvtx` (default on): NVTX push/pop ranges, e.g. `with torch.cuda.nvtx.range("fwd"):`, become scopes
+    like gpufl.Scope. Call init() before the program's first NVTX call, or run under `gpufl trace` (docs/nvtx.md).
 
     Returns True when GPU profiling is on. Without a usable GPU (no driver, no device, CUPTI taken) it returns
     False, warns once per process, and the program runs on: scopes and system samples are still recorded where
@@ -125,6 +129,7 @@ def init(
         engine,
         deep,
         rotate,
+        bool(enable_nvtx),
     )
     with _state_lock:
         _active = True

@@ -52,6 +52,13 @@ class CudaCollector final : public runtime::Collector {
     ctx.addNote("cupti_activity", "on",
                 "kernels, memcpy and memset activity with launch callbacks");
     tracing_ = true;
+    if (options_.enable_nvtx) {
+      std::string status, why;
+      tracer_.enableNvtx(injected_, &status, &why);
+      ctx.addNote("nvtx", status, why);
+    } else {
+      ctx.addNote("nvtx", "off", "enable_nvtx is false (GPUFL_NVTX=0): NVTX ranges are not scopes");
+    }
     return true;
   }
 

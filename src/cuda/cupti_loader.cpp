@@ -1,6 +1,8 @@
 #include "cuda/cupti_loader.hpp"
+#include "cuda/cupti_symbol.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -32,6 +34,15 @@ void resolve(CuptiLibrary& lib) {
 #undef GPUFL_CUPTI_RESOLVE
   if (lib.cuptiGetVersion == nullptr || lib.cuptiGetVersion(&lib.version) != CUPTI_SUCCESS)
     lib.version = 0;
+  // The file the loader actually mapped (a soname resolves to a full path), for
+  // NVTX_INJECTION64_PATH, which must name this very copy.
+  struct link_map* map = nullptr;
+  if (dlinfo(lib.handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr &&
+      map->l_name[0] != '\0') {
+    std::error_code ec;  // a relative GPUFL_CUPTI_LIB stays relative in l_name
+    std::filesystem::path p = std::filesystem::absolute(map->l_name, ec);
+    lib.file = ec ? std::string() : p.string();
+  }
 }
 
 // Tries `name`; on failure adds what was tried to `looked`.
@@ -164,6 +175,15 @@ bool CuptiLibrary::has(CuptiFeature feature, std::string* why) const {
   if (m.empty()) return true;
   if (why) *why = "libcupti too old: " + m + " missing (" + path + ")";
   return false;
+}
+
+void* loadedCuptiSymbol(const char* name) noexcept {
+  try {
+    const CuptiLibrary& lib = cuptiLibrary();
+    return lib.loaded() ? dlsym(lib.handle, name) : nullptr;
+  } catch (...) {
+    return nullptr;
+  }
 }
 
 }  // namespace gpufl::cuda

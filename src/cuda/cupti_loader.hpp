@@ -117,6 +117,7 @@ struct CuptiLibrary {
 
   void* handle = nullptr;            // dlopen handle; nullptr when not found
   std::string path;                  // what was loaded (file or soname as dlopen'ed)
+  std::string file;                  // absolute path of the mapped file ("" when unknown)
   std::string error;                 // why libcupti is not loaded ("" when it is)
   std::vector<std::string> missing;  // functions of the list the library lacks
   uint32_t version = 0;              // cuptiGetVersion (0 when unknown)

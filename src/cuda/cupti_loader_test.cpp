@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string>
 
 #include "cuda/cupti_api.hpp"
+#include "cuda/cupti_symbol.hpp"
 
 namespace gpufl::cuda {
 namespace {
@@ -53,6 +55,13 @@ TEST(CuptiLoader, FindsThisMachinesLibcuptiAndResolvesEveryFunction) {
     std::string why;
     EXPECT_TRUE(lib.has(f, &why)) << why;
   }
+  // The mapped file, as NVTX_INJECTION64_PATH needs it: absolute and there.
+  ASSERT_FALSE(lib.file.empty());
+  EXPECT_EQ(lib.file[0], '/') << lib.file;
+  EXPECT_TRUE(std::filesystem::exists(lib.file)) << lib.file;
+  // NVTX's entry point, as the injection library forwards to it.
+  EXPECT_NE(loadedCuptiSymbol("InitializeInjectionNvtx2"), nullptr);
+  EXPECT_EQ(loadedCuptiSymbol("gpuflNoSuchFunction"), nullptr);
   // The forwarders reach the library.
   uint32_t version = 0;
   EXPECT_EQ(cupti::cuptiGetVersion(&version), CUPTI_SUCCESS);

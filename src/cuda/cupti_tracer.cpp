@@ -11,6 +11,9 @@
 #include "cuda/activity_decode.hpp"
 #include "cuda/cupti_api.hpp"
 #include "cuda/cupti_status.hpp"
+#include "cuda/nvtx_decode.hpp"
+#include "cuda/nvtx_injection.hpp"
+#include "cuda/nvtx_ranges.hpp"
 #include "cuda/trace_config.hpp"
 
 namespace gpufl::cuda {
@@ -51,6 +54,10 @@ bool isGraphLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
 void CUPTIAPI onCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                          const void* data) {
   auto* tracer = static_cast<CuptiTracer*>(userdata);
+  if (domain == CUPTI_CB_DOMAIN_NVTX) {
+    tracer->onNvtx(cbid, data);
+    return;
+  }
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     tracer->onResource(static_cast<int>(cbid), data);
     return;
@@ -225,6 +232,54 @@ void CuptiTracer::onApi(const void* callback_data, bool enter, ApiKind kind) {
     for (auto& engine : engines_) engine->onLaunchEnter(site);
   } else {
     for (auto& engine : engines_) engine->onLaunchExit(site);
+  }
+}
+
+bool CuptiTracer::enableNvtx(bool injected, std::string* status, std::string* reason) {
+  if (!started_) {
+    *status = "off";
+    *reason = "CUPTI tracing is off";
+    return false;
+  }
+  for (CUpti_CallbackId cbid : kNvtxCbids) {
+    if (CuptiCall c{"cuptiEnableCallback(NVTX)",
+                    cupti::cuptiEnableCallback(1, static_cast<CUpti_SubscriberHandle>(subscriber_),
+                                               CUPTI_CB_DOMAIN_NVTX, cbid)};
+        !c.ok()) {
+      *status = "off";
+      *reason = c.describe();
+      return false;
+    }
+  }
+  NvtxInjectionPlan plan = configureNvtxInjection(cuptiLibrary().file, injected);
+  *status = plan.status;
+  *reason = plan.reason;
+  return true;
+}
+
+void CuptiTracer::onNvtx(uint32_t cbid, const void* nvtx_data) {
+  // Wide names are converted here; scopeBegin copies (interns) the name before we return.
+  thread_local char scratch[256];
+  const NvtxCall call = decodeNvtx(cbid, *static_cast<const CUpti_NvtxData*>(nvtx_data), scratch,
+                                   nvtxDomainTags(), nvtxRegisteredStrings());
+  switch (call.action) {
+    case NvtxAction::Push:
+      nvtxRangePushed(call.handle, call.text, call.tag);
+      break;
+    case NvtxAction::Pop:
+      nvtxRangePopped(call.handle);
+      break;
+    case NvtxAction::DomainCreated:  // rare: the tag is built once per domain
+      try {
+        nvtxDomainTags().put(call.handle, nvtxDomainTag(call.text));
+      } catch (...) {
+      }
+      break;
+    case NvtxAction::StringRegistered:
+      nvtxRegisteredStrings().put(call.handle, call.text);
+      break;
+    case NvtxAction::Ignore:
+      break;
   }
 }
 

@@ -1,11 +1,12 @@
 // Plain CUPTI tracing: kernels, copies and sets from the activity API, plus launch callbacks that
 // attribute each kernel to the launching thread's user scope (and stack). Owns the process's one
-// CUPTI subscriber and forwards context, module and launch hooks to the deep engines.
+// CUPTI subscriber and forwards context, module and launch hooks to the deep engines. Optionally
+// follows NVTX push/pop ranges as scopes (enableNvtx, nvtx_ranges.hpp).
 //
-// Threads: start()/stop() on the thread that calls gpufl::init/shutdown; launch callbacks on
-// application threads (lock-free, allocation-free: CorrelationTable); buffer callbacks on CUPTI's
-// thread (hand-off only); drain() on the session's writer thread, where records are decoded, joined
-// and turned into events.
+// Threads: start()/stop() on the thread that calls gpufl::init/shutdown; launch and NVTX callbacks
+// on application threads (lock-free, allocation-free: CorrelationTable); buffer callbacks on
+// CUPTI's thread (hand-off only); drain() on the session's writer thread, where records are
+// decoded, joined and turned into events.
 #pragma once
 
 #include <cupti_activity.h>
@@ -48,6 +49,12 @@ class CuptiTracer {
   // Flushes CUPTI, stops the engines, disables everything and unsubscribes. Idempotent.
   void stop();
 
+  // After start(): turns NVTX push/pop ranges into scopes. Enables CUPTI's NVTX callbacks and
+  // points NVTX_INJECTION64_PATH at this libcupti when unset (nvtx_injection.hpp); `injected`:
+  // under gpufl trace. Returns whether the callbacks are on, with the session note's status and
+  // reason.
+  bool enableNvtx(bool injected, std::string* status, std::string* reason);
+
   void setDevices(const std::vector<DeviceInfo>& devices) { catalog_.setDevices(devices); }
   void setKernelDetails(bool on) { catalog_.setOccupancyEnabled(on); }
 
@@ -61,6 +68,7 @@ class CuptiTracer {
   // [cupti callbacks] Entry points used by the C callbacks; public only for them.
   enum class ApiKind { KernelLaunch, GraphLaunch, Copy };
   void onApi(const void* callback_data, bool enter, ApiKind kind);
+  void onNvtx(uint32_t cbid, const void* nvtx_data);
   void onResource(int cbid, const void* resource_data);
   void onBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
   void onBufferCompleted(void* context, uint32_t stream, uint8_t* buffer, size_t valid_bytes);

@@ -5,6 +5,10 @@ target_sources(gpufl_cuda PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/kernel_catalog.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cupti_tracer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_collector.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/nvtx_decode.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/nvtx_handles.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/nvtx_injection.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/nvtx_ranges.cpp
 )
 include(${CMAKE_CURRENT_LIST_DIR}/deep.cmake OPTIONAL)
 if(TARGET gpufl_cuda_deep)
@@ -15,3 +19,8 @@ set_property(GLOBAL APPEND PROPERTY GPUFL_COLLECTORS "gpufl_cuda|cuda/cuda_colle
 
 gpufl_add_test(correlation_table_test ${CMAKE_CURRENT_LIST_DIR}/correlation_table_test.cpp LIBS gpufl_cuda)
 gpufl_add_test(kernel_catalog_test ${CMAKE_CURRENT_LIST_DIR}/kernel_catalog_test.cpp LIBS gpufl_cuda)
+# NVTX ranges as scopes: decode fed host-built callback data, the per-thread balance against the core
+# scope stack, and the NVTX_INJECTION64_PATH decision.
+gpufl_add_test(nvtx_decode_test ${CMAKE_CURRENT_LIST_DIR}/nvtx_decode_test.cpp LIBS gpufl_cuda)
+gpufl_add_test(nvtx_ranges_test ${CMAKE_CURRENT_LIST_DIR}/nvtx_ranges_test.cpp LIBS gpufl_cuda)
+gpufl_add_test(nvtx_injection_test ${CMAKE_CURRENT_LIST_DIR}/nvtx_injection_test.cpp LIBS gpufl_cuda)

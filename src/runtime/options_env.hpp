@@ -9,6 +9,8 @@
 //   GPUFL_SAMPLE_RATE_MS  system sampling period, integer 0..3600000 (0 = off)
 //   GPUFL_DEBUG           enable_debug_output (1/0, true/false, yes/no, on/off)
 //   GPUFL_STACK_TRACE     enable_stack_trace (same)
+//   GPUFL_NVTX            enable_nvtx (same): 0 keeps NVTX ranges out of the scopes, and `gpufl trace`
+//                         then leaves NVTX_INJECTION64_PATH unset
 //   GPUFL_DISABLE         1/true/yes/on: init() records nothing and returns false (a kill switch for
 //                         always-on deployments, and how the oracle runs our examples under ncu)
 // A value that does not parse leaves the option as it was and is reported as an OptionIssue (the
