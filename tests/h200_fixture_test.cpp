@@ -78,7 +78,7 @@ TEST(H200Fixtures, CoalescingCardPutsCoalescingFirst) {
   expectContains(card, "Warp Eff.:      100.0%");
   // 69,468,160 x 32 B / 1 launch over the instrumented 250.05 ms; peak 2 x 3.201 GHz x 6016 bit
   // / 8.
-  expectContains(card, "~8.89 GB/s of 4.81 TB/s peak");
+  expectContains(card, "Global Traffic: ~8.89 GB/s (0.2% of the 4.81 TB/s DRAM peak at most)");
   expectContains(card, "instrumented");
   expectContains(card, "Clocks/Power:   SM 1980 MHz");
   expectContains(card, "Try First:      Coalesce global memory accesses first: only 15.1%");
@@ -96,7 +96,7 @@ TEST(H200Fixtures, TraceCardsShowClocksAndPower) {
   }
   // Kernels shorter than the 100 ms sample period get the nearest sample, and say so.
   expectContains(cardsOf(reportOf("pytorch_train_trace")), "(nearest sample, ");
-  // gpufl trace has no device properties: the SM count comes from the waves (2 / 0.0019 / 8 = 132).
+  // 2 blocks of matmul_col_per_thread on the H200's 132 SMs (from the trace's device record).
   expectContains(cardsOf(reportOf("kernel_zoo_trace")),
                  "Try First:      Expose more parallelism: 2 blocks run on 132 SMs");
 }

@@ -30,6 +30,9 @@ struct CliContext {
   std::FILE* out_file =
       stdout;  // for writers that need a FILE* (`gpufl cat`); same destination as `out`
   int exit_code = kExitOk;  // set by the subcommand's callback
+  // `gpufl trace`: the program died of this signal (SIGINT, SIGTERM, SIGHUP), which main() raises
+  // on itself after everything is printed, so a calling shell sees the signal and stops too.
+  int reraise_signal = 0;
 };
 
 // Registers one subcommand on `app`; its callback runs during parsing and sets ctx.exit_code.

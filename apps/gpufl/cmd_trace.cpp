@@ -1,6 +1,7 @@
-// `gpufl trace [--engine E] [-o PREFIX] [--sample-rate MS] -- cmd args...`: runs an unmodified
-// program with GPU Flight injected (CUDA_INJECTION64_PATH + GPUFL_* variables), passes its output,
-// signals and exit status through, then says where the logs are and prints a short summary.
+// `gpufl trace [--engine E] [-o PREFIX] [--sample-rate MS] [--no-nvtx] -- cmd args...`: runs an
+// unmodified program with GPU Flight injected (CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH and
+// GPUFL_* variables: trace_env.hpp), passes its output, signals and exit status through, then says
+// where the logs are and prints a short summary.
 #include <limits.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -8,12 +9,14 @@
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "cli.hpp"
+#include "trace_env.hpp"
 #include "trace_summary.hpp"
 
 namespace gpufl::cli {
@@ -23,10 +26,14 @@ namespace fs = std::filesystem;
 
 volatile sig_atomic_t g_child = 0;
 
-// While the program runs, Ctrl-C and kill reach it (it shares our terminal's process group for
-// SIGINT; SIGTERM sent to gpufl is forwarded), and gpufl waits for it to flush and exit.
-void forward(int sig) {
-  if (g_child > 0) kill(g_child, sig);
+// While the program runs, gpufl waits for it to flush and exit, and signals meant for the program
+// reach it once: a terminal's Ctrl-C (si_code SI_KERNEL) already went to the whole foreground
+// process group, the program included, so only a SIGINT sent to gpufl itself with kill() is passed
+// on; SIGTERM and SIGHUP are always passed on (a second SIGTERM from a group kill is harmless).
+void forward(int sig, siginfo_t* info, void*) {
+  if (g_child <= 0) return;
+  if (sig == SIGINT && info != nullptr && info->si_code == SI_KERNEL) return;
+  kill(g_child, sig);
 }
 
 fs::path selfDir() {
@@ -66,6 +73,7 @@ struct TraceArgs {
   bool debug = false;
   bool stack = false;
   bool quiet = false;
+  bool no_nvtx = false;
   std::vector<std::string> command;
 };
 
@@ -75,22 +83,44 @@ int runTraced(const TraceArgs& a, CliContext& ctx) {
     ctx.err << "gpufl trace: cannot find libgpufl_inject.so (set GPUFL_INJECT_LIB to its path)\n";
     return kExitFailure;
   }
-  std::string prefix =
-      a.prefix.empty() ? "./gpufl_trace_" + fs::path(a.command[0]).filename().string() : a.prefix;
+  // Absolute, so a program that changes directory before CUDA starts still logs where we look.
+  const std::string given =
+      a.prefix.empty() ? "gpufl_trace_" + fs::path(a.command[0]).filename().string() : a.prefix;
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(given, ec);
+  const std::string prefix = ec ? given : absolute.lexically_normal().string();
+  TraceEnvRequest env_request;
+  env_request.inject_lib = lib;
+  env_request.prefix = prefix;
+  env_request.app_name = fs::path(a.command[0]).filename().string();
+  env_request.engine = a.engine;
+  env_request.sample_rate_ms = a.sample_rate_ms;
+  env_request.debug = a.debug;
+  env_request.stack = a.stack;
+  env_request.nvtx = !a.no_nvtx;
+  // Built before fork: the child only calls setenv and exec.
+  const auto child_env =
+      traceEnvironment(env_request, [](const char* name) { return std::getenv(name); });
+  // Handlers before fork, so no signal finds gpufl unprepared; exec resets them in the child.
+  struct sigaction sa {
+  }, old_int{}, old_term{}, old_hup{};
+  sa.sa_sigaction = forward;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  sigaction(SIGHUP, &sa, &old_hup);
+  // Logs older than this are an earlier run's (1 s of slack for coarse file timestamps).
+  const auto started = fs::file_time_type::clock::now() - std::chrono::seconds(1);
   pid_t pid = fork();
   if (pid < 0) {
     ctx.err << "gpufl trace: fork failed: " << std::strerror(errno) << "\n";
     return kExitFailure;
   }
   if (pid == 0) {
-    setenv("CUDA_INJECTION64_PATH", lib.c_str(), 1);
-    setenv("GPUFL_LOG_PATH", prefix.c_str(), 1);
-    setenv("GPUFL_APP_NAME", fs::path(a.command[0]).filename().c_str(), 1);
-    setenv("GPUFL_ENGINE", a.engine.c_str(), 1);
-    setenv("GPUFL_SAMPLE_RATE_MS", std::to_string(a.sample_rate_ms).c_str(), 1);
+    for (const auto& [name, value] : child_env) setenv(name.c_str(), value.c_str(), 1);
+    // The traced program keeps this pid through exec; processes it starts log under their own.
     setenv("GPUFL_ROOT_PID", std::to_string(getpid()).c_str(), 1);
-    if (a.debug) setenv("GPUFL_DEBUG", "1", 1);
-    if (a.stack) setenv("GPUFL_STACK_TRACE", "1", 1);
     std::vector<char*> argv;
     for (const auto& s : a.command) argv.push_back(const_cast<char*>(s.c_str()));
     argv.push_back(nullptr);
@@ -99,20 +129,21 @@ int runTraced(const TraceArgs& a, CliContext& ctx) {
     _exit(127);
   }
   g_child = pid;
-  struct sigaction sa {
-  }, old_int{}, old_term{};
-  sa.sa_handler = forward;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  g_child = 0;
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
-  g_child = 0;
+  sigaction(SIGHUP, &old_hup, nullptr);
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (!a.quiet) printTraceSummary(prefix, code, ctx);
+  if (!a.quiet) printTraceSummary(prefix, code, ctx, started);
+  // Died of an interrupt: gpufl dies of it too, so a calling shell script stops as it would
+  // without gpufl. Crashes (SIGSEGV, SIGABRT, ...) stay an exit status: no core of gpufl's own.
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) ctx.reraise_signal = sig;
+  }
   return code;
 }
 
@@ -133,6 +164,8 @@ void addTraceCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--debug", args->debug, "gpufl diagnostics on stderr");
   cmd->add_flag("--stack", args->stack, "record the host call stack of each launch");
   cmd->add_flag("-q,--quiet", args->quiet, "no summary after the program ends");
+  cmd->add_flag("--no-nvtx", args->no_nvtx,
+                "do not turn NVTX ranges (torch.cuda.nvtx.range, ...) into scopes");
   cmd->add_option("command", args->command, "the program and its arguments, after --")->required();
   cmd->prefix_command(false);
   cmd->callback([args, &ctx] { ctx.exit_code = runTraced(*args, ctx); });

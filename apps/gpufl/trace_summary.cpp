@@ -1,7 +1,9 @@
 #include "trace_summary.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <ostream>
+#include <utility>
 #include <vector>
 
 #ifdef GPUFL_CLI_HAVE_REPORT
@@ -13,30 +15,44 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Prefixes written by the run: PREFIX itself and PREFIX.<pid> for child processes.
-std::vector<std::string> writtenPrefixes(const std::string& prefix) {
+// Prefixes written by the run: PREFIX itself and PREFIX.<pid> for child processes, each only when its
+// device log was modified at or after `since`.
+std::vector<std::string> writtenPrefixes(const std::string& prefix,
+                                         std::optional<fs::file_time_type> since) {
+  std::error_code ec;
+  auto fresh = [&](const fs::path& log) {
+    if (!fs::exists(log, ec)) return false;
+    if (!since) return true;
+    const auto t = fs::last_write_time(log, ec);
+    return !ec && t >= *since;
+  };
   std::vector<std::string> out;
   fs::path p(prefix);
   fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   std::string base = p.filename().string();
-  std::error_code ec;
-  if (fs::exists(prefix + ".device.log", ec)) out.push_back(prefix);
+  if (fresh(prefix + ".device.log")) out.push_back(prefix);
+  std::vector<std::pair<unsigned long long, std::string>> children;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     std::string name = entry.path().filename().string();
     const std::string tail = ".device.log";
     if (name.size() <= base.size() + tail.size() + 1 || name.rfind(base + ".", 0) != 0) continue;
     if (name.compare(name.size() - tail.size(), tail.size(), tail) != 0) continue;
     std::string middle = name.substr(base.size() + 1, name.size() - base.size() - 1 - tail.size());
-    if (!middle.empty() && middle.find_first_not_of("0123456789") == std::string::npos)
-      out.push_back((dir / (base + "." + middle)).string());
+    if (middle.empty() || middle.size() > 18 ||
+        middle.find_first_not_of("0123456789") != std::string::npos || !fresh(entry.path()))
+      continue;
+    children.emplace_back(std::stoull(middle), (dir / (base + "." + middle)).string());
   }
+  std::sort(children.begin(), children.end());
+  for (auto& [pid, child] : children) out.push_back(std::move(child));
   return out;
 }
 
 }  // namespace
 
-void printTraceSummary(const std::string& prefix, int exit_code, CliContext& ctx) {
-  std::vector<std::string> prefixes = writtenPrefixes(prefix);
+void printTraceSummary(const std::string& prefix, int exit_code, CliContext& ctx,
+                       std::optional<fs::file_time_type> since) {
+  std::vector<std::string> prefixes = writtenPrefixes(prefix, since);
   ctx.err << "\ngpufl trace: program exited with status " << exit_code << "\n";
   if (prefixes.empty()) {
     ctx.err

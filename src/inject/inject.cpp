@@ -2,6 +2,7 @@
 // initialises and calls InitializeInjection, where a session starts with options from the GPUFL_*
 // environment (see src/runtime/options_env.hpp). A child process of the traced program writes its
 // own logs, its pid appended to the prefix.
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -24,6 +25,15 @@ void separateChildLogs() {
   setenv("GPUFL_LOG_PATH", own.c_str(), 1);
 }
 
+// A Python program ended by an uncaught KeyboardInterrupt finalizes the interpreter and then kills
+// itself with SIGINT (Python >= 3.8), so C atexit handlers never run. Py_AtExit callbacks run inside
+// Py_FinalizeEx, before that: register the flush there too when the process is a Python.
+void flushAtPythonExit() {
+  using PyAtExit = int (*)(void (*)());
+  auto py_at_exit = reinterpret_cast<PyAtExit>(dlsym(RTLD_DEFAULT, "Py_AtExit"));
+  if (py_at_exit != nullptr) py_at_exit([] { gpufl::shutdown(); });
+}
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
@@ -35,6 +45,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   separateChildLogs();
   gpufl::InitOptions options;  // every field comes from GPUFL_* overrides applied inside init()
   gpufl::init(options);
+  flushAtPythonExit();
   if (!gpufl::inject::installSignalFlush())
     std::fprintf(stderr,
                  "gpufl: could not install SIGINT/SIGTERM flush; logs are still flushed at exit\n");

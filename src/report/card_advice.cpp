@@ -83,10 +83,18 @@ std::vector<CardAdvice> cardAdvice(const Report& r, const KernelGroup& g, const 
                        " of PC samples wait on global memory (Long Scoreboard) — prefetch into "
                        "registers or shared memory, or raise occupancy/ILP so other warps issue."});
   }
-  // 6. Close to the DRAM peak: only moving fewer bytes helps.
-  if (c.has_bandwidth && c.peak_bps > 0 && c.peak_pct >= kCardBandwidthBoundPct) {
+  // 6. Heavy global traffic. The sector rate bounds DRAM traffic from above (L2 hits count too):
+  // past the DRAM peak it is L2 throughput, and keeping data on chip is the cure; near the peak
+  // the kernel may be bandwidth-bound.
+  if (c.has_bandwidth && c.peak_bps > 0 && c.peak_pct > 100.0) {
+    all.push_back({"l2_traffic",
+                   "Reuse data on chip: global loads and stores request " +
+                       formatFixed(c.peak_pct / 100.0, 1) +
+                       "x the DRAM peak, served by L2 — tile through shared memory (or "
+                       "registers) so each block fetches a value once."});
+  } else if (c.has_bandwidth && c.peak_bps > 0 && c.peak_pct >= kCardBandwidthBoundPct) {
     all.push_back({"bandwidth_bound",
-                   "Move fewer bytes: the estimate is " + formatPercent(c.peak_pct, 0) +
+                   "Move fewer bytes: global traffic is up to " + formatPercent(c.peak_pct, 0) +
                        " of the DRAM peak — fuse with neighbouring kernels, use smaller types, "
                        "or reuse data through shared memory/L2."});
   }

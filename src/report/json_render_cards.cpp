@@ -43,7 +43,7 @@ void sass(JsonWriter& w, const KernelCard& c) {
 }
 
 void bandwidth(JsonWriter& w, const KernelCard& c) {
-  w.key("dram_bandwidth_estimate");
+  w.key("global_traffic_estimate");  // an upper bound on DRAM traffic
   if (!c.has_bandwidth) {
     w.null();
     return;

@@ -79,21 +79,27 @@ void stalls(TextOut& out, const KernelCard& c) {
   field(out, "Top Stalls", v + " (of " + formatCount(c.stall_samples) + " samples)");
 }
 
+// Global sectors are what L1 requested from L2, so the rate is an upper bound on DRAM traffic; above
+// the DRAM peak it can only be L2 (and cache) throughput.
 void bandwidth(TextOut& out, const KernelCard& c) {
   if (!c.has_bandwidth) {
-    field(out, "DRAM Bandwidth", "n/a (needs SASS global sectors and a duration)");
+    field(out, "Global Traffic", "n/a (needs SASS global sectors and a duration)");
     return;
   }
   std::string v = "~" + formatRate(c.achieved_bps);
-  if (c.peak_bps > 0)
-    v += " of " + formatRate(c.peak_bps) + " peak (" + formatPercent(c.peak_pct) + ")";
-  v += "; estimate: " + formatBytes(static_cast<uint64_t>(c.bytes_per_launch + 0.5)) +
+  if (c.peak_bps > 0) {
+    v += c.peak_pct > 100.0 ? ", " + formatFixed(c.peak_pct / 100.0, 1) + "x the DRAM peak of " +
+                                  formatRate(c.peak_bps) + ", so mostly L2 hits"
+                            : " (" + formatPercent(c.peak_pct) + " of the " +
+                                  formatRate(c.peak_bps) + " DRAM peak at most)";
+  }
+  v += "; " + formatBytes(static_cast<uint64_t>(c.bytes_per_launch + 0.5)) +
        " per launch (sectors x 32 B / " + launches(c.sass_launches) + ") over the ";
   v += c.clean_duration ? "clean median " + formatDuration(c.duration_ns) + " (" +
                               launches(c.duration_launches) + " uninstrumented)"
                         : "instrumented median " + formatDuration(c.duration_ns) +
                               " (no clean launches: inflated, so this is low)";
-  field(out, "DRAM Bandwidth", v + "; L2 hits count as sectors too.");
+  field(out, "Global Traffic", v + "; L2 hits count as sectors too.");
 }
 
 void clocks(TextOut& out, const KernelGroup& g, const KernelCard& c) {

@@ -87,6 +87,28 @@ TEST(OptionsEnvTest, BadValuesKeepTheOptionAndReportIt) {
   EXPECT_TRUE(o.log_path.empty());  // empty variable = unset
 }
 
+TEST(OptionsEnvTest, NvtxIsOnByDefaultAndGpuflNvtxTurnsItOff) {
+  InitOptions o;
+  EXPECT_TRUE(o.enable_nvtx);
+  std::vector<OptionIssue> issues;
+  applyEnvOverrides(o, fakeEnv({{"GPUFL_NVTX", "0"}}), &issues);
+  EXPECT_FALSE(o.enable_nvtx);
+  applyEnvOverrides(o, fakeEnv({{"GPUFL_NVTX", "on"}}), &issues);
+  EXPECT_TRUE(o.enable_nvtx);
+  EXPECT_TRUE(issues.empty());
+  // Code may turn it off; an unset variable keeps the code's choice.
+  o.enable_nvtx = false;
+  applyEnvOverrides(o, fakeEnv({{"GPUFL_NVTX", ""}}), &issues);
+  EXPECT_FALSE(o.enable_nvtx);
+  // A bad value keeps the option and says so.
+  applyEnvOverrides(o, fakeEnv({{"GPUFL_NVTX", "sometimes"}}), &issues);
+  EXPECT_FALSE(o.enable_nvtx);
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(issues[0].option, "GPUFL_NVTX");
+  EXPECT_NE(issues[0].message.find("using false"), std::string::npos) << issues[0].message;
+  EXPECT_EQ(optionsJson(o).at("enable_nvtx"), "false");
+}
+
 TEST(OptionsEnvTest, NoEnvironmentChangesNothing) {
   InitOptions o, before;
   applyEnvOverrides(o, fakeEnv({}), nullptr);

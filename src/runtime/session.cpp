@@ -173,6 +173,11 @@ void Session::addNote(std::string_view feature, std::string_view status, std::st
     n.status = status;
     n.reason = reason;
     debug("note: " + n.feature + " " + n.status + ": " + n.reason);
+    // The one thing a user must hear even without debug output: the program runs unprofiled.
+    if (n.feature == "cupti_activity" && n.status == "off" && !tracing_off_said_.exchange(true)) {
+      std::fprintf(stderr, "gpufl: GPU tracing off: %s (the program continues; the log says so)\n",
+                   n.reason.c_str());
+    }
     std::lock_guard lock(notes_mu_);
     pending_notes_.push_back(std::move(n));
   } catch (...) {

@@ -9,6 +9,7 @@
 // gpufl::init holds the process's session; tests may run their own, one after another.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -90,6 +91,7 @@ class Session final : public SessionContext {
   WriterThread writer_;
   uint32_t generation_ = 0;
   bool gpu_profiling_ = false;
+  std::atomic<bool> tracing_off_said_{false};  // the stderr line for cupti_activity off, printed once
   bool starting_ = true;  // addDevice is only accepted while collectors start
   bool stopped_ = false;
   int64_t last_flush_ns_ = 0;
