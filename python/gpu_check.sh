@@ -62,6 +62,13 @@ done
 MPLBACKEND=Agg timeout 120 "$VPY" "$ROOT/examples/python/pytorch_smoke.py" > pytorch_smoke.txt 2>&1
 echo "pytorch_smoke exit $?"; grep -E "GPU Device|Kernels|GPU Busy|Peak VRAM" pytorch_smoke.txt | head
 
+log "NVTX ranges as scopes"
+timeout 120 "$VPY" "$ROOT/examples/python/nvtx_ranges.py" > nvtx_linked.txt 2>&1; echo "nvtx linked exit $?"
+tail -4 nvtx_linked.txt
+timeout 120 "$VENV/bin/gpufl" trace -o "$RES/run/nvtx_traced" -- "$VPY" "$ROOT/examples/python/nvtx_ranges.py" \
+  > nvtx_traced.txt 2>&1; echo "nvtx traced exit $?"
+grep -E "PASS|FAIL" nvtx_traced.txt | head -5
+
 log "gpufl trace -- python"
 timeout 90 "$VENV/bin/gpufl" trace -o "$RES/run/traced" -- "$VPY" "$ROOT/examples/python/train_loop.py" --steps 50 \
   > trace.txt 2>&1
