@@ -63,11 +63,12 @@ MPLBACKEND=Agg timeout 120 "$VPY" "$ROOT/examples/python/pytorch_smoke.py" > pyt
 echo "pytorch_smoke exit $?"; grep -E "GPU Device|Kernels|GPU Busy|Peak VRAM" pytorch_smoke.txt | head
 
 log "NVTX ranges as scopes"
-timeout 120 "$VPY" "$ROOT/examples/python/nvtx_ranges.py" > nvtx_linked.txt 2>&1; echo "nvtx linked exit $?"
-tail -4 nvtx_linked.txt
+timeout 120 "$VPY" -X faulthandler "$ROOT/examples/python/nvtx_ranges.py" > nvtx_linked.txt 2>&1; echo "nvtx linked exit $?"
+tail -25 nvtx_linked.txt
 timeout 120 "$VENV/bin/gpufl" trace -o "$RES/run/nvtx_traced" -- "$VPY" "$ROOT/examples/python/nvtx_ranges.py" \
   > nvtx_traced.txt 2>&1; echo "nvtx traced exit $?"
-grep -E "PASS|FAIL" nvtx_traced.txt | head -5
+tail -12 nvtx_traced.txt
+"$VENV/bin/gpufl" cat "$RES/run/nvtx_traced" | grep -E '"scope_begin"' | grep -o '"name":"[^"]*","tag":"[^"]*"' | sort | uniq -c | sort -rn | head -12
 
 log "gpufl trace -- python"
 timeout 90 "$VENV/bin/gpufl" trace -o "$RES/run/traced" -- "$VPY" "$ROOT/examples/python/train_loop.py" --steps 50 \

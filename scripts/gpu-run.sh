@@ -57,7 +57,7 @@ fi
 
 if has bench; then
   log "overhead bench"
-  python3 bench/overhead.py "$BUILD" --repeats 7 --torch-repeats 3 --out /tmp/gpufl-overhead-logs > "$RES/overhead.txt" 2>&1
+  python3 bench/overhead.py "$BUILD" --repeats "${GPUFL_BENCH_REPEATS:-7}" --torch-repeats 3 --out /tmp/gpufl-overhead-logs > "$RES/overhead.txt" 2>&1
   tail -20 "$RES/overhead.txt"
   # Compactness on a real trace: zstd -3 over the session's files, per kernel event.
   if command -v zstd >/dev/null; then
@@ -83,7 +83,7 @@ fi
 
 if has cost; then
   log "engine cost"
-  python3 bench/engine_cost.py "$BUILD" "$RES/cost" > "$RES/cost.txt" 2>&1
+  python3 bench/engine_cost.py "$BUILD" "$RES/cost" --budget-s "${GPUFL_COST_BUDGET_S:-240}" > "$RES/cost.txt" 2>&1
   echo "engine_cost exit $?"
   if grep -q '^== engine cost' "$RES/cost.txt"; then sed -n '/^== engine cost/,$p' "$RES/cost.txt" | cut -c1-200 | tail -60
   else tail -30 "$RES/cost.txt"; fi
@@ -103,5 +103,10 @@ if has python; then
   [ -d "$OUT/python" ] && mv "$OUT/python" "$RES/python"
 fi
 
-tar czf "$OUT/gpu-results.tgz" -C "$OUT" results
+# Raw ncu CSV lines of the ideal-sector metric, for the record (deep_truth reads them).
+[ -d "$RES/deep" ] && grep -h "ideal" "$RES"/deep/*/ncu_*.csv 2>/dev/null | head -20 > "$RES/deep_ideal_raw.txt"
+# Big logs (signal tests, ncu traces) stay behind: the tarball must come back whole.
+(cd "$OUT" && find results -type f -size +2M > /tmp/gpufl-big.txt)
+tar czf "$OUT/gpu-results.tgz" -C "$OUT" -X /tmp/gpufl-big.txt results
+ls -la "$OUT/gpu-results.tgz"
 log "done: $OUT/gpu-results.tgz"

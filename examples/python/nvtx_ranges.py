@@ -25,7 +25,7 @@ if not TRACED:
     import gpufl
 
     # Before any NVTX call of the process: init points NVTX at CUPTI (NVTX_INJECTION64_PATH).
-    gpufl.init("nvtx_ranges", log_path=PREFIX, system_sample_rate_ms=0)
+    gpufl.init("nvtx_ranges", log_path=PREFIX, system_sample_rate_ms=0, enable_nvtx=True)
 
 import torch  # noqa: E402
 from torch.cuda import nvtx  # noqa: E402

@@ -99,14 +99,14 @@ def init(
     *,
     deep_launches_per_kernel: Optional[int] = None,
     rotate_bytes: Optional[int] = None,
-    enable_nvtx: bool = True,
+    enable_nvtx: bool = False,
 ) -> bool:
     """Starts a GPU Flight session for this process.
 
     `log_path` is a prefix: "./run" writes run.device.log, run.scope.log and run.system.log (default
     "./<app_name>"). `profiling_engine` is a ProfilingEngine, its name as a string, or None.
 
-    `enable_nvtx` (default on): NVTX push/pop ranges, e.g. `with torch.cuda.nvtx.range("fwd"):`, become scopes
+    `enable_nvtx` (default off in linked mode: see docs/nvtx.md; on under `gpufl trace`): NVTX push/pop ranges, e.g. `with torch.cuda.nvtx.range("fwd"):`, become scopes
     like gpufl.Scope. Call init() before the program's first NVTX call, or run under `gpufl trace` (docs/nvtx.md).
 
     Returns True when GPU profiling is on. Without a usable GPU (no driver, no device, CUPTI taken) it returns

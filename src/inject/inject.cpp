@@ -44,6 +44,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   setenv("GPUFL_INJECTED", "1", 1);
   separateChildLogs();
   gpufl::InitOptions options;  // every field comes from GPUFL_* overrides applied inside init()
+  options.enable_nvtx = true;   // NVTX_INJECTION64_PATH is set by gpufl trace (GPUFL_NVTX=0 wins)
   gpufl::init(options);
   flushAtPythonExit();
   if (!gpufl::inject::installSignalFlush())

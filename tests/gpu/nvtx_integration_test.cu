@@ -88,6 +88,7 @@ TEST(NvtxLinked, RangesAreScopes) {
   opts.app_name = "nvtx_linked";
   opts.log_path = prefix;
   opts.system_sample_rate_ms = 0;
+  opts.enable_nvtx = true;  // off by default when linked
   if (!haveGpu()) GTEST_SKIP() << "no GPU";
   ASSERT_TRUE(gpufl::init(opts)) << "GPU profiling did not start";
   ASSERT_NE(std::getenv("NVTX_INJECTION64_PATH"), nullptr) << "init did not point NVTX at CUPTI";
