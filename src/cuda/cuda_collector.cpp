@@ -64,11 +64,13 @@ class CudaCollector final : public runtime::Collector {
 
   // [writer thread] Once a second CUPTI also hands over its partly filled buffers (a forced flush),
   // so a program that dies by abort() or SIGKILL leaves at most about a second of kernels unwritten:
-  // CUPTI's own flush period returns only full buffers.
+  // CUPTI's own flush period returns only full buffers. Not while a deep engine runs: with PC
+  // sampling and SASS metrics on, the H200 run hung (matmul_tiling_demo, 2026-11-29).
   void drain(EventVisitor& out) override {
     if (injected_ && !devices_read_ && tracing_) readDeviceProperties(/*late=*/true, &out);
     const int64_t now = core::monotonicNs();
-    if (tracing_ && now - last_forced_flush_ns_ >= kForcedFlushPeriodNs) {
+    if (tracing_ && !tracer_.hasDeepEngines() &&
+        now - last_forced_flush_ns_ >= kForcedFlushPeriodNs) {
       tracer_.flush(/*forced=*/true);
       last_forced_flush_ns_ = now;
     }

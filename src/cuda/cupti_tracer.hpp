@@ -73,6 +73,8 @@ class CuptiTracer {
   void onBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
   void onBufferCompleted(void* context, uint32_t stream, uint8_t* buffer, size_t valid_bytes);
 
+  bool hasDeepEngines() const { return !engines_.empty(); }
+
  private:
   void decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out, const std::string& sid);
 

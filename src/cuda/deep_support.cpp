@@ -73,6 +73,10 @@ bool deepCapableGpu(std::string* why) {
     if (why) *why = api.error;
     return false;
   }
+  // Under gpufl trace the engines start inside the program's own cuInit (InitializeInjection): a
+  // nested cuInit there made the program's cuInit fail (PyTorch, H200). The GPUs are then checked
+  // when their contexts appear.
+  if (const char* injected = std::getenv("GPUFL_INJECTED"); injected && *injected == '1') return true;
   if (CUresult r = api.init(0); r != CUDA_SUCCESS) {
     if (why) *why = "cuInit failed (CUresult " + std::to_string(r) + "): no usable GPU";
     return false;
