@@ -100,3 +100,25 @@ TEST(H200Fixtures, TraceCardsShowClocksAndPower) {
   expectContains(cardsOf(reportOf("kernel_zoo_trace")),
                  "Try First:      Expose more parallelism: 2 blocks run on 132 SMs");
 }
+
+// Seed 01's case in C++ (matmul_tiling_demo, PcSamplingWithSass, n = 2048): the naive kernel reads 3.4x
+// the ideal sectors (4,565,499,904 vs 1,342,701,568 per launch, ncu's count; x3 SASS launches here),
+// requests more than the DRAM peak (L2 hits), and has a stall histogram from its PC-sampled launches.
+TEST(H200Fixtures, NaiveMatmulCardAndStallsFromOneDeepRun) {
+  std::string text = reportOf("matmul_tiling");
+  std::string cards = cardsOf(text);
+  size_t naive = cards.find("1. matmul_naive (128,128,1)x(16,16,1)");
+  size_t tiled = cards.find("2. matmul_tiled");
+  ASSERT_NE(naive, std::string::npos);
+  ASSERT_NE(tiled, std::string::npos);
+  std::string card = cards.substr(naive, tiled - naive);
+  expectContains(card, "Memory Eff.:    29.4% (4,028,104,704 ideal of 13,696,499,712 global");
+  expectContains(card, "x the DRAM peak of 4.81 TB/s, so mostly L2");
+  expectContains(card, "Try First:      Coalesce global memory accesses first: only 29.4%");
+  expectContains(card, "Then:           Reuse data on chip");
+  expectContains(card, "7 launches uninstrumented");
+  expectContains(cards.substr(tiled), "Memory Eff.:    100.0% (404,226,048 ideal of 404,226,048");
+  expectContains(text, "matmul_naive  (");
+  expectContains(text, "stall samples)");
+  expectContains(text, "LG Throttle");
+}
