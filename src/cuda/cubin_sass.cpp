@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <csignal>
@@ -17,6 +18,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <unordered_set>
 
 #include "cuda/cupti_api.hpp"
 #include "cuda/deep_support.hpp"
@@ -265,8 +267,12 @@ struct CubinStore::Image {
   uint64_t crc = 0;
   std::vector<uint8_t> bytes;
   std::vector<CubinFunction> functions;
+  std::unordered_set<std::string> names;     // of `functions`: PyTorch loads thousands
   std::map<std::string, FunctionSass> sass;  // functions disassembled so far
   std::map<std::string, bool> attempted;     // disassembly tried (succeeded or not)
+  // Functions whose first source lookup found no line (built without -lineinfo): CUPTI parses the
+  // whole cubin per lookup, so the other PCs of such a function are not asked again.
+  std::unordered_set<std::string> no_lines;
 };
 
 CubinStore::Hooks CubinStore::defaultHooks() {
@@ -343,6 +349,7 @@ void CubinStore::ingestPendingLocked() {
     std::string error;
     if (auto functions = listCubinFunctions(bytes.data(), bytes.size(), &error)) {
       image->functions = std::move(*functions);
+      for (const CubinFunction& f : image->functions) image->names.insert(f.name);
     } else {
       last_error_ = error;
     }
@@ -356,9 +363,7 @@ CubinStore::Image* CubinStore::findLocked(uint64_t crc, const std::string& funct
   ingestPendingLocked();
   Image* by_name = nullptr;
   for (const auto& image : images_) {
-    bool has = false;
-    for (const CubinFunction& f : image->functions) has = has || f.name == function;
-    if (!has) continue;
+    if (!image->names.count(function)) continue;
     if (image->crc == crc) return image.get();
     if (by_name == nullptr) by_name = image.get();
   }
@@ -388,6 +393,31 @@ const FunctionSass* CubinStore::functionSass(uint64_t crc, const std::string& fu
   return it == image->sass.end() ? nullptr : &it->second;
 }
 
+void CubinStore::prefetch(const std::vector<std::pair<uint64_t, std::string>>& crc_and_function) {
+  if (!hooks_.disassemble) return;
+  std::lock_guard lock(mutex_);
+  std::map<Image*, std::vector<std::string>> wanted;
+  for (const auto& [crc, function] : crc_and_function) {
+    Image* image = findLocked(crc, function);
+    if (image == nullptr || image->attempted[function]) continue;
+    image->attempted[function] = true;
+    wanted[image].push_back(function);
+  }
+  for (auto& [image, functions] : wanted) {
+    std::vector<uint32_t> symbols;
+    for (const CubinFunction& f : image->functions)
+      if (std::find(functions.begin(), functions.end(), f.name) != functions.end())
+        symbols.push_back(f.symbol_index);
+    std::string error;
+    auto text = hooks_.disassemble(image->bytes.data(), image->bytes.size(), symbols, &error);
+    if (!text) {
+      last_error_ = error;
+      continue;
+    }
+    for (auto& [name, sass] : parseNvdisasm(*text)) image->sass[name] = std::move(sass);
+  }
+}
+
 SassInstruction CubinStore::instruction(uint64_t crc, const std::string& function, uint64_t pc) {
   SassInstruction result;
   if (const FunctionSass* sass = functionSass(crc, function)) {
@@ -395,8 +425,10 @@ SassInstruction CubinStore::instruction(uint64_t crc, const std::string& functio
   }
   if (result.source.empty() && hooks_.source) {
     std::lock_guard lock(mutex_);
-    if (Image* image = findLocked(crc, function)) {
+    Image* image = findLocked(crc, function);
+    if (image != nullptr && !image->no_lines.count(function)) {
       result.source = hooks_.source(image->bytes.data(), image->bytes.size(), function, pc);
+      if (result.source.empty()) image->no_lines.insert(function);
     }
   }
   return result;

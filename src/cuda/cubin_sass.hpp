@@ -96,6 +96,10 @@ class CubinStore {
   // [writer thread] SASS of `function` in the cubin with `crc` (nullptr when unknown). Disassembles
   // the cubin's reported functions on first use.
   const FunctionSass* functionSass(uint64_t crc, const std::string& function);
+  // [writer thread] Disassembles the listed functions not tried yet with one nvdisasm run per cubin:
+  // nvdisasm parses the whole cubin each run, seconds for PyTorch's big modules, so asking one
+  // function at a time cost a PyTorch run tens of seconds.
+  void prefetch(const std::vector<std::pair<uint64_t, std::string>>& crc_and_function);
   // [writer thread] The instruction at `pc`: text from nvdisasm, source from nvdisasm or CUPTI.
   SassInstruction instruction(uint64_t crc, const std::string& function, uint64_t pc);
 

@@ -211,6 +211,47 @@ TEST(CubinStore, UsesDisassemblyFirstThenCuptiForSource) {
   EXPECT_EQ(disassembled, 1);
   EXPECT_EQ(asked.size(), 1u);
 }
+
+TEST(CubinStore, PrefetchDisassemblesSeveralFunctionsInOneRun) {
+  const std::vector<uint8_t> cubin = readFile(GPUFL_DEEP_TEST_CUBIN);
+  int runs = 0;
+  size_t symbols_asked = 0;
+  CubinStore::Hooks hooks;
+  hooks.crc = [](const void*, size_t) -> std::optional<uint64_t> { return 7; };
+  hooks.disassemble = [&](const void*, size_t, const std::vector<uint32_t>& symbols, std::string*) {
+    ++runs;
+    symbols_asked += symbols.size();
+    return std::optional<std::string>(std::string("\t.section\t.text.") + kCopy4 +
+                                      ",\"ax\",@progbits\n /*0010*/ EXIT ;\n");
+  };
+  CubinStore store(1 << 20, hooks);
+  store.add(cubin.data(), cubin.size());
+  store.prefetch({{7, kCopy4}, {7, kBytes}, {7, kCopy4}, {7, "noSuchFunction"}});
+  EXPECT_EQ(runs, 1);
+  EXPECT_EQ(symbols_asked, 2u);
+  EXPECT_EQ(store.instruction(7, kCopy4, 0x10).text, "EXIT");
+  store.instruction(7, kBytes, 0);  // tried already: no second run
+  EXPECT_EQ(runs, 1);
+}
+
+// Without -lineinfo CUPTI finds no line, and each lookup parses the whole cubin (seconds over a
+// PyTorch run's hot PCs): one empty answer per function is enough.
+TEST(CubinStore, AsksCuptiForLinesOncePerFunctionWithoutLineInfo) {
+  const std::vector<uint8_t> cubin = readFile(GPUFL_DEEP_TEST_CUBIN);
+  int asked = 0;
+  CubinStore::Hooks hooks;
+  hooks.crc = [](const void*, size_t) -> std::optional<uint64_t> { return 7; };
+  hooks.source = [&](const void*, size_t, const std::string&, uint64_t) {
+    ++asked;
+    return std::string();
+  };
+  CubinStore store(1 << 20, hooks);
+  store.add(cubin.data(), cubin.size());
+  for (uint64_t pc = 0; pc < 0x100; pc += 0x10) EXPECT_EQ(store.instruction(7, kCopy4, pc).source, "");
+  EXPECT_EQ(asked, 1);
+  EXPECT_EQ(store.instruction(7, kBytes, 0).source, "");
+  EXPECT_EQ(asked, 2);
+}
 #endif
 
 TEST(CubinSass, RunsAnNvdisasmExecutableWithFunctionFilter) {

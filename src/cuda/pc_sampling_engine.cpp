@@ -299,6 +299,14 @@ void PcSamplingEngine::drain(EventVisitor& out) {
     last_emit_ns_ = now;
     rows = aggregator_.take();
   }
+  if (cubins_) {
+    std::vector<std::pair<uint64_t, std::string>> functions;
+    for (const PcSampleAggregator::Row& row : rows)
+      if (functions.empty() || functions.back().second != row.function ||
+          functions.back().first != row.crc)
+        functions.emplace_back(row.crc, row.function);
+    cubins_->prefetch(functions);
+  }
   SassInstruction instruction;  // rows come sorted by (function, crc, pc): look each PC up once
   const PcSampleAggregator::Row* previous = nullptr;
   for (const PcSampleAggregator::Row& row : rows) {

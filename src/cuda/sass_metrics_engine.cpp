@@ -365,6 +365,14 @@ void SassMetricsEngine::emit(EventVisitor& out,
                              std::vector<std::pair<SassAggregator::Row, uint64_t>> rows,
                              bool estimate_ideal) {
   bool missing_width = false;
+  if (cubins_) {
+    std::vector<std::pair<uint64_t, std::string>> functions;
+    for (const auto& [row, launches] : rows)
+      if (functions.empty() || functions.back().second != row.function ||
+          functions.back().first != row.crc)
+        functions.emplace_back(row.crc, row.function);
+    cubins_->prefetch(functions);
+  }
   for (auto& [row, launches] : rows) {
     SassMetric m;
     m.func = row.function;
