@@ -51,6 +51,7 @@
   X(cuptiActivityRegisterTimestampCallback)
 #define GPUFL_CUPTI_OPTIONAL(X) \
   X(cuptiGetErrorMessage)       \
+  X(cuptiGetTimestamp)          \
   X(cuptiGetCubinCrc)           \
   X(cuptiGetSassToSourceCorrelation)
 #define GPUFL_CUPTI_PROFILER(X) \

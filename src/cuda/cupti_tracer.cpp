@@ -3,7 +3,9 @@
 #include <cupti.h>
 
 #include <bitset>
+#include <cstdlib>
 #include <string>
+#include <string_view>
 #include <variant>
 
 #include "core/clock.hpp"
@@ -131,11 +133,20 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
     stop();
     return false;
   };
-  // The clock must be registered before any activity kind is enabled (CUPTI's rule).
-  if (CuptiCall c{"cuptiActivityRegisterTimestampCallback",
-                  cupti::cuptiActivityRegisterTimestampCallback(sessionClock)};
-      !c.ok())
+  // Timestamps on the session clock: by default CUPTI calls sessionClock for each one (registered
+  // before any activity kind is enabled: CUPTI's rule). GPUFL_TIMESTAMPS=offset instead keeps
+  // CUPTI's own clock and adds (monotonic - cuptiGetTimestamp), sampled at each drain, on the
+  // writer thread: no call into gpufl per timestamp (bench/overhead.py compares the two).
+  const char* ts_mode = std::getenv("GPUFL_TIMESTAMPS");
+  offset_clock_ = ts_mode != nullptr && std::string_view(ts_mode) == "offset" &&
+                  cuptiLibrary().cuptiGetTimestamp != nullptr;
+  if (offset_clock_) {
+    sampleClockOffset();
+  } else if (CuptiCall c{"cuptiActivityRegisterTimestampCallback",
+                         cupti::cuptiActivityRegisterTimestampCallback(sessionClock)};
+             !c.ok()) {
     return fail(c);
+  }
   if (CuptiCall c{"cuptiActivityRegisterCallbacks",
                   cupti::cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted)};
       !c.ok())
@@ -346,11 +357,20 @@ void CuptiTracer::drain(EventVisitor& out, const std::string& sid) {
     stack.frames = std::move(frames);
     out.onStack(stack);
   }
+  if (offset_clock_) sampleClockOffset();
   for (const CompletedBuffer& buffer : pool_.takeCompleted()) {
     decodeBuffer(buffer, out, sid);
     pool_.release(buffer.data);
   }
   for (auto& engine : engines_) engine->drain(out);
+}
+
+void CuptiTracer::sampleClockOffset() {
+  uint64_t cupti_ns = 0;
+  const int64_t before = core::monotonicNs();
+  if (cupti::cuptiGetTimestamp(&cupti_ns) != CUPTI_SUCCESS) return;
+  const int64_t after = core::monotonicNs();
+  clock_offset_ns_ = before + (after - before) / 2 - static_cast<int64_t>(cupti_ns);
 }
 
 void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out,
@@ -360,6 +380,8 @@ void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out,
          CUPTI_SUCCESS) {
     DecodedActivity decoded = decodeActivity(*record);
     if (auto* kernel = std::get_if<DecodedKernel>(&decoded)) {
+      kernel->event.start_ns += clock_offset_ns_;
+      kernel->event.end_ns += clock_offset_ns_;
       bool created = false;
       KernelDef def;
       kernel->event.def_id =
@@ -381,6 +403,8 @@ void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out,
       out.onKernel(kernel->event);
       ++kernels_;
     } else if (auto* copy = std::get_if<MemcpyEvent>(&decoded)) {
+      copy->start_ns += clock_offset_ns_;
+      copy->end_ns += clock_offset_ns_;
       LaunchInfo info;
       if (launches_.get(static_cast<uint32_t>(copy->correlation_id), &info))
         copy->scope_path = info.scope_path;

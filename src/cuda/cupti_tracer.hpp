@@ -76,6 +76,7 @@ class CuptiTracer {
   bool hasDeepEngines() const { return !engines_.empty(); }
 
  private:
+  void sampleClockOffset();  // [start, writer thread] clock_offset_ns_ = monotonic - CUPTI's clock
   void decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out, const std::string& sid);
 
   ActivityBufferPool pool_;
@@ -88,6 +89,8 @@ class CuptiTracer {
       scope_observer_;  // forwards user scopes to the engines (range profiler)  // activity kinds
                         // enabled (KERNEL replaces CONCURRENT_KERNEL for SASS)
   bool stack_traces_ = false;
+  bool offset_clock_ = false;     // GPUFL_TIMESTAMPS=offset
+  int64_t clock_offset_ns_ = 0;   // added to activity timestamps (0 with the timestamp callback)
   bool started_ = false;
   void* subscriber_ = nullptr;
   std::atomic<uint64_t> dropped_{0};
