@@ -88,6 +88,14 @@ class CudaCollector final : public runtime::Collector {
     end.dropped["activity_buffers_refused"] += s.buffer_refusals;
     end.dropped["launch_attribution"] += s.unattributed;
     end.buffers += s.buffers_allocated;
+    if (s.tool_kernels > 0) {
+      ctx_->addNote("cupti_tool_kernels", "degraded",
+                    std::to_string(s.tool_kernels) +
+                        " kernels launched by CUPTI itself (WaitNs, one per profiled range) are left "
+                        "out of the kernel list: " +
+                        std::to_string(s.tool_kernel_ns / 1000) +
+                        " us of GPU time, also inside each range's gpu__time_duration");
+    }
   }
 
  private:

@@ -339,6 +339,8 @@ TracerStats CuptiTracer::stats() const {
   s.memcpys = memcpys_;
   s.memsets = memsets_;
   s.unattributed = unattributed_;
+  s.tool_kernels = tool_kernels_;
+  s.tool_kernel_ns = tool_kernel_ns_;
   s.records_dropped_by_cupti = dropped_.load(std::memory_order_relaxed);
   s.buffer_refusals = pool_.refusals();
   s.buffers_allocated = pool_.allocated();
@@ -365,6 +367,19 @@ void CuptiTracer::drain(EventVisitor& out, const std::string& sid) {
   for (auto& engine : engines_) engine->drain(out);
 }
 
+bool CuptiTracer::isToolKernel(const DecodedKernel& kernel) {
+  LaunchInfo info;
+  if (engines_.empty() || launches_.get(static_cast<uint32_t>(kernel.event.correlation_id), &info))
+    return false;  // the program's launch callback saw it
+  for (auto& engine : engines_) {
+    if (!engine->ownsKernel(kernel.shape.name)) continue;
+    ++tool_kernels_;
+    tool_kernel_ns_ += static_cast<uint64_t>(kernel.event.end_ns - kernel.event.start_ns);
+    return true;
+  }
+  return false;
+}
+
 void CuptiTracer::sampleClockOffset() {
   uint64_t cupti_ns = 0;
   const int64_t before = core::monotonicNs();
@@ -382,6 +397,7 @@ void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out,
     if (auto* kernel = std::get_if<DecodedKernel>(&decoded)) {
       kernel->event.start_ns += clock_offset_ns_;
       kernel->event.end_ns += clock_offset_ns_;
+      if (isToolKernel(*kernel)) continue;
       bool created = false;
       KernelDef def;
       kernel->event.def_id =

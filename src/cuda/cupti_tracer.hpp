@@ -21,6 +21,7 @@
 #include "core/scope_stack.hpp"
 #include "core/stack_trace.hpp"
 #include "cuda/activity_buffers.hpp"
+#include "cuda/activity_decode.hpp"
 #include "cuda/correlation_table.hpp"
 #include "cuda/deep_engine.hpp"
 #include "cuda/kernel_catalog.hpp"
@@ -34,6 +35,7 @@ struct TracerStats {
   uint64_t buffers_allocated = 0;
   uint64_t unattributed = 0;  // kernels whose launch info was gone (slot reused) or never seen
   uint64_t callback_ns = 0;   // time spent in our launch callbacks (sampled estimate)
+  uint64_t tool_kernels = 0, tool_kernel_ns = 0;  // kernels CUPTI itself launched (left out)
 };
 
 class CuptiTracer {
@@ -77,6 +79,7 @@ class CuptiTracer {
 
  private:
   void sampleClockOffset();  // [start, writer thread] clock_offset_ns_ = monotonic - CUPTI's clock
+  bool isToolKernel(const DecodedKernel& kernel);  // [writer thread] counts it when true
   void decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out, const std::string& sid);
 
   ActivityBufferPool pool_;
@@ -89,6 +92,7 @@ class CuptiTracer {
       scope_observer_;  // forwards user scopes to the engines (range profiler)  // activity kinds
                         // enabled (KERNEL replaces CONCURRENT_KERNEL for SASS)
   bool stack_traces_ = false;
+  uint64_t tool_kernels_ = 0, tool_kernel_ns_ = 0;  // writer thread only
   bool offset_clock_ = false;     // GPUFL_TIMESTAMPS=offset
   int64_t clock_offset_ns_ = 0;   // added to activity timestamps (0 with the timestamp callback)
   bool started_ = false;

@@ -8,6 +8,7 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <string_view>
 #include <functional>
 #include <string>
 
@@ -66,6 +67,10 @@ class DeepEngine {
   // enabling CONCURRENT_KERNEL while SASS metrics are enabled fails with CUPTI_ERROR_NOT_COMPATIBLE;
   // with KERNEL the values equal Nsight Compute's. KERNEL serializes kernels: the report says so.
   virtual bool needsSerializedKernelActivity() const { return false; }
+
+  // [writer thread] True for a kernel this engine's CUPTI API launched itself (no launch callback
+  // saw it): the tracer leaves it out of the program's kernels and counts it instead.
+  virtual bool ownsKernel(std::string_view /*mangled_name*/) const { return false; }
 };
 
 }  // namespace gpufl::cuda

@@ -67,6 +67,25 @@ const DeepDriver& DeepDriver::get() {
   return api;
 }
 
+CUptiResult profilerInitializeOnce() {
+  static std::mutex mutex;
+  static bool done = false;
+  static CUptiResult result = CUPTI_SUCCESS;
+  std::lock_guard lock(mutex);
+  if (!done) {
+    auto init = cuptiParams<CUpti_Profiler_Initialize_Params>(
+        CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+    result = cupti::cuptiProfilerInitialize(&init);
+    done = true;
+  }
+  return result;
+}
+
+bool injectedIntoCuInit() {
+  const char* injected = std::getenv("GPUFL_INJECTED");
+  return injected != nullptr && *injected == '1';
+}
+
 bool deepCapableGpu(std::string* why) {
   const DeepDriver& api = DeepDriver::get();
   if (!api.loaded()) {
@@ -76,7 +95,7 @@ bool deepCapableGpu(std::string* why) {
   // Under gpufl trace the engines start inside the program's own cuInit (InitializeInjection): a
   // nested cuInit there made the program's cuInit fail (PyTorch, H200). The GPUs are then checked
   // when their contexts appear.
-  if (const char* injected = std::getenv("GPUFL_INJECTED"); injected && *injected == '1') return true;
+  if (injectedIntoCuInit()) return true;
   if (CUresult r = api.init(0); r != CUDA_SUCCESS) {
     if (why) *why = "cuInit failed (CUresult " + std::to_string(r) + "): no usable GPU";
     return false;

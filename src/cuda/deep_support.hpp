@@ -69,6 +69,13 @@ struct DeepDriver {
 // Whether a GPU the deep engines can use is present: the driver loads, cuInit succeeds and at least
 // one device of compute capability >= 7.0 exists. `why` says what is missing ("no NVIDIA driver:
 // ...").
+// cuptiProfilerInitialize, once per process (the result of the first call is kept). Under gpufl
+// trace the engines start inside the program's cuInit, where this returns CUPTI_ERROR_UNKNOWN on
+// the H200: they call it at their first context instead (injectedIntoCuInit()).
+CUptiResult profilerInitializeOnce();
+// True in a process where gpufl was started by gpufl trace's injection (GPUFL_INJECTED=1).
+bool injectedIntoCuInit();
+
 bool deepCapableGpu(std::string* why);
 
 // Waits for all work of `context`, from any thread and even while a stream of this process is being

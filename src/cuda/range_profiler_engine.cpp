@@ -206,17 +206,22 @@ bool RangeProfilerEngine::start(const EngineContext& ctx) {
     if (ctx_.note) ctx_.note("range_profiler", "off", why);
     return false;
   }
-  auto init =
-      cuptiParams<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-  if (CUptiResult r = cupti::cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) {
-    fail("cuptiProfilerInitialize", r);
-    return false;
+  // Injected: inside the program's cuInit, where it fails; done at the first context instead.
+  if (!injectedIntoCuInit()) {
+    if (CUptiResult r = profilerInitializeOnce(); r != CUPTI_SUCCESS) {
+      fail("cuptiProfilerInitialize", r);
+      return false;
+    }
   }
   started_ = true;
   return true;
 }
 
 bool RangeProfilerEngine::setUpLocked(Context& c, uint32_t device) {
+  if (CUptiResult r = profilerInitializeOnce(); r != CUPTI_SUCCESS) {
+    fail("cuptiProfilerInitialize", r);
+    return false;
+  }
   auto chip =
       cuptiParams<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
   chip.deviceIndex = device;

@@ -104,12 +104,13 @@ bool SassMetricsEngine::start(const EngineContext& ctx) {
     note("off", why);
     return false;
   }
-  auto init =
-      cuptiParams<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-  if (CUptiResult r = cupti::cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) {
-    note("off", cuptiError("cuptiProfilerInitialize", r) +
-                    (isPrivilegeError(r) ? std::string("; ") + kPrivilegeHint : ""));
-    return false;
+  // Injected: inside the program's cuInit, where it fails; done at the first launch instead.
+  if (!injectedIntoCuInit()) {
+    if (CUptiResult r = profilerInitializeOnce(); r != CUPTI_SUCCESS) {
+      note("off", cuptiError("cuptiProfilerInitialize", r) +
+                      (isPrivilegeError(r) ? std::string("; ") + kPrivilegeHint : ""));
+      return false;
+    }
   }
   std::lock_guard lock(mutex_);
   started_ = true;
@@ -118,6 +119,11 @@ bool SassMetricsEngine::start(const EngineContext& ctx) {
 
 bool SassMetricsEngine::configureDeviceLocked(uint32_t device) {
   if (plans_.count(device)) return true;
+  if (CUptiResult r = profilerInitializeOnce(); r != CUPTI_SUCCESS) {
+    note("off", cuptiError("cuptiProfilerInitialize", r) +
+                    (isPrivilegeError(r) ? std::string("; ") + kPrivilegeHint : ""));
+    return false;
+  }
   auto chip =
       cuptiParams<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
   chip.deviceIndex = device;
