@@ -264,7 +264,7 @@ std::optional<std::string> runNvdisasm(const std::string& nvdisasm, const void* 
 // ---- CubinStore ----
 
 struct CubinStore::Image {
-  uint64_t crc = 0;
+  std::optional<uint64_t> crc;  // computed when two cubins define the same function name
   std::vector<uint8_t> bytes;
   std::vector<CubinFunction> functions;
   std::unordered_set<std::string> names;     // of `functions`: PyTorch loads thousands
@@ -332,16 +332,16 @@ bool CubinStore::add(const void* cubin, size_t size) {
   return true;
 }
 
+// Cheap per module (an ELF symbol table walk): PyTorch loads hundreds of modules, and a CUPTI CRC
+// per module (a full parse each) made the end of a traced run seconds longer. CRCs are computed
+// only to tell apart cubins that define the same function name.
 void CubinStore::ingestPendingLocked() {
   for (std::vector<uint8_t>& bytes : pending_) {
     auto image = std::make_unique<Image>();
-    if (hooks_.crc) {
-      if (auto crc = hooks_.crc(bytes.data(), bytes.size())) image->crc = *crc;
-    }
     bool duplicate = false;  // the same module loaded in several contexts
     for (const auto& other : images_)
-      duplicate = duplicate || (other->crc == image->crc && image->crc != 0 &&
-                                other->bytes.size() == bytes.size());
+      duplicate = duplicate || (other->bytes.size() == bytes.size() &&
+                                std::memcmp(other->bytes.data(), bytes.data(), bytes.size()) == 0);
     if (duplicate) {
       bytes_ -= bytes.size();
       continue;
@@ -361,14 +361,16 @@ void CubinStore::ingestPendingLocked() {
 
 CubinStore::Image* CubinStore::findLocked(uint64_t crc, const std::string& function) {
   ingestPendingLocked();
-  Image* by_name = nullptr;
-  for (const auto& image : images_) {
-    if (!image->names.count(function)) continue;
-    if (image->crc == crc) return image.get();
-    if (by_name == nullptr) by_name = image.get();
+  std::vector<Image*> by_name;
+  for (const auto& image : images_)
+    if (image->names.count(function)) by_name.push_back(image.get());
+  if (by_name.size() <= 1) return by_name.empty() ? nullptr : by_name.front();
+  for (Image* image : by_name) {
+    if (!image->crc && hooks_.crc)
+      image->crc = hooks_.crc(image->bytes.data(), image->bytes.size()).value_or(0);
+    if (image->crc == crc) return image;
   }
-  return by_name;  // CRC unknown or computed differently: the function name still identifies the
-                   // code
+  return by_name.front();  // CRC unknown or computed differently: the name still identifies code
 }
 
 const FunctionSass* CubinStore::functionSass(uint64_t crc, const std::string& function) {

@@ -234,6 +234,28 @@ TEST(CubinStore, PrefetchDisassemblesSeveralFunctionsInOneRun) {
   EXPECT_EQ(runs, 1);
 }
 
+// One cubin defines the function: no CUPTI CRC is needed to find it (a full cubin parse each).
+TEST(CubinStore, ComputesCrcsOnlyToTellCubinsApart) {
+  const std::vector<uint8_t> cubin = readFile(GPUFL_DEEP_TEST_CUBIN);
+  int crcs = 0;
+  CubinStore::Hooks hooks;
+  hooks.crc = [&](const void*, size_t size) -> std::optional<uint64_t> {
+    ++crcs;
+    return size;
+  };
+  hooks.source = [](const void*, size_t, const std::string&, uint64_t) { return std::string("k.cu:1"); };
+  CubinStore store(4 << 20, hooks);
+  store.add(cubin.data(), cubin.size());
+  EXPECT_EQ(store.instruction(123, kCopy4, 0).source, "k.cu:1");
+  EXPECT_EQ(crcs, 0);
+  std::vector<uint8_t> other = cubin;
+  other.push_back(0);  // another module defining the same functions
+  store.add(other.data(), other.size());
+  store.add(cubin.data(), cubin.size());  // and the first one again (another context): deduplicated
+  EXPECT_EQ(store.instruction(other.size(), kCopy4, 0).source, "k.cu:1");
+  EXPECT_EQ(crcs, 2);
+}
+
 // Without -lineinfo CUPTI finds no line, and each lookup parses the whole cubin (seconds over a
 // PyTorch run's hot PCs): one empty answer per function is enough.
 TEST(CubinStore, AsksCuptiForLinesOncePerFunctionWithoutLineInfo) {
