@@ -34,12 +34,13 @@ import json
 import os
 import shlex
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
+
+from bench_common import Tee, env_without, run_in_group
 
 # demo binary -> ncu --launch-count (None: every launch). occupancy_reduction alternates its two kernels 20
 # times: the first 10 launches give 5 of each.
@@ -81,19 +82,6 @@ WAITNS_US = (40.0, 150.0)  # a duration excess in this band reads as the range's
 OUR_ENV = ("GPUFL_ENGINE", "GPUFL_DISABLE", "GPUFL_LOG_PATH", "GPUFL_PC_SAMPLING_PRESET")
 
 
-class Tee:
-    """print() to stdout and to a file."""
-
-    def __init__(self, path):
-        self.f = open(path, "w")
-
-    def __call__(self, *args):
-        text = " ".join(str(a) for a in args)
-        print(text, flush=True)
-        self.f.write(text + "\n")
-        self.f.flush()
-
-
 out = print  # replaced by a Tee in main()
 
 
@@ -101,34 +89,13 @@ out = print  # replaced by a Tee in main()
 
 
 def clean_env(extra):
-    env = {k: v for k, v in os.environ.items() if k not in OUR_ENV}
-    env.update(extra)
-    return env
+    return env_without(OUR_ENV, extra)
 
 
 def communicate(cmd, cwd, env, timeout):
-    """-> (exit code, or 'timeout' / 'error: ...', stdout, stderr). The command runs in its own process group,
-    killed whole on timeout (ncu and `gpufl trace` start the program as their child, which would otherwise keep
-    the pipes open)."""
-    try:
-        p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             stdin=subprocess.DEVNULL, start_new_session=True)
-    except OSError as e:
-        return f"error: {e}", "", ""
-    try:
-        stdout, stderr = p.communicate(timeout=timeout)
-        rc = p.returncode
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except OSError:
-            p.kill()
-        try:
-            stdout, stderr = p.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            stdout, stderr = b"", b"(output lost: a process outside the group kept the pipes open)"
-        rc = "timeout"
-    return rc, stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace")
+    """-> (exit code, or 'timeout' / 'error: ...', stdout, stderr); see bench_common.run_in_group."""
+    rc, _, stdout, stderr = run_in_group(cmd, cwd, env, timeout)
+    return rc, stdout, stderr
 
 
 def run(cmd, cwd, extra_env=None, timeout=RUN_TIMEOUT_S, save_as=None):

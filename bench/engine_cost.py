@@ -29,12 +29,13 @@ import json
 import os
 import re
 import shlex
-import signal
 import statistics
 import subprocess
 import sys
 import time
 from collections import Counter
+
+from bench_common import Tee, env_without, run_in_group
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEMOS = ["memory_coalescing_demo", "sass_divergence_demo", "matmul_tiling_demo", "occupancy_reduction_demo"]
@@ -58,17 +59,6 @@ OUR_ENV = ("GPUFL_ENGINE", "GPUFL_DISABLE", "GPUFL_LOG_PATH", "GPUFL_PC_SAMPLING
 DEMO_TIMEOUT_S = 120
 TORCH_TIMEOUT_S = 300
 STEPS_RE = re.compile(r"train_loop: (\d+) steps in ([0-9.]+) s")
-
-
-class Tee:
-    def __init__(self, path):
-        self.f = open(path, "w")
-
-    def __call__(self, *args):
-        text = " ".join(str(a) for a in args)
-        print(text, flush=True)
-        self.f.write(text + "\n")
-        self.f.flush()
 
 
 out = print
@@ -99,29 +89,8 @@ def show(cmd, env, cwd):
 
 def timed_run(cmd, env, cwd, timeout):
     """-> (exit code or 'timeout'/'error: ...', wall s, output text)"""
-    full_env = {k: v for k, v in os.environ.items() if k not in OUR_ENV}
-    full_env.update(env)
-    t0 = time.perf_counter()
-    try:
-        # Own process group: on timeout the whole group goes (gpufl trace's child would keep the pipe open).
-        p = subprocess.Popen(cmd, cwd=cwd, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             stdin=subprocess.DEVNULL, start_new_session=True)
-    except OSError as e:
-        return f"error: {e}", time.perf_counter() - t0, ""
-    try:
-        text = p.communicate(timeout=timeout)[0]
-        rc = p.returncode
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except OSError:
-            p.kill()
-        try:
-            text = p.communicate(timeout=30)[0]
-        except subprocess.TimeoutExpired:
-            text = b"(output lost: a process outside the group kept the pipe open)"
-        rc = "timeout"
-    return rc, time.perf_counter() - t0, text.decode("utf-8", "replace")
+    rc, wall, text, _ = run_in_group(cmd, cwd, env_without(OUR_ENV, env), timeout, merge_stderr=True)
+    return rc, wall, text
 
 
 def parse_steps(text):
