@@ -1,5 +1,8 @@
 #include "nvml/nvml_sampler.hpp"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdio>
 #include <utility>
 
@@ -95,8 +98,19 @@ NvmlSampler::~NvmlSampler() {
   close();
 }
 
+namespace {
+// The process that first initialised NVML. A fork()ed child must not call NVML again: the parent's
+// sampler thread may have held NVML's locks at the fork, and the child's nvmlInit then waits forever
+// (seen on the H200 as a flaky hang of the fork test).
+std::atomic<pid_t> g_nvml_pid{0};
+}  // namespace
+
 OpenStatus NvmlSampler::open() {
   if (open_) return {true, ""};
+  if (pid_t first = g_nvml_pid.load(); first != 0 && first != getpid()) {
+    return {false,
+            "NVML not used in a fork()ed child of a process that used it (its locks may be held)"};
+  }
   if (!api_) {
     std::string reason;
     library_ = Library::open(library_path_, &reason);
@@ -110,6 +124,8 @@ OpenStatus NvmlSampler::open() {
   if (Return r = api.init(); r != kSuccess) {
     return {false, "NVML initialisation failed: " + errorText(api, r)};
   }
+  pid_t none = 0;
+  g_nvml_pid.compare_exchange_strong(none, getpid());
   auto fail = [&](std::string reason) {
     api.shutdown();
     gpu_state_.clear();

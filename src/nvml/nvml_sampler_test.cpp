@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -263,6 +265,29 @@ TEST_F(NvmlSamplerTest, NoGpuCanBeOpened) {
   OpenStatus st = sampler.open();
   EXPECT_FALSE(st.ok);
   EXPECT_EQ(st.reason, "NVML could not open any GPU (GPU 0: Unknown Error)");
+}
+
+// A fork()ed child never calls NVML once its parent has: the parent's sampler thread may hold NVML's
+// locks at the fork (a flaky hang of the H200 fork test). The child's open() fails with a reason.
+TEST_F(NvmlSamplerTest, ForkedChildDoesNotInitialiseNvmlAgain) {
+  {
+    NvmlSampler parent(api_);
+    ASSERT_TRUE(parent.open().ok);
+  }
+  const int inits_before = g.inits;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    NvmlSampler child(api_);
+    OpenStatus st = child.open();
+    const bool said = st.reason.find("fork()ed child") != std::string::npos;
+    _exit(!st.ok && said && g.inits == inits_before ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  NvmlSampler again(api_);  // the parent itself may open NVML again
+  EXPECT_TRUE(again.open().ok);
 }
 
 TEST(NvmlLibrary, MissingLibraryGivesAClearReason) {
