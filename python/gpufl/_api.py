@@ -4,7 +4,9 @@ from __future__ import annotations
 import atexit
 import enum
 import functools
+import glob
 import os
+import sys
 import threading
 import warnings
 from typing import Callable, Optional, TypeVar, Union
@@ -23,6 +25,25 @@ __all__ = [
     "Scope",
     "last_log_path",
 ]
+
+
+_WHEEL_CUPTI_DIRS = ("nvidia/cu13/lib", "nvidia/cuda_cupti/lib")
+
+
+def _prefer_wheel_cupti(paths=None) -> Optional[str]:
+    """Points gpufl at the libcupti of the nvidia pip wheels (the copy PyTorch and numba-cuda load) when one is
+    installed and GPUFL_CUPTI_LIB is unset. Otherwise gpufl may load the CUDA toolkit's copy first, which PyTorch
+    then shares through the soname; the two CUPTI builds need not agree (a linked PyTorch run with NVTX capture
+    aborted in free() on the H200; this is the suspected cause, not yet confirmed). Returns the path chosen."""
+    if os.environ.get("GPUFL_CUPTI_LIB"):
+        return None
+    for entry in sys.path if paths is None else paths:
+        for sub in _WHEEL_CUPTI_DIRS:
+            found = sorted(glob.glob(os.path.join(entry or ".", sub, "libcupti.so.*")))
+            if found:
+                os.environ["GPUFL_CUPTI_LIB"] = found[0]
+                return found[0]
+    return None
 
 
 def _make_engine_enum() -> type:
@@ -114,6 +135,7 @@ def init(
     possible, and the reason is written to the log (a `note` record).
     """
     global _warned, _active, _atexit_registered, _last_log_path
+    _prefer_wheel_cupti()
     engine = _engine_value(profiling_engine)
     path = "" if log_path is None else os.fspath(log_path)
     deep = _C.DEFAULT_DEEP_LAUNCHES_PER_KERNEL if deep_launches_per_kernel is None else int(deep_launches_per_kernel)

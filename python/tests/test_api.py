@@ -228,3 +228,20 @@ def test_native_loader():
     assert _native.load() is gpufl._gpufl
     paths = list(_native._cupti_candidates("libcupti.so.13"))
     assert any(p.startswith("/usr/local/cuda/") for p in paths)
+
+
+def test_prefers_the_nvidia_wheels_cupti(tmp_path, monkeypatch):
+    from gpufl import _api
+
+    lib = tmp_path / "nvidia" / "cu13" / "lib"
+    lib.mkdir(parents=True)
+    (lib / "libcupti.so.13").write_bytes(b"")
+    monkeypatch.delenv("GPUFL_CUPTI_LIB", raising=False)
+    assert _api._prefer_wheel_cupti([str(tmp_path / "elsewhere"), str(tmp_path)]) == str(lib / "libcupti.so.13")
+    assert _api.os.environ["GPUFL_CUPTI_LIB"] == str(lib / "libcupti.so.13")
+    # An explicit choice stays.
+    monkeypatch.setenv("GPUFL_CUPTI_LIB", "/opt/mine/libcupti.so")
+    assert _api._prefer_wheel_cupti([str(tmp_path)]) is None
+    assert _api.os.environ["GPUFL_CUPTI_LIB"] == "/opt/mine/libcupti.so"
+    monkeypatch.delenv("GPUFL_CUPTI_LIB")
+    assert _api._prefer_wheel_cupti([str(tmp_path / "elsewhere")]) is None
