@@ -31,7 +31,7 @@ def run_case(name, cmd, build, repeats, out, variants=()):
     floor_env = dict(os.environ, CUDA_INJECTION64_PATH=os.path.join(build, "bench", "libgpufl_floor_inject.so"))
     gpufl = os.path.join(build, "apps", "gpufl", "gpufl")
     times = {"plain": [], "floor": [], "gpufl": []}
-    for label, _ in variants:
+    for label, *_ in variants:
         times[label] = []
     for i in range(repeats):
         times["plain"].append(wall(cmd))
@@ -39,9 +39,13 @@ def run_case(name, cmd, build, repeats, out, variants=()):
         # -q: the summary `gpufl trace` prints afterwards reads the whole log back; that is analysis the user can
         # skip, not profiling cost, so the comparison with the floor leaves it out (run_case_summary times it).
         times["gpufl"].append(wall([gpufl, "trace", "-q", "-o", os.path.join(out, f"{name}.{i}"), "--"] + cmd))
-        for label, extra in variants:  # gpufl with other settings, same run order
-            times[label].append(wall([gpufl, "trace", "-q", "-o", os.path.join(out, f"{name}.{label}.{i}"), "--"] + cmd,
-                                     dict(os.environ, **extra)))
+        for label, extra, args in variants:  # other settings, same run order
+            if label.startswith("floor"):
+                times[label].append(wall(cmd, dict(floor_env, **extra)))
+            else:
+                times[label].append(wall([gpufl, "trace", "-q", *args, "-o",
+                                          os.path.join(out, f"{name}.{label}.{i}"), "--"] + cmd,
+                                         dict(os.environ, **extra)))
     t0 = time.perf_counter()
     subprocess.run([gpufl, "report", os.path.join(out, f"{name}.0")], stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
@@ -51,7 +55,7 @@ def run_case(name, cmd, build, repeats, out, variants=()):
         print(f"{name}: {k:5s} " + " ".join(f"{t:.3f}" for t in v))
     print(f"{name}: median wall s: plain {med['plain']:.3f}  floor {med['floor']:.3f}  gpufl {med['gpufl']:.3f}"
           f"   gpufl/floor {med['gpufl'] / med['floor']:.3f}x   floor/plain {med['floor'] / med['plain']:.3f}x")
-    for label, _ in variants:
+    for label, *_ in variants:
         print(f"{name}: {label} median {med[label]:.3f} s = {med[label] / med['floor']:.3f}x the floor")
     return med
 
@@ -68,7 +72,11 @@ def main():
     os.makedirs(out, exist_ok=True)
     run_case("tiny_kernels_200k", [os.path.join(args.build, "examples", "cuda", "tiny_kernels"), "200000"],
              args.build, args.repeats, out,
-             variants=[("gpufl_ts_offset", {"GPUFL_TIMESTAMPS": "offset"})])
+             # Each suspect of the gpufl/floor gap alone (docs/measurements.md).
+             variants=[("gpufl_ts_offset", {"GPUFL_TIMESTAMPS": "offset"}, []),
+                       ("gpufl_no_sampler", {}, ["--sample-rate", "0"]),
+                       ("gpufl_no_nvtx", {}, ["--no-nvtx"]),
+                       ("floor_ts_callback", {"FLOOR_TIMESTAMP_CALLBACK": "1"}, [])])
     if not args.skip_torch:
         script = os.path.join(HERE, "..", "examples", "python", "train_loop.py")
         run_case("pytorch_train_300", [sys.executable, script, "--steps", "300"], args.build,
