@@ -108,6 +108,9 @@ std::string metricValue(double v) {
 void ranges(TextOut& out, const ProfileSummary& p) {
   out.line();
   out.line("  Range Profiler Counters:");
+  // Measured on the H200: CUPTI launches a ~80 us WaitNs kernel inside every profiled range.
+  out.line("    (per scope, over the whole range: gpu__time_duration includes CUPTI's own ~80 us");
+  out.line("    WaitNs kernel per range, so short scopes read long; rates average over idle time)");
   size_t shown = 0;
   for (const RangeCounterRow& row : p.ranges) {
     if (shown++ == kMaxRanges) {
