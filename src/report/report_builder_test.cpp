@@ -305,6 +305,24 @@ TEST(ReportBuilder, SassAndPcAggregatePerFunction) {
       << text;
 }
 
+TEST(ReportBuilder, RangeCountersRenderWithTheWaitNsCaveat) {
+  ReportBuilder b;
+  session(b, 0, 1'000'000'000);
+  RangeCounters rc;
+  rc.range = "train_step";
+  rc.path = 1;
+  rc.metrics = {{"gpu__time_duration.sum", 2885824}, {"l1tex__t_sector_hit_rate.pct", 4.2115}};
+  b.onRangeCounters(rc);
+  Report r = b.build();
+  ASSERT_EQ(r.profile.ranges.size(), 1u);
+  std::string text = renderText(r, {.top_n = 10, .generated_at = "fixed"});
+  EXPECT_NE(text.find("  Range Profiler Counters:"), std::string::npos) << text;
+  EXPECT_NE(text.find("CUPTI's own ~80 us"), std::string::npos) << text;
+  EXPECT_NE(text.find("    train_step\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("2,885,824"), std::string::npos) << text;
+  EXPECT_NE(text.find("4.212"), std::string::npos) << text;
+}
+
 TEST(StallLabel, ReadableNames) {
   EXPECT_EQ(stallLabel("long_scoreboard"), "Long Scoreboard");
   EXPECT_EQ(stallLabel("long_scoreboard_not_issued"), "Long Scoreboard (idle)");
