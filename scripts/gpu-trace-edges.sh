@@ -517,8 +517,8 @@ check_sig_handler() {
 # Ctrl-C on a Python program: KeyboardInterrupt path (Python's own handler), the log must still end.
 check_sig_python() {
   need_gpu sig_int_python_torch && need_torch sig_int_python_torch || return
-  fresh sig_int_python_torch
-  cat > "$D/loop.py" <<'EOF'
+  # In the helpers folder: sigrun starts from a fresh (emptied) check folder.
+  cat > "$H/torch_sigint_loop.py" <<'EOF'
 import time, torch
 x = torch.ones(4096, device="cuda")
 t0 = time.time()
@@ -526,7 +526,7 @@ while time.time() - t0 < 120:
     x = x * 1.0000001 + 0.0
     torch.cuda.synchronize()
 EOF
-  sigrun sig_int_python_torch INT group 120 "$PY" "$D/loop.py"
+  sigrun sig_int_python_torch INT group 120 "$PY" "$H/torch_sigint_loop.py"
   local why=""
   grep -q KeyboardInterrupt "$D/stderr.txt" || why+="; no KeyboardInterrupt traceback"
   sig_verdict sig_int_python_torch 130 "$why"
