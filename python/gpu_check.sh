@@ -62,6 +62,12 @@ done
 MPLBACKEND=Agg timeout 120 "$VPY" "$ROOT/examples/python/pytorch_smoke.py" > pytorch_smoke.txt 2>&1
 echo "pytorch_smoke exit $?"; grep -E "GPU Device|Kernels|GPU Busy|Peak VRAM" pytorch_smoke.txt | head
 
+log "training loop linked (gpufl.init), None and PcSampling"
+for e in None PcSampling; do
+  timeout 120 "$VPY" "$ROOT/examples/python/train_loop.py" --steps 50 --linked $e > train_linked_$e.txt 2>&1
+  echo "train_loop --linked $e exit $?"; grep -E "train_loop:|Total Kernels|stall samples" train_linked_$e.txt | head -4
+done
+
 log "NVTX ranges as scopes"
 timeout 120 "$VPY" -X faulthandler "$ROOT/examples/python/nvtx_ranges.py" > nvtx_linked.txt 2>&1; echo "nvtx linked exit $?"
 tail -25 nvtx_linked.txt

@@ -1,9 +1,11 @@
 """A small PyTorch training loop (an MLP on synthetic data) for `gpufl trace` and overhead measurements.
 
-Prints the wall time of the timed steps. No gpufl import: it runs plain, under the floor library and under
-`gpufl trace -- python train_loop.py`.
+Prints the wall time of the timed steps. No gpufl import by default: it runs plain, under the floor library and
+under `gpufl trace -- python train_loop.py`. With `--linked ENGINE` it calls gpufl.init itself (a scope per step:
+"train/step"), as a program linking gpufl does, and prints the report's summary.
 """
 import argparse
+import contextlib
 import time
 
 import torch
@@ -14,7 +16,14 @@ def main():
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--width", type=int, default=1024)
+    ap.add_argument("--linked", metavar="ENGINE", help="gpufl.init with this profiling engine (None, PcSampling, ...)")
     args = ap.parse_args()
+    scope = lambda name: contextlib.nullcontext()  # noqa: E731
+    if args.linked:
+        import gpufl
+
+        gpufl.init("train_loop", log_path="./train_loop_linked", profiling_engine=args.linked)
+        scope = gpufl.Scope
 
     torch.manual_seed(0)
     dev = torch.device("cuda")
@@ -38,11 +47,19 @@ def main():
         step()
     torch.cuda.synchronize()
     t0 = time.perf_counter()
-    for _ in range(args.steps):
-        loss = step()
+    with scope("train"):
+        for _ in range(args.steps):
+            with scope("step"):
+                loss = step()
     torch.cuda.synchronize()
     dt = time.perf_counter() - t0
     print(f"train_loop: {args.steps} steps in {dt:.4f} s ({1e3 * dt / args.steps:.3f} ms/step), loss {loss.item():.4f}")
+    if args.linked:
+        import gpufl
+        from gpufl.report import generate_report
+
+        gpufl.shutdown()
+        print(generate_report(".", log_prefix="train_loop_linked", top_n=5)[:3000])
 
 
 if __name__ == "__main__":
