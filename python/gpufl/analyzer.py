@@ -21,6 +21,7 @@ try:
 except ImportError as e:  # pragma: no cover - depends on the installation
     raise ImportError("gpufl.analyzer needs pandas and numpy: pip install \"gpufl[analyzer]\"") from e
 
+from . import _gpufl as _C
 from . import _tables
 from ._fmt import Output, bar, fmt_bytes, fmt_int, fmt_ns, fmt_pct
 from .report import generate_report, log_prefix_path
@@ -48,15 +49,7 @@ def busy_time_ns(start_ns: np.ndarray, end_ns: np.ndarray) -> int:
 def pretty_stall(name: str) -> str:
     """CUPTI stall names for people: `smsp__pcsamp_warps_issue_stalled_long_scoreboard_not_issued` and
     `long_scoreboard_not_issued` -> `Long Scoreboard (idle)`."""
-    text = str(name)
-    for prefix in ("smsp__pcsamp_warps_issue_stalled_", "smsp__pcsamp_", "stalled_"):
-        if text.startswith(prefix):
-            text = text[len(prefix):]
-    idle = text.endswith("_not_issued")
-    if idle:
-        text = text[: -len("_not_issued")]
-    text = " ".join(w.capitalize() for w in text.replace("-", "_").split("_") if w)
-    return f"{text} (idle)" if idle else text
+    return _C.stall_label(str(name))  # the C++ report's labels (LG, MIO, ...): one source of truth
 
 
 class GpuFlightSession:

@@ -8,6 +8,7 @@
 #include "core/demangle.hpp"
 #include "gpufl/gpufl.hpp"
 #include "gpufl/version.hpp"
+#include "report/profile_stats.hpp"
 #include "report/report.hpp"
 
 namespace nb = nanobind;
@@ -87,6 +88,9 @@ void bindApi(nb::module_& m) {
         nb::arg("as_json") = false);
   m.def("short_kernel_name", [](std::string_view name) { return readableKernelName(name); }, nb::arg("name"));
   m.def("demangle", [](std::string_view name) { return demangle(name); }, nb::arg("name"));
+  // The report's stall labels ("LG Throttle (idle)"), so the analyzer's tables read like the report.
+  m.def("stall_label", [](const std::string& reason) { return report::stallLabel(reason); },
+        nb::arg("reason"));
 }
 
 }  // namespace gpufl::py

@@ -170,6 +170,8 @@ def test_stalls(sample):
     assert mm["fraction"].tolist() == pytest.approx([0.6, 0.3, 0.1])
     assert st["kernel"].tolist()[0] == "matmul_row_per_thread"
     assert pretty_stall("smsp__pcsamp_warps_issue_stalled_long_scoreboard_not_issued") == "Long Scoreboard (idle)"
+    assert pretty_stall("lg_throttle") == "LG Throttle"  # the C++ report's label, not "Lg Throttle"
+    assert pretty_stall("mio_throttle_not_issued") == "MIO Throttle (idle)"
 
 
 def test_perf_metrics(sample):
@@ -299,3 +301,26 @@ def test_agrees_with_cpp_report(expected):
     assert got["memcpy_bytes"] == want["transfers"]["bytes"]
     if want["session"].get("duration_ns") is not None:
         assert s.duration_ns == want["session"]["duration_ns"]
+
+
+def test_real_h200_deep_session_matmul_tiling():
+    """tests/data/h200/matmul_tiling: the C++ seed-01 pair under PcSamplingWithSass on the H200 (3 SASS launches
+    of each kernel). Counters equal Nsight Compute's per launch (docs/measurements.md)."""
+    pytest.importorskip("pandas")
+    from conftest import REPO
+    from gpufl.analyzer import GpuFlightSession
+
+    s = GpuFlightSession(str(REPO / "tests" / "data" / "h200"), log_prefix="matmul_tiling", use_rich=False)
+    prof = s.profile_samples().set_index("kernel")
+    naive = prof.loc[[k for k in prof.index if k.startswith("matmul_naive")][0]]
+    tiled = prof.loc[[k for k in prof.index if k.startswith("matmul_tiled")][0]]
+    assert naive["warp_insts"] == 3 * 1_230_897_152
+    assert naive["sectors_global"] == 3 * 4_565_499_904
+    assert naive["sectors_global_ideal"] == 3 * 1_342_701_568
+    assert abs(naive["memory_efficiency"] - 0.294) < 0.001
+    assert tiled["memory_efficiency"] == 1.0
+    assert naive["avg_threads_per_warp"] == 32.0
+    stalls = s.stalls()
+    top = stalls[stalls["kernel"].str.startswith("matmul_naive")].iloc[0]
+    assert top["reason"] == "LG Throttle"
+    assert naive["stall_samples"] > 1_000_000
