@@ -5,7 +5,8 @@
 # into a private prefix.
 # Usage: scripts/gpu-run.sh [step ...]   steps: build test examples bench ncu python (default: all of these)
 #                                        and, only when named: deep (deep engines vs ncu), cost (engine slowdown),
-#                                        edges (gpufl trace: signals, children, exit codes, no CUDA, Numba)
+#                                        edges (gpufl trace: signals, children, exit codes, no CUDA, Numba),
+#                                        torch-engines (a PyTorch loop under gpufl trace with each engine)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -94,6 +95,20 @@ if has edges; then
   bash scripts/gpu-trace-edges.sh "$BUILD" "$RES/edges" > "$RES/edges.txt" 2>&1
   echo "gpu-trace-edges exit $?"
   grep -E "^(PASS|FAIL|SKIP)|passed|failed" "$RES/edges.txt" | cut -c1-220
+fi
+
+if has torch-engines; then
+  log "PyTorch under gpufl trace, each engine"
+  mkdir -p "$RES/torch_engines"
+  for e in None PcSampling SassMetrics PcSamplingWithSass RangeProfiler; do
+    t0=$(date +%s.%N)
+    timeout 150 "$BUILD/apps/gpufl/gpufl" trace -q --engine $e -o "$RES/torch_engines/t_$e" -- \
+      python3 "$ROOT/examples/python/train_loop.py" --steps 50 > "$RES/torch_engines/t_$e.txt" 2>&1
+    rc=$?
+    t1=$(date +%s.%N)
+    counts=$("$BUILD/apps/gpufl/gpufl" cat "$RES/torch_engines/t_$e" | grep -oE '"type":"(kernel_event|pc_sample|sass_metric|range_counters)"' | sort | uniq -c | tr -s ' \n' ' ')
+    echo "torch $e rc=$rc wall=$(python3 -c "print(round($t1-$t0,2))") s, $(grep -o 'steps in [0-9.]* s' "$RES/torch_engines/t_$e.txt") |$counts"
+  done
 fi
 
 if has python; then
