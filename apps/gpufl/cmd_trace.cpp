@@ -112,8 +112,14 @@ int runTraced(const TraceArgs& a, CliContext& ctx) {
   sigaction(SIGHUP, &sa, &old_hup);
   // Logs older than this are an earlier run's (1 s of slack for coarse file timestamps).
   const auto started = fs::file_time_type::clock::now() - std::chrono::seconds(1);
+  auto restoreHandlers = [&] {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+    sigaction(SIGHUP, &old_hup, nullptr);
+  };
   pid_t pid = fork();
   if (pid < 0) {
+    restoreHandlers();
     ctx.err << "gpufl trace: fork failed: " << std::strerror(errno) << "\n";
     return kExitFailure;
   }
@@ -133,9 +139,7 @@ int runTraced(const TraceArgs& a, CliContext& ctx) {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   g_child = 0;
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
-  sigaction(SIGHUP, &old_hup, nullptr);
+  restoreHandlers();
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (!a.quiet) printTraceSummary(prefix, code, ctx, started);
   // Died of an interrupt: gpufl dies of it too, so a calling shell script stops as it would
