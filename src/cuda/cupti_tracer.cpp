@@ -230,6 +230,7 @@ void CuptiTracer::onApi(const void* callback_data, bool enter, ApiKind kind) {
     if (enter) launches_.put(cb->correlationId, {core::currentScopePath(), 0, 0});
     return;
   }
+  if (!enter && engines_.empty()) return;  // only deep engines want the exit
   bool is_graph = kind == ApiKind::GraphLaunch;
   LaunchSite site;
   site.context = cb->context;
@@ -368,9 +369,6 @@ void CuptiTracer::drain(EventVisitor& out, const std::string& sid) {
 }
 
 bool CuptiTracer::isToolKernel(const DecodedKernel& kernel) {
-  LaunchInfo info;
-  if (engines_.empty() || launches_.get(static_cast<uint32_t>(kernel.event.correlation_id), &info))
-    return false;  // the program's launch callback saw it
   for (auto& engine : engines_) {
     if (!engine->ownsKernel(kernel.shape.name)) continue;
     ++tool_kernels_;
@@ -397,7 +395,10 @@ void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out,
     if (auto* kernel = std::get_if<DecodedKernel>(&decoded)) {
       kernel->event.start_ns += clock_offset_ns_;
       kernel->event.end_ns += clock_offset_ns_;
-      if (isToolKernel(*kernel)) continue;
+      LaunchInfo info;
+      const bool attributed =
+          launches_.get(static_cast<uint32_t>(kernel->event.correlation_id), &info);
+      if (!attributed && isToolKernel(*kernel)) continue;
       bool created = false;
       KernelDef def;
       kernel->event.def_id =
@@ -406,8 +407,7 @@ void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out,
         def.sid = sid;
         out.onKernelDef(def);
       }
-      LaunchInfo info;
-      if (launches_.get(static_cast<uint32_t>(kernel->event.correlation_id), &info)) {
+      if (attributed) {
         kernel->event.scope_path = info.scope_path;
         kernel->event.stack_id = info.stack_id;
       } else {

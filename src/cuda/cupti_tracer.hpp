@@ -79,7 +79,9 @@ class CuptiTracer {
 
  private:
   void sampleClockOffset();  // [start, writer thread] clock_offset_ns_ = monotonic - CUPTI's clock
-  bool isToolKernel(const DecodedKernel& kernel);  // [writer thread] counts it when true
+  // [writer thread] For a kernel no launch callback saw: true (and counted) when a deep engine's
+  // CUPTI API launched it itself.
+  bool isToolKernel(const DecodedKernel& kernel);
   void decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out, const std::string& sid);
 
   ActivityBufferPool pool_;
