@@ -373,24 +373,27 @@ CubinStore::Image* CubinStore::findLocked(uint64_t crc, const std::string& funct
   return by_name.front();  // CRC unknown or computed differently: the name still identifies code
 }
 
+// [under mutex_] One nvdisasm run for `functions` of `image` (each tried once, found or not).
+void CubinStore::disassembleLocked(Image& image, const std::vector<std::string>& functions) {
+  std::vector<uint32_t> symbols;
+  for (const CubinFunction& f : image.functions)
+    if (std::find(functions.begin(), functions.end(), f.name) != functions.end())
+      symbols.push_back(f.symbol_index);
+  for (const std::string& f : functions) image.attempted[f] = true;
+  std::string error;
+  auto text = hooks_.disassemble(image.bytes.data(), image.bytes.size(), symbols, &error);
+  if (!text) {
+    last_error_ = error;
+    return;
+  }
+  for (auto& [name, sass] : parseNvdisasm(*text)) image.sass[name] = std::move(sass);
+}
+
 const FunctionSass* CubinStore::functionSass(uint64_t crc, const std::string& function) {
   std::lock_guard lock(mutex_);
   Image* image = findLocked(crc, function);
   if (image == nullptr) return nullptr;
-  if (auto it = image->sass.find(function); it != image->sass.end()) return &it->second;
-  if (image->attempted[function] || !hooks_.disassemble) return nullptr;
-  image->attempted[function] = true;
-  std::vector<uint32_t> symbols;
-  for (const CubinFunction& f : image->functions) {
-    if (f.name == function) symbols.push_back(f.symbol_index);
-  }
-  std::string error;
-  auto text = hooks_.disassemble(image->bytes.data(), image->bytes.size(), symbols, &error);
-  if (!text) {
-    last_error_ = error;
-    return nullptr;
-  }
-  for (auto& [name, sass] : parseNvdisasm(*text)) image->sass[name] = std::move(sass);
+  if (!image->attempted[function] && hooks_.disassemble) disassembleLocked(*image, {function});
   auto it = image->sass.find(function);
   return it == image->sass.end() ? nullptr : &it->second;
 }
@@ -401,23 +404,13 @@ void CubinStore::prefetch(const std::vector<std::pair<uint64_t, std::string>>& c
   std::map<Image*, std::vector<std::string>> wanted;
   for (const auto& [crc, function] : crc_and_function) {
     Image* image = findLocked(crc, function);
-    if (image == nullptr || image->attempted[function]) continue;
-    image->attempted[function] = true;
-    wanted[image].push_back(function);
+    std::vector<std::string>* list = image ? &wanted[image] : nullptr;
+    if (list && !image->attempted[function] &&
+        std::find(list->begin(), list->end(), function) == list->end())
+      list->push_back(function);
   }
-  for (auto& [image, functions] : wanted) {
-    std::vector<uint32_t> symbols;
-    for (const CubinFunction& f : image->functions)
-      if (std::find(functions.begin(), functions.end(), f.name) != functions.end())
-        symbols.push_back(f.symbol_index);
-    std::string error;
-    auto text = hooks_.disassemble(image->bytes.data(), image->bytes.size(), symbols, &error);
-    if (!text) {
-      last_error_ = error;
-      continue;
-    }
-    for (auto& [name, sass] : parseNvdisasm(*text)) image->sass[name] = std::move(sass);
-  }
+  for (auto& [image, functions] : wanted)
+    if (!functions.empty()) disassembleLocked(*image, functions);
 }
 
 SassInstruction CubinStore::instruction(uint64_t crc, const std::string& function, uint64_t pc) {

@@ -109,6 +109,7 @@ class CubinStore {
  private:
   struct Image;
   Image* findLocked(uint64_t crc, const std::string& function);
+  void disassembleLocked(Image& image, const std::vector<std::string>& functions);
   void ingestPendingLocked();
 
   const size_t max_bytes_;
