@@ -1,10 +1,10 @@
 #include "cuda/cuda_collector.hpp"
 
-#include <cstdlib>
 #include <string>
 
 #include "core/clock.hpp"
 #include "cuda/cupti_tracer.hpp"
+#include "cuda/deep_support.hpp"
 #include "cuda/device_props.hpp"
 #include "cuda/engine_factory.hpp"
 
@@ -31,7 +31,7 @@ class CudaCollector final : public runtime::Collector {
                   "enable_kernel_details is false: no occupancy breakdown per launch shape");
     // Inside CUDA_INJECTION64_PATH's entry we run within cuInit, where the driver cannot be queried
     // yet: the devices are read on the writer thread's first drain instead.
-    injected_ = std::getenv("GPUFL_INJECTED") != nullptr;
+    injected_ = injectedIntoCuInit();
     if (!injected_ && !readDeviceProperties(/*late=*/false)) return false;
 
     EngineContext engine_ctx;
