@@ -44,7 +44,10 @@ TEST(NoAllocation, LaunchesAndScopesAfterWarmUp) {
   opts.app_name = "no_alloc_test";
   opts.log_path = "no_alloc_test";
   opts.system_sample_rate_ms = 10;
+  startCountingNew();
   ASSERT_TRUE(gpufl::init(opts));
+  // init allocates inside libgpufl.so: if the counter missed that, the check below could not fail.
+  EXPECT_GT(stopCountingNew(), 0u) << "the replaced operator new does not see libgpufl.so's calls";
   allocationsDuring(2000, x);  // gpufl's warm-up: thread buffer, interned names, first buffers
   const uint64_t traced = allocationsDuring(20000, x);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
