@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "core/clock.hpp"
 #include "cuda/cupti_api.hpp"
 #include "cuda/deep_support.hpp"
 
@@ -355,6 +357,7 @@ void CubinStore::ingestPendingLocked() {
     }
     image->bytes = std::move(bytes);
     images_.push_back(std::move(image));
+    ++kept_;
   }
   pending_.clear();
 }
@@ -381,7 +384,10 @@ void CubinStore::disassembleLocked(Image& image, const std::vector<std::string>&
       symbols.push_back(f.symbol_index);
   for (const std::string& f : functions) image.attempted[f] = true;
   std::string error;
+  const int64_t t0 = core::monotonicNs();
   auto text = hooks_.disassemble(image.bytes.data(), image.bytes.size(), symbols, &error);
+  disassemble_ns_ += core::monotonicNs() - t0;
+  ++disassemble_runs_;
   if (!text) {
     last_error_ = error;
     return;
@@ -422,7 +428,10 @@ SassInstruction CubinStore::instruction(uint64_t crc, const std::string& functio
     std::lock_guard lock(mutex_);
     Image* image = findLocked(crc, function);
     if (image != nullptr && !image->no_lines.count(function)) {
+      const int64_t t0 = core::monotonicNs();
       result.source = hooks_.source(image->bytes.data(), image->bytes.size(), function, pc);
+      source_ns_ += core::monotonicNs() - t0;
+      ++source_lookups_;
       if (result.source.empty()) image->no_lines.insert(function);
     }
   }
@@ -432,6 +441,20 @@ SassInstruction CubinStore::instruction(uint64_t crc, const std::string& functio
 uint64_t CubinStore::droppedCubins() const {
   std::lock_guard lock(mutex_);
   return dropped_;
+}
+
+std::string CubinStore::workSummary() const {
+  std::lock_guard lock(mutex_);
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "cubins: %llu kept (%.1f MB), nvdisasm %.3f s (%llu runs), source lines %.3f s "
+                "(%llu lookups)",
+                static_cast<unsigned long long>(kept_), static_cast<double>(bytes_) / 1e6,
+                static_cast<double>(disassemble_ns_) / 1e9,
+                static_cast<unsigned long long>(disassemble_runs_),
+                static_cast<double>(source_ns_) / 1e9,
+                static_cast<unsigned long long>(source_lookups_));
+  return text;
 }
 
 std::string CubinStore::lastError() const {

@@ -105,6 +105,9 @@ class CubinStore {
 
   uint64_t droppedCubins() const;
   std::string lastError() const;
+  // "cubins: 812 kept (412.3 MB), nvdisasm 6.102 s (5 runs), source lines 0.120 s (30 lookups)":
+  // what the store cost, for the deep_engine_time note.
+  std::string workSummary() const;
 
  private:
   struct Image;
@@ -119,6 +122,9 @@ class CubinStore {
   std::vector<std::unique_ptr<Image>> images_;
   size_t bytes_ = 0;
   uint64_t dropped_ = 0;
+  uint64_t kept_ = 0;
+  uint64_t disassemble_ns_ = 0, disassemble_runs_ = 0;
+  uint64_t source_ns_ = 0, source_lookups_ = 0;
   std::string last_error_;
 };
 

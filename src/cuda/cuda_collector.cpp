@@ -88,6 +88,10 @@ class CudaCollector final : public runtime::Collector {
     end.dropped["activity_buffers_refused"] += s.buffer_refusals;
     end.dropped["launch_attribution"] += s.unattributed;
     end.buffers += s.buffers_allocated;
+    if (!s.engine_time.empty()) {
+      // After the last drain: the whole cost of the deep engines, by hook.
+      ctx_->addNote("deep_engine_time", "on", "wall time in the engines: " + s.engine_time);
+    }
     if (s.tool_kernels > 0) {
       ctx_->addNote("cupti_tool_kernels", "degraded",
                     std::to_string(s.tool_kernels) +

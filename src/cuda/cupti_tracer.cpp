@@ -2,6 +2,7 @@
 
 #include <cupti.h>
 
+#include <algorithm>
 #include <bitset>
 #include <cstdlib>
 #include <string>
@@ -154,6 +155,7 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
   // Engines first: SASS metrics need kernels traced serialized (KIND_KERNEL) rather than
   // concurrently.
   for (auto& engine : engines) {
+    EngineTime::Span span(engine_time_, EngineHook::Start);
     if (engine->start(context)) engines_.push_back(std::move(engine));
   }
   bool serialize = false;
@@ -183,11 +185,14 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
   if (wants_scopes) {
     scope_observer_.begin = [](void* self, uint32_t path, std::string_view name) {
       std::string terminated(name);  // engines take C strings; only deep modes pay for the copy
-      for (auto& engine : static_cast<CuptiTracer*>(self)->engines_)
-        engine->onScopeBegin(path, terminated.c_str());
+      auto* tracer = static_cast<CuptiTracer*>(self);
+      EngineTime::Span span(tracer->engine_time_, EngineHook::Scope);
+      for (auto& engine : tracer->engines_) engine->onScopeBegin(path, terminated.c_str());
     };
     scope_observer_.end = [](void* self, uint32_t path) {
-      for (auto& engine : static_cast<CuptiTracer*>(self)->engines_) engine->onScopeEnd(path);
+      auto* tracer = static_cast<CuptiTracer*>(self);
+      EngineTime::Span span(tracer->engine_time_, EngineHook::Scope);
+      for (auto& engine : tracer->engines_) engine->onScopeEnd(path);
     };
     scope_observer_.self = this;
     core::setScopeObserver(&scope_observer_);
@@ -207,7 +212,10 @@ void CuptiTracer::stop() {
   if (subscriber_ == nullptr) return;
   if (started_) {
     core::setScopeObserver(nullptr);
-    for (auto& engine : engines_) engine->stop();
+    {
+      EngineTime::Span span(engine_time_, EngineHook::Stop);
+      for (auto& engine : engines_) engine->stop();
+    }
     cupti::cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     for (CUpti_ActivityKind kind : kinds_) cupti::cuptiActivityDisable(kind);
     // Records of work still in flight when tracing was disabled come back with this last flush.
@@ -241,8 +249,11 @@ void CuptiTracer::onApi(const void* callback_data, bool enter, ApiKind kind) {
   if (enter) {
     LaunchInfo info{site.scope_path, stack_traces_ ? stacks_.capture(3) : 0u, is_graph ? 1u : 0u};
     launches_.put(cb->correlationId, info);
+    if (engines_.empty()) return;
+    EngineTime::Span span(engine_time_, EngineHook::Launch);
     for (auto& engine : engines_) engine->onLaunchEnter(site);
   } else {
+    EngineTime::Span span(engine_time_, EngineHook::Launch);
     for (auto& engine : engines_) engine->onLaunchExit(site);
   }
 }
@@ -301,14 +312,18 @@ void CuptiTracer::onResource(int cbid, const void* data) {
     case CUPTI_CBID_RESOURCE_CONTEXT_CREATED: {
       uint32_t device = 0;
       cupti::cuptiGetDeviceId(rd->context, &device);
+      EngineTime::Span span(engine_time_, EngineHook::Context);
       for (auto& engine : engines_) engine->onContextCreated(rd->context, device);
       break;
     }
-    case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
+    case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING: {
+      EngineTime::Span span(engine_time_, EngineHook::Context);
       for (auto& engine : engines_) engine->onContextDestroying(rd->context);
       break;
+    }
     case CUPTI_CBID_RESOURCE_MODULE_LOADED: {
       const auto* module = static_cast<const CUpti_ModuleResourceData*>(rd->resourceDescriptor);
+      EngineTime::Span span(engine_time_, EngineHook::Module);
       if (module != nullptr && module->pCubin != nullptr)
         for (auto& engine : engines_)
           engine->onModuleLoaded(rd->context, module->pCubin, module->cubinSize);
@@ -345,6 +360,16 @@ TracerStats CuptiTracer::stats() const {
   s.records_dropped_by_cupti = dropped_.load(std::memory_order_relaxed);
   s.buffer_refusals = pool_.refusals();
   s.buffers_allocated = pool_.allocated();
+  if (!engines_.empty()) {
+    s.engine_time = engine_time_.summary();
+    std::vector<std::string> details;  // engines sharing one cubin store report it alike
+    for (const auto& engine : engines_) {
+      std::string d = engine->workDetails();
+      if (d.empty() || std::find(details.begin(), details.end(), d) != details.end()) continue;
+      s.engine_time += "; " + d;
+      details.push_back(std::move(d));
+    }
+  }
   return s;
 }
 
@@ -365,6 +390,8 @@ void CuptiTracer::drain(EventVisitor& out, const std::string& sid) {
     decodeBuffer(buffer, out, sid);
     pool_.release(buffer.data);
   }
+  if (engines_.empty()) return;
+  EngineTime::Span span(engine_time_, EngineHook::Drain);
   for (auto& engine : engines_) engine->drain(out);
 }
 

@@ -24,6 +24,7 @@
 #include "cuda/activity_decode.hpp"
 #include "cuda/correlation_table.hpp"
 #include "cuda/deep_engine.hpp"
+#include "cuda/engine_time.hpp"
 #include "cuda/kernel_catalog.hpp"
 
 namespace gpufl::cuda {
@@ -36,6 +37,7 @@ struct TracerStats {
   uint64_t unattributed = 0;  // kernels whose launch info was gone (slot reused) or never seen
   uint64_t callback_ns = 0;   // time spent in our launch callbacks (sampled estimate)
   uint64_t tool_kernels = 0, tool_kernel_ns = 0;  // kernels CUPTI itself launched (left out)
+  std::string engine_time;  // wall time per deep-engine hook (EngineTime::summary), "" without
 };
 
 class CuptiTracer {
@@ -89,6 +91,7 @@ class CuptiTracer {
   KernelCatalog catalog_;
   StackTable stacks_;
   std::vector<std::unique_ptr<DeepEngine>> engines_;
+  EngineTime engine_time_;  // every call into engines_, by hook
   std::vector<CUpti_ActivityKind> kinds_;
   core::ScopeObserver
       scope_observer_;  // forwards user scopes to the engines (range profiler)  // activity kinds

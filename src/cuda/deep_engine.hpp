@@ -71,6 +71,10 @@ class DeepEngine {
   // [writer thread] True for a kernel this engine's CUPTI API launched itself (no launch callback
   // saw it): the tracer leaves it out of the program's kernels and counts it instead.
   virtual bool ownsKernel(std::string_view /*mangled_name*/) const { return false; }
+
+  // [shutdown thread, after the last drain] What the engine's own helpers cost ("cubins: ...,
+  // nvdisasm 6.1 s (5 runs)"), for the deep_engine_time note; "" when nothing to say.
+  virtual std::string workDetails() const { return ""; }
 };
 
 }  // namespace gpufl::cuda

@@ -90,6 +90,7 @@ class PcSamplingEngine final : public DeepEngine {
   void onLaunchEnter(const LaunchSite& launch) override;
   void drain(EventVisitor& out) override;
   void stop() override;
+  std::string workDetails() const override { return cubins_ ? cubins_->workSummary() : ""; }
 
  private:
   // Host buffers in CUPTI's layout: PC records, each pointing at its own stall-reason array.

@@ -109,6 +109,7 @@ class SassMetricsEngine final : public DeepEngine {
   void drain(EventVisitor& out) override;
   void stop() override;
   bool needsSerializedKernelActivity() const override { return true; }
+  std::string workDetails() const override { return cubins_ ? cubins_->workSummary() : ""; }
 
  private:
   struct Context {

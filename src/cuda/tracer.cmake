@@ -4,6 +4,7 @@ target_sources(gpufl_cuda PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/correlation_table.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_catalog.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cupti_tracer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/engine_time.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_collector.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nvtx_decode.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nvtx_handles.cpp
@@ -18,6 +19,7 @@ endif()
 set_property(GLOBAL APPEND PROPERTY GPUFL_COLLECTORS "gpufl_cuda|cuda/cuda_collector.hpp|gpufl::cuda::makeCollector")
 
 gpufl_add_test(correlation_table_test ${CMAKE_CURRENT_LIST_DIR}/correlation_table_test.cpp LIBS gpufl_cuda)
+gpufl_add_test(engine_time_test ${CMAKE_CURRENT_LIST_DIR}/engine_time_test.cpp LIBS gpufl_cuda)
 gpufl_add_test(kernel_catalog_test ${CMAKE_CURRENT_LIST_DIR}/kernel_catalog_test.cpp LIBS gpufl_cuda)
 # NVTX ranges as scopes: decode fed host-built callback data, the per-thread balance against the core
 # scope stack, and the NVTX_INJECTION64_PATH decision.
