@@ -110,7 +110,8 @@ if has torch-engines; then
     echo "torch $e rc=$rc wall=$(python3 -c "print(round($t1-$t0,2))") s, $(grep -o 'steps in [0-9.]* s' "$RES/torch_engines/t_$e.txt") |$counts"
   done
   # Start-up vs shutdown, and the engines' own account of their time (deep_engine_time note).
-  python3 bench/log_phases.py "$RES"/torch_engines/t_*[a-z] 2>&1 | cut -c1-400 | tee "$RES/torch_engines/phases.txt"
+  python3 bench/log_phases.py $(for e in None PcSampling SassMetrics PcSamplingWithSass RangeProfiler; do
+    echo "$RES/torch_engines/t_$e"; done) 2>&1 | cut -c1-400 | tee "$RES/torch_engines/phases.txt"
 fi
 
 if has python; then
