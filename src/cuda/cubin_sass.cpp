@@ -81,6 +81,31 @@ std::optional<std::vector<CubinFunction>> listCubinFunctions(const void* data, s
   return functions;
 }
 
+bool cubinHasLineInfo(const void* data, size_t size) {
+  const auto* base = static_cast<const uint8_t*>(data);
+  Elf64_Ehdr eh;
+  if (data == nullptr || !readAt(base, size, 0, &eh) ||
+      std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh.e_shentsize != sizeof(Elf64_Shdr)) {
+    return false;
+  }
+  Elf64_Shdr names;
+  if (!readAt(base, size, eh.e_shoff + uint64_t{eh.e_shstrndx} * sizeof(Elf64_Shdr), &names) ||
+      names.sh_offset > size || names.sh_size > size - names.sh_offset) {
+    return false;
+  }
+  constexpr std::string_view kLines = ".nv_debug_line_sass";
+  for (size_t i = 0; i < eh.e_shnum; ++i) {
+    Elf64_Shdr section;
+    if (!readAt(base, size, eh.e_shoff + i * sizeof(Elf64_Shdr), &section)) return false;
+    if (section.sh_name >= names.sh_size) continue;
+    const char* name = reinterpret_cast<const char*>(base + names.sh_offset + section.sh_name);
+    if (std::string_view(name, strnlen(name, names.sh_size - section.sh_name)) == kLines)
+      return true;
+  }
+  return false;
+}
+
 std::map<std::string, FunctionSass> parseNvdisasm(std::string_view text) {
   std::map<std::string, FunctionSass> out;
   FunctionSass* current = nullptr;
@@ -219,7 +244,8 @@ std::optional<std::string> runNvdisasm(const std::string& nvdisasm, const void* 
   }
   std::string fun;
   for (uint32_t index : symbol_indices) fun += (fun.empty() ? "" : ",") + std::to_string(index);
-  std::vector<std::string> args = {nvdisasm, "-c", "-g"};
+  std::vector<std::string> args = {nvdisasm, "-c"};
+  if (cubinHasLineInfo(cubin, size)) args.push_back("-g");
   if (!fun.empty()) args.insert(args.end(), {"-fun", fun});
   args.push_back(in.path);
   std::vector<char*> argv;
@@ -318,7 +344,7 @@ CubinStore::~CubinStore() = default;
 
 bool CubinStore::add(const void* cubin, size_t size) {
   if (cubin == nullptr || size == 0) return false;
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(pending_mutex_);
   // Engines that share this store each forward the same module: keep one copy.
   if (!pending_.empty() && pending_.back().size() == size &&
       std::memcmp(pending_.back().data(), cubin, size) == 0) {
@@ -338,13 +364,19 @@ bool CubinStore::add(const void* cubin, size_t size) {
 // per module (a full parse each) made the end of a traced run seconds longer. CRCs are computed
 // only to tell apart cubins that define the same function name.
 void CubinStore::ingestPendingLocked() {
-  for (std::vector<uint8_t>& bytes : pending_) {
+  std::vector<std::vector<uint8_t>> pending;
+  {
+    std::lock_guard lock(pending_mutex_);
+    pending.swap(pending_);
+  }
+  for (std::vector<uint8_t>& bytes : pending) {
     auto image = std::make_unique<Image>();
     bool duplicate = false;  // the same module loaded in several contexts
     for (const auto& other : images_)
       duplicate = duplicate || (other->bytes.size() == bytes.size() &&
                                 std::memcmp(other->bytes.data(), bytes.data(), bytes.size()) == 0);
     if (duplicate) {
+      std::lock_guard lock(pending_mutex_);
       bytes_ -= bytes.size();
       continue;
     }
@@ -359,7 +391,6 @@ void CubinStore::ingestPendingLocked() {
     images_.push_back(std::move(image));
     ++kept_;
   }
-  pending_.clear();
 }
 
 CubinStore::Image* CubinStore::findLocked(uint64_t crc, const std::string& function) {
@@ -376,30 +407,64 @@ CubinStore::Image* CubinStore::findLocked(uint64_t crc, const std::string& funct
   return by_name.front();  // CRC unknown or computed differently: the name still identifies code
 }
 
-// [under mutex_] One nvdisasm run for `functions` of `image` (each tried once, found or not).
-void CubinStore::disassembleLocked(Image& image, const std::vector<std::string>& functions) {
+// One nvdisasm run: for `symbols` of `image`; its output or error once run.
+struct CubinStore::Job {
+  Image* image = nullptr;
   std::vector<uint32_t> symbols;
+  std::optional<std::string> text;
+  std::string error;
+};
+
+// [under mutex_] The run for `functions` of `image`; each function is tried once, found or not.
+CubinStore::Job CubinStore::planLocked(Image& image, const std::vector<std::string>& functions) {
+  Job job;
+  job.image = &image;
   for (const CubinFunction& f : image.functions)
     if (std::find(functions.begin(), functions.end(), f.name) != functions.end())
-      symbols.push_back(f.symbol_index);
+      job.symbols.push_back(f.symbol_index);
   for (const std::string& f : functions) image.attempted[f] = true;
-  std::string error;
+  return job;
+}
+
+// [under mutex_] Runs the jobs, at most kParallelRuns at a time (each is a child process, so the
+// threads mostly wait), and keeps what they found. add() takes another lock: loads go on meanwhile.
+void CubinStore::runJobsLocked(std::vector<Job>& jobs) {
   const int64_t t0 = core::monotonicNs();
-  auto text = hooks_.disassemble(image.bytes.data(), image.bytes.size(), symbols, &error);
-  disassemble_ns_ += core::monotonicNs() - t0;
-  ++disassemble_runs_;
-  if (!text) {
-    last_error_ = error;
-    return;
+  auto run = [this](Job& job) {
+    job.text = hooks_.disassemble(job.image->bytes.data(), job.image->bytes.size(), job.symbols,
+                                  &job.error);
+  };
+  if (jobs.size() == 1) {
+    run(jobs.front());
+  } else {
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> workers;
+    for (size_t w = 0; w < std::min(jobs.size(), kParallelRuns); ++w) {
+      workers.emplace_back([&] {
+        for (size_t i; (i = next.fetch_add(1)) < jobs.size();) run(jobs[i]);
+      });
+    }
+    for (std::thread& t : workers) t.join();
   }
-  for (auto& [name, sass] : parseNvdisasm(*text)) image.sass[name] = std::move(sass);
+  disassemble_ns_ += core::monotonicNs() - t0;
+  disassemble_runs_ += jobs.size();
+  for (Job& job : jobs) {
+    if (!job.text) {
+      last_error_ = job.error;
+      continue;
+    }
+    for (auto& [name, sass] : parseNvdisasm(*job.text)) job.image->sass[name] = std::move(sass);
+  }
 }
 
 const FunctionSass* CubinStore::functionSass(uint64_t crc, const std::string& function) {
   std::lock_guard lock(mutex_);
   Image* image = findLocked(crc, function);
   if (image == nullptr) return nullptr;
-  if (!image->attempted[function] && hooks_.disassemble) disassembleLocked(*image, {function});
+  if (!image->attempted[function] && hooks_.disassemble) {
+    std::vector<Job> jobs{planLocked(*image, {function})};
+    runJobsLocked(jobs);
+  }
   auto it = image->sass.find(function);
   return it == image->sass.end() ? nullptr : &it->second;
 }
@@ -415,8 +480,10 @@ void CubinStore::prefetch(const std::vector<std::pair<uint64_t, std::string>>& c
         std::find(list->begin(), list->end(), function) == list->end())
       list->push_back(function);
   }
+  std::vector<Job> jobs;
   for (auto& [image, functions] : wanted)
-    if (!functions.empty()) disassembleLocked(*image, functions);
+    if (!functions.empty()) jobs.push_back(planLocked(*image, functions));
+  if (!jobs.empty()) runJobsLocked(jobs);
 }
 
 SassInstruction CubinStore::instruction(uint64_t crc, const std::string& function, uint64_t pc) {
@@ -439,15 +506,15 @@ SassInstruction CubinStore::instruction(uint64_t crc, const std::string& functio
 }
 
 uint64_t CubinStore::droppedCubins() const {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(pending_mutex_);
   return dropped_;
 }
 
 std::string CubinStore::workSummary() const {
-  std::lock_guard lock(mutex_);
+  std::scoped_lock lock(mutex_, pending_mutex_);  // the order ingestPendingLocked takes them in
   char text[200];
   std::snprintf(text, sizeof text,
-                "cubins: %llu kept (%.1f MB), nvdisasm %.3f s (%llu runs), source lines %.3f s "
+                "cubins: %llu kept (%.1f MB), nvdisasm %.3f s wall (%llu runs), source lines %.3f s "
                 "(%llu lookups)",
                 static_cast<unsigned long long>(kept_), static_cast<double>(bytes_) / 1e6,
                 static_cast<double>(disassemble_ns_) / 1e9,

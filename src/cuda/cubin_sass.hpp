@@ -38,6 +38,10 @@ struct CubinFunction {
 std::optional<std::vector<CubinFunction>> listCubinFunctions(const void* data, size_t size,
                                                              std::string* error);
 
+// True when the cubin carries SASS line information (.nv_debug_line_sass: built with -lineinfo or
+// -G). Without it nvdisasm's -g finds nothing to print, so runNvdisasm leaves it off.
+bool cubinHasLineInfo(const void* data, size_t size);
+
 struct SassInstruction {
   std::string text;    // "LDG.E.64 R8, desc[UR4][R8.64]" (predicate kept, trailing ';' dropped)
   std::string source;  // "path/file.cu:42" or empty
@@ -62,8 +66,9 @@ uint64_t estimateIdealSectors(uint64_t inst_executed, uint64_t thread_inst_execu
 // Finds nvdisasm; empty when absent.
 std::string findNvdisasm();
 
-// Runs `nvdisasm -c -g [-fun i,j,...] <cubin>` in a child process (LD_PRELOAD and
-// CUDA_INJECTION64_PATH removed from its environment). Nothing on failure, with `error` set.
+// Runs `nvdisasm -c [-g] [-fun i,j,...] <cubin>` in a child process (LD_PRELOAD and
+// CUDA_INJECTION64_PATH removed from its environment; -g only when the cubin has line info).
+// Nothing on failure, with `error` set.
 std::optional<std::string> runNvdisasm(const std::string& nvdisasm, const void* cubin, size_t size,
                                        const std::vector<uint32_t>& symbol_indices,
                                        std::string* error);
@@ -89,35 +94,41 @@ class CubinStore {
   ~CubinStore();
 
   // [loading thread] Copies the cubin. Never calls CUPTI (calling cuptiGetCubinCrc from the module
-  // callback can deadlock while SASS patching holds CUPTI's locks). False when over the byte
-  // budget.
+  // callback can deadlock while SASS patching holds CUPTI's locks) and never waits for a
+  // disassembly in progress (the loading thread is the program's: PyTorch's module loads waited
+  // 7.4 s behind nvdisasm, H200 2026-11-29). False when over the byte budget.
   bool add(const void* cubin, size_t size);
 
   // [writer thread] SASS of `function` in the cubin with `crc` (nullptr when unknown). Disassembles
   // the cubin's reported functions on first use.
   const FunctionSass* functionSass(uint64_t crc, const std::string& function);
-  // [writer thread] Disassembles the listed functions not tried yet with one nvdisasm run per cubin:
-  // nvdisasm parses the whole cubin each run, seconds for PyTorch's big modules, so asking one
-  // function at a time cost a PyTorch run tens of seconds.
+  // [writer thread] Disassembles the listed functions not tried yet with one nvdisasm run per cubin,
+  // the cubins' runs in parallel (up to kParallelRuns): nvdisasm parses the whole cubin each run,
+  // seconds for PyTorch's big modules, so asking one function at a time cost a PyTorch run tens of
+  // seconds.
   void prefetch(const std::vector<std::pair<uint64_t, std::string>>& crc_and_function);
   // [writer thread] The instruction at `pc`: text from nvdisasm, source from nvdisasm or CUPTI.
   SassInstruction instruction(uint64_t crc, const std::string& function, uint64_t pc);
 
   uint64_t droppedCubins() const;
   std::string lastError() const;
-  // "cubins: 812 kept (412.3 MB), nvdisasm 6.102 s (5 runs), source lines 0.120 s (30 lookups)":
+  // "cubins: 812 kept (412.3 MB), nvdisasm 6.102 s wall (5 runs), source lines 0.120 s (30 lookups)":
   // what the store cost, for the deep_engine_time note.
   std::string workSummary() const;
 
  private:
   struct Image;
   Image* findLocked(uint64_t crc, const std::string& function);
-  void disassembleLocked(Image& image, const std::vector<std::string>& functions);
+  struct Job;
+  Job planLocked(Image& image, const std::vector<std::string>& functions);
+  void runJobsLocked(std::vector<Job>& jobs);
   void ingestPendingLocked();
 
+  static constexpr size_t kParallelRuns = 8;
   const size_t max_bytes_;
   Hooks hooks_;
-  mutable std::mutex mutex_;
+  mutable std::mutex mutex_;  // images_ and the counters below; held across disassembly
+  mutable std::mutex pending_mutex_;  // pending_, bytes_, dropped_: what add() touches
   std::vector<std::vector<uint8_t>> pending_;
   std::vector<std::unique_ptr<Image>> images_;
   size_t bytes_ = 0;

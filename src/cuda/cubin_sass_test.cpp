@@ -4,8 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <fstream>
+#include <future>
 #include <iterator>
+#include <thread>
 
 #include "cuda/cupti_loader.hpp"
 
@@ -183,6 +187,71 @@ TEST(CubinStore, FakeHooksDedupeAndDisassembleOnce) {
 }
 
 #ifdef GPUFL_DEEP_TEST_CUBIN
+// The test cubin is built with -lineinfo: nvdisasm gets -g for it, and only for it.
+TEST(CubinSass, AsksForLinesOnlyWhenTheCubinHasThem) {
+  const std::vector<uint8_t> cubin = readFile(GPUFL_DEEP_TEST_CUBIN);
+  EXPECT_TRUE(cubinHasLineInfo(cubin.data(), cubin.size()));
+  EXPECT_FALSE(cubinHasLineInfo(cubin.data(), 64));  // header only: no section table
+  EXPECT_FALSE(cubinHasLineInfo(nullptr, 0));
+  std::vector<uint8_t> junk(100, 0x7f);
+  EXPECT_FALSE(cubinHasLineInfo(junk.data(), junk.size()));
+
+  char dir[] = "/tmp/gpufl-fake-nvdisasm-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string script = std::string(dir) + "/nvdisasm";
+  {
+    std::ofstream out(script);
+    out << "#!/bin/sh\necho \"args: $*\"\n";
+  }
+  chmod(script.c_str(), 0755);
+  std::string error;
+  auto text = runNvdisasm(script, cubin.data(), cubin.size(), {1}, &error);
+  ASSERT_TRUE(text) << error;
+  EXPECT_NE(text->find("args: -c -g -fun 1 "), std::string::npos) << *text;
+}
+
+// Two cubins defining the same function (told apart by CRC): one run each, side by side; and a
+// module loading meanwhile is not held up by the runs (PyTorch's loads waited seconds behind them).
+TEST(CubinStore, RunsTheCubinsDisassembliesInParallelWithoutBlockingLoads) {
+  const std::vector<uint8_t> cubin = readFile(GPUFL_DEEP_TEST_CUBIN);
+  std::vector<uint8_t> other = cubin;
+  other.push_back(0);
+  std::vector<uint8_t> late = other;
+  late.push_back(0);
+  std::atomic<int> running{0}, most{0}, runs{0};
+  std::atomic<bool> late_added{false};
+  CubinStore* store_ptr = nullptr;
+  CubinStore::Hooks hooks;
+  hooks.crc = [](const void*, size_t size) -> std::optional<uint64_t> { return size; };
+  hooks.disassemble = [&](const void*, size_t size, const std::vector<uint32_t>&, std::string*) {
+    const int now = ++running;
+    for (int seen = most; now > seen && !most.compare_exchange_weak(seen, now);) {
+    }
+    ++runs;
+    if (size == cubin.size()) {  // a load from another thread while the store is busy
+      auto load = std::async(std::launch::async, [&] { return store_ptr->add(late.data(), late.size()); });
+      late_added = load.wait_for(std::chrono::seconds(5)) == std::future_status::ready && load.get();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    --running;
+    return std::optional<std::string>("\t.section\t.text." + std::string(kCopy4) +
+                                      ",\"ax\",@progbits\n /*0010*/ EXIT ;\n");
+  };
+  CubinStore store(4 << 20, hooks);
+  store_ptr = &store;
+  store.add(cubin.data(), cubin.size());
+  store.add(other.data(), other.size());
+  store.prefetch({{cubin.size(), kCopy4}, {other.size(), kCopy4}});
+  EXPECT_EQ(runs, 2);
+  EXPECT_EQ(most, 2);
+  EXPECT_TRUE(late_added);
+  EXPECT_EQ(store.instruction(cubin.size(), kCopy4, 0x10).text, "EXIT");
+  EXPECT_EQ(store.instruction(other.size(), kCopy4, 0x10).text, "EXIT");
+  EXPECT_EQ(runs, 2);
+  EXPECT_NE(store.workSummary().find("3 kept"), std::string::npos) << store.workSummary();
+  EXPECT_NE(store.workSummary().find("(2 runs)"), std::string::npos) << store.workSummary();
+}
+
 TEST(CubinStore, UsesDisassemblyFirstThenCuptiForSource) {
   const std::vector<uint8_t> cubin = readFile(GPUFL_DEEP_TEST_CUBIN);
   int disassembled = 0;
@@ -282,14 +351,14 @@ TEST(CubinSass, RunsAnNvdisasmExecutableWithFunctionFilter) {
   const std::string script = std::string(dir) + "/nvdisasm";
   {
     std::ofstream out(script);
-    out << "#!/bin/sh\necho \"args: $*\"\necho \"size: $(wc -c < \"$5\")\"\n";
+    out << "#!/bin/sh\necho \"args: $*\"\neval last=\\${$#}\necho \"size: $(wc -c < \"$last\")\"\n";
   }
   chmod(script.c_str(), 0755);
   const char bytes[] = "0123456789";
   std::string error;
   auto text = runNvdisasm(script, bytes, 10, {3, 9}, &error);
   ASSERT_TRUE(text) << error;
-  EXPECT_NE(text->find("args: -c -g -fun 3,9 "), std::string::npos) << *text;
+  EXPECT_NE(text->find("args: -c -fun 3,9 "), std::string::npos) << *text;  // no line info: no -g
   EXPECT_NE(text->find("size: 10"), std::string::npos) << *text;
   EXPECT_FALSE(runNvdisasm(std::string(dir) + "/missing", bytes, 10, {}, &error));
   {
