@@ -3,12 +3,17 @@
 
 Each case runs plain, under the bare-CUPTI floor library (bench/floor_inject.cpp: same activity kinds and
 callbacks, records thrown away) and under `gpufl trace`, interleaved, REPEATS times; whole-process wall time.
-Prints medians and the ratios gpufl/floor and floor/plain.
+Prints medians and the ratios gpufl/floor and floor/plain. The order of the modes is shuffled in each repeat
+(seeded), so a slow drift of the machine does not favour the mode that always runs first. A program that
+prints "launches in S s" (examples/cuda/tiny_kernels) also gets its launch loop's time compared: the
+per-launch cost without process start-up, CUDA init and shutdown, which vary by tens of ms between runs.
 
 Usage: bench/overhead.py BUILD_DIR [--repeats N] [--out DIR]
 """
 import argparse
 import os
+import random
+import re
 import statistics
 import subprocess
 import sys
@@ -18,12 +23,18 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def wall(cmd, env=None):
+LOOP_TIME = re.compile(r"launches in ([0-9.]+) s")
+loop_times = {}  # label -> launch-loop seconds the program printed, when it prints them
+
+
+def wall(cmd, env=None, label=None):
     t0 = time.perf_counter()
     p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     dt = time.perf_counter() - t0
     if p.returncode != 0:
         print(f"  ! exit {p.returncode}: {' '.join(cmd)}\n{p.stdout[-2000:]}", file=sys.stderr)
+    if label and (m := LOOP_TIME.search(p.stdout)):
+        loop_times.setdefault(label, []).append(float(m.group(1)))
     return dt
 
 
@@ -33,19 +44,24 @@ def run_case(name, cmd, build, repeats, out, variants=()):
     times = {"plain": [], "floor": [], "gpufl": []}
     for label, *_ in variants:
         times[label] = []
+    loop_times.clear()
+    order = random.Random(name)
     for i in range(repeats):
-        times["plain"].append(wall(cmd))
-        times["floor"].append(wall(cmd, floor_env))
         # -q: the summary `gpufl trace` prints afterwards reads the whole log back; that is analysis the user can
         # skip, not profiling cost, so the comparison with the floor leaves it out (run_case_summary times it).
-        times["gpufl"].append(wall([gpufl, "trace", "-q", "-o", os.path.join(out, f"{name}.{i}"), "--"] + cmd))
-        for label, extra, args in variants:  # other settings, same run order
+        runs = {"plain": (cmd, None),
+                "floor": (cmd, floor_env),
+                "gpufl": ([gpufl, "trace", "-q", "-o", os.path.join(out, f"{name}.{i}"), "--"] + cmd, None)}
+        for label, extra, args in variants:  # other settings of the floor or of gpufl
             if label.startswith("floor"):
-                times[label].append(wall(cmd, dict(floor_env, **extra)))
+                runs[label] = (cmd, dict(floor_env, **extra))
             else:
-                times[label].append(wall([gpufl, "trace", "-q", *args, "-o",
-                                          os.path.join(out, f"{name}.{label}.{i}"), "--"] + cmd,
-                                         dict(os.environ, **extra)))
+                runs[label] = ([gpufl, "trace", "-q", *args, "-o", os.path.join(out, f"{name}.{label}.{i}"), "--"]
+                               + cmd, dict(os.environ, **extra))
+        labels = list(runs)
+        order.shuffle(labels)
+        for label in labels:
+            times[label].append(wall(*runs[label], label=label))
     t0 = time.perf_counter()
     subprocess.run([gpufl, "report", os.path.join(out, f"{name}.0")], stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
@@ -57,6 +73,13 @@ def run_case(name, cmd, build, repeats, out, variants=()):
           f"   gpufl/floor {med['gpufl'] / med['floor']:.3f}x   floor/plain {med['floor'] / med['plain']:.3f}x")
     for label, *_ in variants:
         print(f"{name}: {label} median {med[label]:.3f} s = {med[label] / med['floor']:.3f}x the floor")
+    if "floor" in loop_times and "gpufl" in loop_times:
+        loop = {k: statistics.median(v) for k, v in loop_times.items()}
+        print(f"{name}: launch loop median s: " + "  ".join(f"{k} {v:.3f}" for k, v in loop.items()))
+        print(f"{name}: launch loop gpufl/floor {loop['gpufl'] / loop['floor']:.3f}x   floor/plain "
+              f"{loop['floor'] / loop['plain']:.3f}x   "
+              + "  ".join(f"{k}/floor {v / loop['floor']:.3f}x" for k, v in loop.items()
+                          if k not in ("plain", "floor", "gpufl")))
     return med
 
 
