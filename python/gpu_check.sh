@@ -69,8 +69,17 @@ for e in None PcSampling; do
 done
 
 log "NVTX ranges as scopes"
-timeout 120 "$VPY" -X faulthandler "$ROOT/examples/python/nvtx_ranges.py" > nvtx_linked.txt 2>&1; echo "nvtx linked exit $?"
-tail -25 nvtx_linked.txt
+timeout 120 "$VPY" -X faulthandler "$ROOT/examples/python/nvtx_ranges.py" > nvtx_linked.txt 2>&1
+rc=$?; echo "nvtx linked exit $rc"
+if [ $rc -ne 0 ]; then
+  grep -v '^  File "<frozen' nvtx_linked.txt | head -30
+  # Which libcupti/libnvToolsExt files the dynamic loader opened, and in what order.
+  LD_DEBUG=files timeout 120 "$VPY" "$ROOT/examples/python/nvtx_ranges.py" 2>&1 \
+    | grep -E "file=.*(cupti|nvToolsExt|nvtx|gpufl)[^ ]*\.so.*\[0\];  (needed|dynamically loaded)|calling init: .*(cupti|gpufl)" \
+    | sed -E 's/^ *[0-9]+: *//' | head -20
+else
+  tail -25 nvtx_linked.txt
+fi
 timeout 120 "$VENV/bin/gpufl" trace -o "$RES/run/nvtx_traced" -- "$VPY" "$ROOT/examples/python/nvtx_ranges.py" \
   > nvtx_traced.txt 2>&1; echo "nvtx traced exit $?"
 tail -12 nvtx_traced.txt
