@@ -24,25 +24,33 @@ SystemCollector::~SystemCollector() {
 
 bool SystemCollector::start(runtime::SessionContext& ctx) {
   ctx_ = &ctx;
-  nvml::OpenStatus st = nvml_->open();
-  if (st.ok) {
-    std::string gpus = std::to_string(nvml_->gpus().size()) + " GPU(s):";
-    for (const nvml::GpuIdentity& g : nvml_->gpus()) {
-      gpus += " " + std::to_string(g.index) + "=" + (g.name.empty() ? "?" : g.name);
-      if (!g.uuid.empty()) gpus += " (" + g.uuid + ")";
-    }
-    ctx.addNote("nvml", "on", gpus);
-  } else {
-    ctx.addNote("nvml", "off", st.reason);
-  }
-  // The first tick (now) only primes the host CPU counters, so every host_sample written has a CPU
-  // rate; GPU samples are written from the first tick on.
+  // NVML opens in the first tick, on the sampler thread: nvmlInit and the device queries take tens
+  // to hundreds of ms, which init (under gpufl trace: the program's cuInit) need not wait for. The
+  // first tick (now) also only primes the host CPU counters, so every host_sample written has a
+  // CPU rate; GPU samples are written from the first tick on.
   return sampler_.start(/*tick_now=*/true);
+}
+
+// [sampler thread]
+void SystemCollector::openNvml() {
+  nvml_opened_ = true;
+  nvml::OpenStatus st = nvml_->open();
+  if (!st.ok) {
+    ctx_->addNote("nvml", "off", st.reason);
+    return;
+  }
+  std::string gpus = std::to_string(nvml_->gpus().size()) + " GPU(s):";
+  for (const nvml::GpuIdentity& g : nvml_->gpus()) {
+    gpus += " " + std::to_string(g.index) + "=" + (g.name.empty() ? "?" : g.name);
+    if (!g.uuid.empty()) gpus += " (" + g.uuid + ")";
+  }
+  ctx_->addNote("nvml", "on", gpus);
 }
 
 // [sampler thread]
 void SystemCollector::tick(int64_t now_ns) {
   const int64_t t0 = core::monotonicNs();
+  if (!nvml_opened_) openNvml();
   if (!sampling_.load(std::memory_order_acquire)) {
     need_baseline_ = true;  // counters read after a pause would average over the pause
     return;

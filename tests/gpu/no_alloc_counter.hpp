@@ -1,8 +1,19 @@
-// Counts global operator new calls on the calling thread between start and stop (the replacement
-// operator new lives in no_alloc_counter.cpp: a .cu file cannot define it, nvcc sees it as device code).
+// Counts heap allocations (malloc, calloc, realloc: operator new ends in malloc) made on the calling
+// thread between start and stop. The counter is a small library loaded with LD_PRELOAD
+// (alloc_counter_preload.cpp; CTest sets it): a preloaded malloc comes first for every library of
+// the process, so allocations inside libgpufl.so and libstdc++ are seen whatever their link flags.
+// A replaced operator new in the test binary was not: on the H200 (g++ 13.3) libgpufl.so's calls
+// never reached it, so the check could not fail there.
 #pragma once
+
+#include <dlfcn.h>
 
 #include <cstdint>
 
-void startCountingNew();
-uint64_t stopCountingNew();  // calls since startCountingNew on this thread
+struct AllocationCounter {
+  using StartFn = void (*)();
+  using StopFn = uint64_t (*)();
+  StartFn start = reinterpret_cast<StartFn>(dlsym(RTLD_DEFAULT, "gpuflTestStartCountingAllocations"));
+  StopFn stop = reinterpret_cast<StopFn>(dlsym(RTLD_DEFAULT, "gpuflTestStopCountingAllocations"));
+  bool loaded() const { return start != nullptr && stop != nullptr; }
+};
