@@ -3,6 +3,8 @@
 # scikit-build-core/nanobind into a venv that sees the system's pandas/torch/numba, runs the Python tests, the two
 # Python examples and `gpufl trace -- python ...`, and leaves logs, reports and plots in $OUT/python.
 # Usage (repository root): python/gpu_check.sh      (scripts/gpu-run.sh may call it as its "python" step)
+#        GPUFL_PY_STEPS="nvtx" python/gpu_check.sh   (install, then only the named steps: pytest examples linked
+#                                                     nvtx trace; default all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -10,6 +12,8 @@ OUT=${OUT:-$ROOT/out}
 RES=$OUT/python
 mkdir -p "$RES"
 log() { echo "=== $* ($(date +%T))"; }
+STEPS=${GPUFL_PY_STEPS:-pytest examples linked nvtx trace}
+want() { [[ " $STEPS " == *" $1 "* ]]; }
 
 # simdjson is not on the GPU image: unpack the carried .deb files into a private prefix (the wheel then bundles
 # libsimdjson next to the extension, found through RPATH $ORIGIN).
@@ -46,12 +50,15 @@ ls -la "$site" "$site/bin" > "$RES/package.txt" 2>&1
 for f in "$site"/*.so* "$site/bin/gpufl"; do echo "== $f"; readelf -d "$f" | grep -E 'NEEDED|RUNPATH'; done \
   >> "$RES/package.txt" 2>&1
 
+if want pytest; then
 log "pytest"
 (cd /tmp && MPLBACKEND=Agg "$VPY" -m pytest -q -p no:cacheprovider "$ROOT/python/tests" -rs) > "$RES/pytest.txt" 2>&1
 tail -15 "$RES/pytest.txt"
+fi
 
-log "examples"
 mkdir -p "$RES/run" && cd "$RES/run"
+if want examples; then
+log "examples"
 # numba-cuda 0.68 calls np.row_stack, gone in the image's numpy: alias it before numba is imported.
 for script in numba_matmul numba_matmul_tiled; do
   timeout 180 "$VPY" -c "import numpy as np; np.row_stack = getattr(np, 'row_stack', np.vstack); import runpy; \
@@ -62,12 +69,18 @@ done
 MPLBACKEND=Agg timeout 120 "$VPY" "$ROOT/examples/python/pytorch_smoke.py" > pytorch_smoke.txt 2>&1
 echo "pytorch_smoke exit $?"; grep -E "GPU Device|Kernels|GPU Busy|Peak VRAM" pytorch_smoke.txt | head
 
+fi
+
+if want linked; then
 log "training loop linked (gpufl.init), None and PcSampling"
 for e in None PcSampling; do
   timeout 120 "$VPY" "$ROOT/examples/python/train_loop.py" --steps 50 --linked $e > train_linked_$e.txt 2>&1
   echo "train_loop --linked $e exit $?"; grep -E "train_loop:|Total Kernels|stall samples" train_linked_$e.txt | head -4
 done
 
+fi
+
+if want nvtx; then
 log "NVTX ranges as scopes"
 timeout 120 "$VPY" -X faulthandler "$ROOT/examples/python/nvtx_ranges.py" > nvtx_linked.txt 2>&1
 rc=$?; echo "nvtx linked exit $rc"
@@ -77,6 +90,32 @@ if [ $rc -ne 0 ]; then
   LD_DEBUG=files timeout 120 "$VPY" "$ROOT/examples/python/nvtx_ranges.py" 2>&1 \
     | grep -E "file=.*(cupti|nvToolsExt|nvtx|gpufl)[^ ]*\.so.*\[0\];  (needed|dynamically loaded)|calling init: .*(cupti|gpufl)" \
     | sed -E 's/^ *[0-9]+: *//' | head -20
+  # Which part aborts: the same small torch program linked, varying who gets NVTX's calls.
+  wheel_cupti=$("$VPY" -c "import os; from gpufl._api import _prefer_wheel_cupti as p; p(); print(os.environ.get('GPUFL_CUPTI_LIB', ''))")
+  inject=$(ls "$site"/libgpufl_inject.so* "$site"/*/libgpufl_inject.so* 2>/dev/null | head -1)
+  cat > nvtx_variant.py <<'PY'
+import os, sys
+if sys.argv[2] == "torch-first":
+    import torch
+import gpufl
+gpufl.init("v", log_path="./nvtx_variant", system_sample_rate_ms=0, enable_nvtx=sys.argv[1] == "1")
+import torch
+from torch.cuda import nvtx
+with nvtx.range("a"):
+    x = torch.randn(64, 64, device="cuda"); y = x @ x; torch.cuda.synchronize()
+gpufl.shutdown()
+print("variant ok")
+PY
+  variant() {  # name, enable_nvtx (1/0), import order, NVTX_INJECTION64_PATH ("-": unset)
+    if [ "$4" = "-" ]; then env -u NVTX_INJECTION64_PATH timeout 120 "$VPY" nvtx_variant.py "$2" "$3" > "v_$1.txt" 2>&1
+    else NVTX_INJECTION64_PATH=$4 timeout 120 "$VPY" nvtx_variant.py "$2" "$3" > "v_$1.txt" 2>&1; fi
+    echo "nvtx variant $1 (enable_nvtx=$2, $3, NVTX_INJECTION64_PATH=$4): exit $? $(grep -m1 -E 'variant ok|free\(\)|Error|error' "v_$1.txt")"
+  }
+  variant as_example 1 gpufl-first -
+  variant no_tool 1 gpufl-first /nonexistent/libnone.so
+  variant cupti_without_callbacks 0 gpufl-first "$wheel_cupti"
+  variant through_gpufl_inject 1 gpufl-first "${inject:-/nonexistent/inject}"
+  variant torch_imported_first 1 torch-first -
 else
   tail -25 nvtx_linked.txt
 fi
@@ -85,10 +124,14 @@ timeout 120 "$VENV/bin/gpufl" trace -o "$RES/run/nvtx_traced" -- "$VPY" "$ROOT/e
 tail -12 nvtx_traced.txt
 "$VENV/bin/gpufl" cat "$RES/run/nvtx_traced" | grep -E '"scope_begin"' | grep -o '"name":"[^"]*","tag":"[^"]*"' | sort | uniq -c | sort -rn | head -12
 
+fi
+
+if want trace; then
 log "gpufl trace -- python"
 timeout 90 "$VENV/bin/gpufl" trace -o "$RES/run/traced" -- "$VPY" "$ROOT/examples/python/train_loop.py" --steps 50 \
   > trace.txt 2>&1
 echo "trace exit $?"; tail -5 trace.txt
 "$VENV/bin/gpufl" report "$RES/run/traced" > traced.report.txt 2>&1; head -40 traced.report.txt | tail -25
+fi
 cd "$ROOT"
 log "done: $RES"
