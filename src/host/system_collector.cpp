@@ -24,33 +24,28 @@ SystemCollector::~SystemCollector() {
 
 bool SystemCollector::start(runtime::SessionContext& ctx) {
   ctx_ = &ctx;
-  // NVML opens in the first tick, on the sampler thread: nvmlInit and the device queries take tens
-  // to hundreds of ms, which init (under gpufl trace: the program's cuInit) need not wait for. The
-  // first tick (now) also only primes the host CPU counters, so every host_sample written has a
-  // CPU rate; GPU samples are written from the first tick on.
-  return sampler_.start(/*tick_now=*/true);
-}
-
-// [sampler thread]
-void SystemCollector::openNvml() {
-  nvml_opened_ = true;
+  // NVML opens here, on the init thread. Opening it on the sampler thread instead (so init would not
+  // wait for nvmlInit) hung a PyTorch run under gpufl trace on the H200 (2026-11-29, 4th call): there
+  // init runs inside the program's cuInit, and nvmlInit on another thread meanwhile never returned.
   nvml::OpenStatus st = nvml_->open();
-  if (!st.ok) {
-    ctx_->addNote("nvml", "off", st.reason);
-    return;
+  if (st.ok) {
+    std::string gpus = std::to_string(nvml_->gpus().size()) + " GPU(s):";
+    for (const nvml::GpuIdentity& g : nvml_->gpus()) {
+      gpus += " " + std::to_string(g.index) + "=" + (g.name.empty() ? "?" : g.name);
+      if (!g.uuid.empty()) gpus += " (" + g.uuid + ")";
+    }
+    ctx.addNote("nvml", "on", gpus);
+  } else {
+    ctx.addNote("nvml", "off", st.reason);
   }
-  std::string gpus = std::to_string(nvml_->gpus().size()) + " GPU(s):";
-  for (const nvml::GpuIdentity& g : nvml_->gpus()) {
-    gpus += " " + std::to_string(g.index) + "=" + (g.name.empty() ? "?" : g.name);
-    if (!g.uuid.empty()) gpus += " (" + g.uuid + ")";
-  }
-  ctx_->addNote("nvml", "on", gpus);
+  // The first tick (now) only primes the host CPU counters, so every host_sample written has a CPU
+  // rate; GPU samples are written from the first tick on.
+  return sampler_.start(/*tick_now=*/true);
 }
 
 // [sampler thread]
 void SystemCollector::tick(int64_t now_ns) {
   const int64_t t0 = core::monotonicNs();
-  if (!nvml_opened_) openNvml();
   if (!sampling_.load(std::memory_order_acquire)) {
     need_baseline_ = true;  // counters read after a pause would average over the pause
     return;

@@ -48,7 +48,6 @@ class SystemCollector final : public runtime::Collector {
  private:
   using Item = std::variant<GpuSample, HostSample>;
   void tick(int64_t now_ns);  // [sampler thread]
-  void openNvml();            // [sampler thread] at the first tick, with the session's note
 
   SystemCollectorConfig config_;
   runtime::SessionContext* ctx_ = nullptr;
@@ -58,7 +57,6 @@ class SystemCollector final : public runtime::Collector {
   PeriodicSampler sampler_;
   std::atomic<bool> sampling_;
   bool need_baseline_ = true;  // sampler thread: the next host sample only primes the CPU counters
-  bool nvml_opened_ = false;   // sampler thread: open() was tried
   std::atomic<uint64_t> tick_ns_{0};
   std::atomic<uint64_t> thread_cpu_ns_{0};
 };
