@@ -11,10 +11,17 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 OUT=${OUT:-$ROOT/out}
+export OUT
 RES=$OUT/results
 mkdir -p "$RES"
 steps=${*:-build test examples bench ncu python}
 log() { echo "=== $* ($(date +%T))"; }
+# A signal (the device tool's time limit, Ctrl-C) stops the step in progress and the script at once:
+# bash would otherwise let the foreground command finish, and a loop would go on to its next round
+# (a hung PyTorch run then used up a whole call, 2026-11-29). Long commands run through bounded.
+CHILD=
+trap 'echo "=== gpu-run: interrupted"; [ -n "$CHILD" ] && kill -TERM -- "-$CHILD" "$CHILD" 2>/dev/null; exit 130' INT TERM
+bounded() { setsid "$@" & CHILD=$!; wait "$CHILD"; local rc=$?; CHILD=; return $rc; }
 has() { [[ " $steps " == *" $1 "* ]]; }
 
 # Debian packages carried as .deb (simdjson is not on the H200 image).
@@ -44,13 +51,13 @@ if has examples; then
   log examples
   mkdir -p "$RES/examples" && cd "$RES/examples"
   for demo in memory_coalescing_demo sass_divergence_demo occupancy_reduction_demo matmul_tiling_demo; do
-    timeout 120 "$BUILD/examples/cuda/$demo" > "$demo.report.txt" 2> "$demo.stderr.txt"
+    bounded timeout 120 "$BUILD/examples/cuda/$demo" > "$demo.report.txt" 2> "$demo.stderr.txt"
     echo "$demo exit $?"
   done
   # Plain traces of unmodified programs: the C++ kernel zoo and a PyTorch training loop.
-  timeout 120 "$BUILD/apps/gpufl/gpufl" trace -o zoo_trace -- "$BUILD/examples/cuda/kernel_zoo" 10 \
+  bounded timeout 120 "$BUILD/apps/gpufl/gpufl" trace -o zoo_trace -- "$BUILD/examples/cuda/kernel_zoo" 10 \
     > zoo_trace.txt 2>&1; echo "kernel_zoo trace exit $?"
-  timeout 180 "$BUILD/apps/gpufl/gpufl" trace -o torch_trace -- python3 "$ROOT/examples/python/train_loop.py" \
+  bounded timeout 180 "$BUILD/apps/gpufl/gpufl" trace -o torch_trace -- python3 "$ROOT/examples/python/train_loop.py" \
     --steps 50 > torch_trace.txt 2>&1; echo "torch trace exit $?"
   for p in *.device.log; do "$BUILD/apps/gpufl/gpufl" report "${p%.device.log}" > "${p%.device.log}.gpufl-report.txt" 2>&1; done
   cd "$ROOT"
@@ -58,7 +65,7 @@ fi
 
 if has bench; then
   log "overhead bench"
-  python3 bench/overhead.py "$BUILD" --repeats "${GPUFL_BENCH_REPEATS:-7}" --torch-repeats 3 --out /tmp/gpufl-overhead-logs > "$RES/overhead.txt" 2>&1
+  bounded python3 bench/overhead.py "$BUILD" --repeats "${GPUFL_BENCH_REPEATS:-7}" --torch-repeats 3 --out /tmp/gpufl-overhead-logs > "$RES/overhead.txt" 2>&1
   tail -20 "$RES/overhead.txt"
   # Compactness on a real trace: zstd -3 over the session's files, per kernel event.
   if command -v zstd >/dev/null; then
@@ -71,20 +78,20 @@ fi
 
 if has ncu; then
   log "ncu oracle"
-  python3 bench/ncu_compare.py "$BUILD" "$RES/ncu" > "$RES/ncu.txt" 2>&1
+  bounded python3 bench/ncu_compare.py "$BUILD" "$RES/ncu" > "$RES/ncu.txt" 2>&1
   tail -20 "$RES/ncu.txt"
 fi
 
 if has deep; then
   log "deep engines vs ncu"
-  python3 bench/deep_truth.py "$BUILD" "$RES/deep" > "$RES/deep.txt" 2>&1
+  bounded python3 bench/deep_truth.py "$BUILD" "$RES/deep" > "$RES/deep.txt" 2>&1
   echo "deep_truth exit $?"
   if grep -q '^== summary' "$RES/deep.txt"; then sed -n '/^== summary/,$p' "$RES/deep.txt"; else tail -30 "$RES/deep.txt"; fi
 fi
 
 if has cost; then
   log "engine cost"
-  python3 bench/engine_cost.py "$BUILD" "$RES/cost" --budget-s "${GPUFL_COST_BUDGET_S:-240}" > "$RES/cost.txt" 2>&1
+  bounded python3 bench/engine_cost.py "$BUILD" "$RES/cost" --budget-s "${GPUFL_COST_BUDGET_S:-240}" > "$RES/cost.txt" 2>&1
   echo "engine_cost exit $?"
   if grep -q '^== engine cost' "$RES/cost.txt"; then sed -n '/^== engine cost/,$p' "$RES/cost.txt" | cut -c1-200 | tail -60
   else tail -30 "$RES/cost.txt"; fi
@@ -92,7 +99,7 @@ fi
 
 if has edges; then
   log "gpufl trace edge cases"
-  bash scripts/gpu-trace-edges.sh "$BUILD" "$RES/edges" > "$RES/edges.txt" 2>&1
+  bounded bash scripts/gpu-trace-edges.sh "$BUILD" "$RES/edges" > "$RES/edges.txt" 2>&1
   echo "gpu-trace-edges exit $?"
   grep -E "^(PASS|FAIL|SKIP)|passed|failed" "$RES/edges.txt" | cut -c1-220
 fi
@@ -102,7 +109,7 @@ if has torch-engines; then
   mkdir -p "$RES/torch_engines"
   for e in None PcSampling SassMetrics PcSamplingWithSass RangeProfiler; do
     t0=$(date +%s.%N)
-    timeout 150 "$BUILD/apps/gpufl/gpufl" trace -q --engine $e -o "$RES/torch_engines/t_$e" -- \
+    bounded timeout 150 "$BUILD/apps/gpufl/gpufl" trace -q --engine $e -o "$RES/torch_engines/t_$e" -- \
       python3 "$ROOT/examples/python/train_loop.py" --steps 50 > "$RES/torch_engines/t_$e.txt" 2>&1
     rc=$?
     t1=$(date +%s.%N)
@@ -116,7 +123,7 @@ fi
 
 if has python; then
   log "python package"
-  OUT=$OUT bash python/gpu_check.sh > "$RES/python.txt" 2>&1
+  OUT=$OUT bounded bash python/gpu_check.sh > "$RES/python.txt" 2>&1
   tail -15 "$RES/python.txt"
   [ -d "$OUT/python" ] && mv "$OUT/python" "$RES/python"
 fi
