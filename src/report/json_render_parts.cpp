@@ -188,6 +188,7 @@ void profile(JsonWriter& w, const ProfileSummary& p) {
   for (const RangeCounterRow& r : p.ranges) {
     w.beginObject();
     w.field("range", r.range);
+    w.field("instances", r.instances);
     w.key("metrics").beginObject();
     for (const auto& [name, v] : r.metrics) w.field(name, v, 6);
     w.endObject();

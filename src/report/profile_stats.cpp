@@ -89,9 +89,7 @@ void ProfileAggregator::onPcSample(const PcSample& s) {
 }
 
 void ProfileAggregator::onRangeCounters(const RangeCounters& r) {
-  auto [it, inserted] = range_index_.try_emplace(r.range, ranges_.size());
-  if (inserted) ranges_.push_back(RangeCounterRow{r.range, {}});
-  for (const auto& [name, value] : r.metrics) ranges_[it->second].metrics[name] += value;
+  ranges_.add(r);
 }
 
 FunctionProfile ProfileAggregator::finishFunction(
@@ -157,7 +155,7 @@ void ProfileAggregator::finish(const std::map<std::string, std::string>& readabl
                        return a.stall_samples > b.stall_samples;
                      return a.sass.inst_executed > b.sass.inst_executed;
                    });
-  out.ranges = ranges_;
+  out.ranges = ranges_.rows();
 }
 
 }  // namespace gpufl::report

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/events.hpp"
+#include "report/range_stats.hpp"
 #include "report/report_model.hpp"
 
 namespace gpufl::report {
@@ -49,8 +50,7 @@ class ProfileAggregator {
                                         const std::map<std::string, std::string>& readable);
 
   std::map<std::string, FuncAcc> funcs_;
-  std::vector<RangeCounterRow> ranges_;
-  std::map<std::string, size_t> range_index_;
+  RangeAggregator ranges_;
 };
 
 }  // namespace gpufl::report

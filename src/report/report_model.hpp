@@ -193,7 +193,9 @@ struct FunctionProfile {
 
 struct RangeCounterRow {
   std::string range;
-  std::map<std::string, double> metrics;  // summed over records of the range
+  // ".sum" metrics: totals over the range's instances; others: time-weighted means (range_stats.hpp).
+  std::map<std::string, double> metrics;
+  uint64_t instances = 0;  // range_counters records of this range
 };
 
 struct ProfileSummary {

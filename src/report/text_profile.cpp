@@ -110,7 +110,8 @@ void ranges(TextOut& out, const ProfileSummary& p) {
   out.line("  Range Profiler Counters:");
   // Measured on the H200: CUPTI launches a ~80 us WaitNs kernel inside every profiled range.
   out.line("    (per scope, over the whole range: gpu__time_duration includes CUPTI's own ~80 us");
-  out.line("    WaitNs kernel per range, so short scopes read long; rates average over idle time)");
+  out.line("    WaitNs kernel per range, so short scopes read long; rates average over idle time.");
+  out.line("    A scope profiled N times: .sum counters are totals, the others time-weighted means)");
   size_t shown = 0;
   for (const RangeCounterRow& row : p.ranges) {
     if (shown++ == kMaxRanges) {
@@ -118,7 +119,8 @@ void ranges(TextOut& out, const ProfileSummary& p) {
                " more ranges (see --json)");
       break;
     }
-    out.line("    " + row.range);
+    out.line("    " + row.range +
+             (row.instances > 1 ? "  (" + formatCount(row.instances) + " ranges)" : ""));
     for (const auto& [name, value] : row.metrics)
       out.line("      " + padRight(name, 52) + padLeft(metricValue(value), 19));
   }
