@@ -452,12 +452,27 @@ class GpuFlightSession:
 
     # --------------------------------------------------------------------------------- range profiler
     def perf_metrics(self) -> pd.DataFrame:
-        """Range-profiler counters: one row per range (scope or kernel), one column per metric."""
+        """Range-profiler counters: one row per range (scope or kernel), one column per metric. A scope profiled
+        many times has one range_counters record per instance: `.sum` metrics (bytes, cycles, durations) are
+        totals over them, other metrics (percentages, rates) means weighted by each instance's
+        gpu__time_duration.sum when every instance has one (plain means otherwise), as in the C++ report."""
         rc = self.range_counters
         if not len(rc):
             return pd.DataFrame()
-        return rc.pivot_table(index=rc["range"].astype(object), columns=rc["metric"].astype(object),
-                              values="value", aggfunc="sum", sort=False)
+        df = pd.DataFrame({"range": rc["range"].astype(object), "metric": rc["metric"].astype(object),
+                           "instance": rc["instance"], "value": rc["value"].astype(float)})
+        df = df[np.isfinite(df["value"])]
+        durations = df[df["metric"] == "gpu__time_duration.sum"].groupby("instance")["value"].first()
+        df["weight"] = df["instance"].map(durations.where(durations > 0))
+        df["weighted"] = df["value"] * df["weight"]
+        g = df.groupby(["range", "metric"], sort=False)
+        total, mean = g["value"].sum(), g["value"].mean()
+        weighted = g["weighted"].sum() / g["weight"].sum()
+        every_weighted = g["weight"].count() == g["value"].count()
+        additive = pd.Series(total.index.get_level_values("metric"), index=total.index).str.endswith(".sum")
+        value = total.where(additive, weighted.where(every_weighted, mean))
+        out = value.unstack("metric")
+        return out.reindex(index=pd.unique(df["range"]), columns=pd.unique(df["metric"]))
 
     def inspect_perf_metrics(self) -> None:
         """Hardware counters per range (profiling_engine RangeProfiler)."""

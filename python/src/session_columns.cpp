@@ -183,6 +183,7 @@ nb::dict rangeCounters(RangeCounterTable& t) {
   nb::dict d;
   d["range"] = strings(t.range);
   d["p"] = array(t.p);
+  d["instance"] = array(t.instance);
   d["metric"] = strings(t.metric);
   d["value"] = array(t.value);
   return d;

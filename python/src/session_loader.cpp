@@ -254,10 +254,12 @@ void SessionColumns::onPcSample(const PcSample& e) {
 
 void SessionColumns::onRangeCounters(const RangeCounters& e) {
   auto& t = range_counters;
+  const auto instance = static_cast<uint32_t>(range_records_++);
   for (const auto& [metric, value] : e.metrics) {
     t.range.push(e.range);
     t.metric.push(metric);
     t.p.push_back(e.path);
+    t.instance.push_back(instance);
     t.value.push_back(value);
   }
 }

@@ -114,6 +114,7 @@ struct PcSampleTable {
 struct RangeCounterTable {
   StringColumn range, metric;
   std::vector<uint32_t> p;
+  std::vector<uint32_t> instance;  // which range_counters record (0, 1, ...): one row per metric of it
   std::vector<double> value;
 };
 
@@ -159,6 +160,7 @@ class SessionColumns : public EventVisitor {
   SessionStart start;
   SessionEnd end;
   int64_t last_ts_ns = std::numeric_limits<int64_t>::min();  // latest timestamp seen in any record
+  uint64_t range_records_ = 0;  // range_counters records so far (RangeCounterTable::instance)
 
   KernelDefTable kernel_defs;
   KernelTable kernels;

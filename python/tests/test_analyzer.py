@@ -181,6 +181,29 @@ def test_perf_metrics(sample):
     assert len(sample.range_counters) == 4
 
 
+def test_perf_metrics_over_many_instances_of_a_range(tmp_path):
+    """A scope profiled several times: .sum metrics add up, rates are time-weighted means (not sums)."""
+    start = ('{"type":"session_start","sid":"r1","schema":1,"session_id":"r1-0","app":"ranges","pid":1,'
+             '"host":"h","version":"0.1.0","engine":"RangeProfiler","start_ns":1000,"start_unix_ns":1,"options":{}}')
+    records = [
+        {"gpu__time_duration.sum": 1000, "dram__bytes_read.sum": 64, "l1tex__t_sector_hit_rate.pct": 80},
+        {"gpu__time_duration.sum": 3000, "dram__bytes_read.sum": 36, "l1tex__t_sector_hit_rate.pct": 40},
+        {"sm__throughput.avg.pct_of_peak_sustained_elapsed": 30},
+        {"sm__throughput.avg.pct_of_peak_sustained_elapsed": 50, "gpu__time_duration.sum": 10},
+    ]
+    lines = [start] + [json.dumps({"type": "range_counters", "sid": "r1", "range": "step" if i < 2 else "loop",
+                                   "p": 1 if i < 2 else 2, "metrics": m}) for i, m in enumerate(records)]
+    (tmp_path / "r.scope.log").write_text("\n".join(lines) + "\n")
+    (tmp_path / "r.device.log").write_text(start + "\n")
+    pm = GpuFlightSession(str(tmp_path), log_prefix="r").perf_metrics()
+    assert list(pm.index) == ["step", "loop"]
+    assert pm.loc["step", "gpu__time_duration.sum"] == 4000
+    assert pm.loc["step", "dram__bytes_read.sum"] == 100
+    assert pm.loc["step", "l1tex__t_sector_hit_rate.pct"] == pytest.approx(50.0)  # (80 x 1 + 40 x 3) / 4
+    assert pm.loc["loop", "sm__throughput.avg.pct_of_peak_sustained_elapsed"] == pytest.approx(40.0)  # unweighted
+    assert pm.loc["loop", "gpu__time_duration.sum"] == 10
+
+
 def test_notes_stacks_benchmarks(sample):
     n = sample.notes
     assert n["feature"].astype(str).tolist() == ["cupti_activity", "nvml", "pc_sampling"]
