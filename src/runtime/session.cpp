@@ -32,8 +32,7 @@ std::string hostName() {
   return buf;
 }
 
-constexpr auto kBusyPeriod =
-    std::chrono::milliseconds(5);  // next round when a buffer was over a quarter full
+constexpr auto kBusyPeriod = std::chrono::milliseconds(5);  // the shortest wait between rounds
 
 }  // namespace
 
@@ -71,7 +70,9 @@ std::unique_ptr<Session> Session::start(SessionConfig config, std::string* error
     s->writePendingNotes();
     if (s->log_) s->log_->flush();
     s->last_flush_ns_ = core::monotonicNs();
-    if (!s->writer_.start([raw = s.get()] { return raw->round(); }, s->config_.period, error)) {
+    s->last_round_ns_ = s->last_flush_ns_;
+    // The first round comes soon, to see how fast the program records (nextRoundWait).
+    if (!s->writer_.start([raw = s.get()] { return raw->round(); }, kBusyPeriod, error)) {
       s->stop();  // still a complete log: the last round and session_end run on this thread
       return nullptr;
     }
@@ -237,7 +238,10 @@ std::chrono::milliseconds Session::round() noexcept {
   } catch (...) {
     // A round must never take the writer thread (and the program) down; what it lost is lost.
   }
-  return max_fill > 0.25 ? kBusyPeriod : config_.period;
+  const int64_t now = core::monotonicNs();
+  const std::chrono::nanoseconds since_last(now - last_round_ns_);
+  last_round_ns_ = now;
+  return nextRoundWait(since_last, max_fill, kBusyPeriod, config_.period);
 }
 
 void Session::stop() {

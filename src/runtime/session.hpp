@@ -95,6 +95,7 @@ class Session final : public SessionContext {
   bool starting_ = true;  // addDevice is only accepted while collectors start
   bool stopped_ = false;
   int64_t last_flush_ns_ = 0;
+  int64_t last_round_ns_ = 0;  // [writer thread] when the latest round drained the buffers
   uint64_t dropped_[core::kSourceCount] = {};  // [writer thread]
 
   std::mutex notes_mu_;

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <system_error>
 
 #include "core/clock.hpp"
@@ -61,6 +62,15 @@ void WriterThread::run(std::chrono::milliseconds wait) {
     rounds_.fetch_add(1, std::memory_order_relaxed);
   }
   cpu_ns_.store(core::threadCpuNs(), std::memory_order_relaxed);
+}
+
+std::chrono::milliseconds nextRoundWait(std::chrono::nanoseconds since_last, double fill,
+                                        std::chrono::milliseconds busy,
+                                        std::chrono::milliseconds idle) {
+  if (!(fill > 0)) return idle;
+  const double quarter_ms = static_cast<double>(since_last.count()) / 1e6 * 0.25 / fill;
+  if (quarter_ms >= static_cast<double>(idle.count())) return idle;
+  return std::max(busy, std::chrono::milliseconds(static_cast<int64_t>(quarter_ms)));
 }
 
 }  // namespace gpufl::runtime

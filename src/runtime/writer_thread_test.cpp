@@ -77,4 +77,16 @@ TEST(WriterThreadTest, AccountsBusyAndCpuTime) {
 }
 
 }  // namespace
+TEST(WriterThreadTest, NextRoundWaitsUntilTheFullestBufferWouldBeAQuarterFull) {
+  using std::chrono::milliseconds;
+  const milliseconds busy(5), idle(50);
+  EXPECT_EQ(nextRoundWait(milliseconds(50), 0.5, busy, idle), milliseconds(25));
+  // The rate seen in a short round holds: 12% after 5 ms -> a quarter after ~10 ms, not back to 50.
+  EXPECT_EQ(nextRoundWait(milliseconds(5), 0.12, busy, idle), milliseconds(10));
+  EXPECT_EQ(nextRoundWait(milliseconds(10), 0.25, busy, idle), milliseconds(10));
+  EXPECT_EQ(nextRoundWait(milliseconds(5), 1.0, busy, idle), busy);    // never below busy
+  EXPECT_EQ(nextRoundWait(milliseconds(50), 0.01, busy, idle), idle);  // never above idle
+  EXPECT_EQ(nextRoundWait(milliseconds(50), 0.0, busy, idle), idle);
+}
+
 }  // namespace gpufl::runtime
