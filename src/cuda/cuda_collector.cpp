@@ -32,6 +32,7 @@ class CudaCollector final : public runtime::Collector {
     // Inside CUDA_INJECTION64_PATH's entry we run within cuInit, where the driver cannot be queried
     // yet: the devices are read on the writer thread's first drain instead.
     injected_ = injectedIntoCuInit();
+    started_ns_ = core::monotonicNs();
     if (!injected_ && !readDeviceProperties(/*late=*/false)) return false;
 
     EngineContext engine_ctx;
@@ -67,8 +68,14 @@ class CudaCollector final : public runtime::Collector {
   // CUPTI's own flush period returns only full buffers. Not while a deep engine runs: with PC
   // sampling and SASS metrics on, the H200 run hung (matmul_tiling_demo, 2026-11-29).
   void drain(EventVisitor& out) override {
-    if (injected_ && !devices_read_ && tracing_) readDeviceProperties(/*late=*/true, &out);
     const int64_t now = core::monotonicNs();
+    if (injected_ && !devices_read_ && tracing_) {
+      // Not before kLateReadDelayNs: the driver must not be asked while the program's cuInit may
+      // still run (NVML opened on another thread meanwhile hung a PyTorch run). Kernels wait in
+      // CUPTI's buffers until then, so their launch shapes get occupancy.
+      if (now - started_ns_ < kLateReadDelayNs) return;
+      readDeviceProperties(/*late=*/true, &out);
+    }
     if (tracing_ && !tracer_.hasDeepEngines() &&
         now - last_forced_flush_ns_ >= kForcedFlushPeriodNs) {
       tracer_.flush(/*forced=*/true);
@@ -133,6 +140,10 @@ class CudaCollector final : public runtime::Collector {
   bool injected_ = false;
   bool devices_read_ = false;
   static constexpr int64_t kForcedFlushPeriodNs = 1'000'000'000;
+  // The writer's rounds come every 50 ms at most; the first one read the devices until rounds
+  // followed the recording rate (5 ms first round): the same delay is kept for that read.
+  static constexpr int64_t kLateReadDelayNs = 50'000'000;
+  int64_t started_ns_ = 0;
   int64_t last_forced_flush_ns_ = 0;  // writer thread only
 };
 
