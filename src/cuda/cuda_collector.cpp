@@ -72,8 +72,9 @@ class CudaCollector final : public runtime::Collector {
     if (injected_ && !devices_read_ && tracing_) {
       // Not before kLateReadDelayNs: the driver must not be asked while the program's cuInit may
       // still run (NVML opened on another thread meanwhile hung a PyTorch run). Kernels wait in
-      // CUPTI's buffers until then, so their launch shapes get occupancy.
-      if (now - started_ns_ < kLateReadDelayNs) return;
+      // CUPTI's buffers until then, so their launch shapes get occupancy. The last round (after
+      // stop(), at the program's exit) never waits.
+      if (!stopping_ && now - started_ns_ < kLateReadDelayNs) return;
       readDeviceProperties(/*late=*/true, &out);
     }
     if (tracing_ && !tracer_.hasDeepEngines() &&
@@ -85,6 +86,7 @@ class CudaCollector final : public runtime::Collector {
   }
 
   void stop() override {
+    stopping_ = true;
     if (tracing_) tracer_.flush(/*forced=*/true);
     tracer_.stop();
   }
@@ -144,6 +146,7 @@ class CudaCollector final : public runtime::Collector {
   // followed the recording rate (5 ms first round): the same delay is kept for that read.
   static constexpr int64_t kLateReadDelayNs = 50'000'000;
   int64_t started_ns_ = 0;
+  bool stopping_ = false;  // set by stop(), before the session's last round on the same thread
   int64_t last_forced_flush_ns_ = 0;  // writer thread only
 };
 
