@@ -105,6 +105,9 @@ def main():
              # Each suspect of the gpufl/floor gap alone (docs/measurements.md).
              variants=[("gpufl_ts_offset", {"GPUFL_TIMESTAMPS": "offset"}, []),
                        ("gpufl_no_sampler", {}, ["--sample-rate", "0"]),
+                       # NVML sampling: its thread was busy ~9 ms per 100 ms tick in a PyTorch trace (session_end
+                       # overhead_ns); whether that slows launches, a 1 s period tells.
+                       ("gpufl_sample_1s", {}, ["--sample-rate", "1000"]),
                        ("gpufl_no_nvtx", {}, ["--no-nvtx"]),
                        ("floor_ts_callback", {"FLOOR_TIMESTAMP_CALLBACK": "1"}, [])])
     if not args.skip_torch:
