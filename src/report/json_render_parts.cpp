@@ -189,6 +189,7 @@ void profile(JsonWriter& w, const ProfileSummary& p) {
     w.beginObject();
     w.field("range", r.range);
     w.field("instances", r.instances);
+    if (r.path != 0) w.field("path", r.path);
     w.key("metrics").beginObject();
     for (const auto& [name, v] : r.metrics) w.field(name, v, 6);
     w.endObject();

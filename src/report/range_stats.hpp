@@ -34,6 +34,7 @@ class RangeAggregator {
   };
   struct RangeAcc {
     std::string name;
+    uint32_t path = 0;
     uint64_t instances = 0;
     std::map<std::string, MetricAcc> metrics;
   };

@@ -323,6 +323,45 @@ TEST(ReportBuilder, RangeCountersRenderWithTheWaitNsCaveat) {
   EXPECT_NE(text.find("4.212"), std::string::npos) << text;
 }
 
+// A scope profiled twice, with its traced kernels: one row with the instance count, .sum totals,
+// rates averaged, and the scope's kernel time from the trace beside it.
+TEST(ReportBuilder, RangeRowsJoinTheScopesTracedKernels) {
+  ReportBuilder b;
+  session(b, 0, 1'000'000);
+  b.onScopePath({.sid = "", .id = 1, .parent = 0, .name = "train_step", .depth = 0});
+  for (uint64_t call = 0; call < 2; ++call) {
+    ScopeBegin begin;
+    begin.id = call + 1;
+    begin.path = 1;
+    begin.ts_ns = static_cast<int64_t>(call) * 1000;
+    b.onScopeBegin(begin);
+    ScopeEnd end;
+    end.id = call + 1;
+    end.path = 1;
+    end.ts_ns = begin.ts_ns + 900;
+    b.onScopeEnd(end);
+    RangeCounters rc;
+    rc.range = "train_step";
+    rc.path = 1;
+    rc.metrics = {{"gpu__time_duration.sum", 100'000}, {"l1tex__t_sector_hit_rate.pct", call ? 60.0 : 40.0}};
+    b.onRangeCounters(rc);
+  }
+  b.onKernelDef(def(1, "k", {1, 1, 1}, {32, 1, 1}));
+  b.onKernel(kernel(1, 100, 20'100, 1));
+  b.onKernel(kernel(1, 1100, 21'100, 1));
+  Report r = b.build();
+  ASSERT_EQ(r.profile.ranges.size(), 1u);
+  EXPECT_EQ(r.profile.ranges[0].instances, 2u);
+  EXPECT_EQ(r.profile.ranges[0].path, 1u);
+  EXPECT_DOUBLE_EQ(r.profile.ranges[0].metrics.at("gpu__time_duration.sum"), 200'000);
+  EXPECT_DOUBLE_EQ(r.profile.ranges[0].metrics.at("l1tex__t_sector_hit_rate.pct"), 50);
+  std::string text = renderText(r, {.top_n = 10, .generated_at = "fixed"});
+  EXPECT_NE(text.find("    train_step  (2 ranges)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("      kernels in this scope (trace, every call): 2, 40.00 us GPU time over 2 calls\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(StallLabel, ReadableNames) {
   EXPECT_EQ(stallLabel("long_scoreboard"), "Long Scoreboard");
   EXPECT_EQ(stallLabel("long_scoreboard_not_issued"), "Long Scoreboard (idle)");

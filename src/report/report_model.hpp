@@ -196,6 +196,7 @@ struct RangeCounterRow {
   // ".sum" metrics: totals over the range's instances; others: time-weighted means (range_stats.hpp).
   std::map<std::string, double> metrics;
   uint64_t instances = 0;  // range_counters records of this range
+  uint32_t path = 0;       // scope path id (0: not a scope), to join the scope's traced kernels
 };
 
 struct ProfileSummary {

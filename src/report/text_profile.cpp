@@ -105,7 +105,15 @@ std::string metricValue(double v) {
   return formatFixed(v, 3);
 }
 
-void ranges(TextOut& out, const ProfileSummary& p) {
+// The scope's own kernels from the trace, beside its range: their summed GPU time is what the
+// range's gpu__time_duration holds apart from CUPTI's WaitNs kernel and idle time.
+const ScopeRow* scopeOf(const ScopeSummary& scopes, uint32_t path) {
+  for (const ScopeRow& s : scopes.rows)
+    if (path != 0 && s.path == path) return &s;
+  return nullptr;
+}
+
+void ranges(TextOut& out, const ProfileSummary& p, const ScopeSummary& scopes) {
   out.line();
   out.line("  Range Profiler Counters:");
   // Measured on the H200: CUPTI launches a ~80 us WaitNs kernel inside every profiled range.
@@ -121,6 +129,11 @@ void ranges(TextOut& out, const ProfileSummary& p) {
     }
     out.line("    " + row.range +
              (row.instances > 1 ? "  (" + formatCount(row.instances) + " ranges)" : ""));
+    if (const ScopeRow* s = scopeOf(scopes, row.path); s != nullptr && s->kernels_incl > 0) {
+      out.line("      kernels in this scope (trace, every call): " + formatCount(s->kernels_incl) +
+               ", " + formatDuration(static_cast<double>(s->gpu_incl_ns)) + " GPU time over " +
+               formatCount(s->calls) + " call" + (s->calls == 1 ? "" : "s"));
+    }
     for (const auto& [name, value] : row.metrics)
       out.line("      " + padRight(name, 52) + padLeft(metricValue(value), 19));
   }
@@ -165,7 +178,7 @@ void renderProfile(TextOut& out, const Report& r) {
                                     : "n/a (no global access)");
   }
   for (const FunctionProfile& f : p.functions) functionBlock(out, f, p.warp_size);
-  if (!p.ranges.empty()) ranges(out, p);
+  if (!p.ranges.empty()) ranges(out, p, r.scopes);
 }
 
 }  // namespace gpufl::report::text
