@@ -92,6 +92,16 @@ TEST(CubinSass, IdealSectorsFromWidthAndActiveThreads) {
   EXPECT_EQ(estimateIdealSectors(10, 320, 0), 0u);  // not a global access
 }
 
+// An executable named nvdisasm in a fresh temporary folder, running the shell `body`.
+std::string fakeNvdisasm(const std::string& body) {
+  char dir[] = "/tmp/gpufl-fake-nvdisasm-XXXXXX";
+  if (mkdtemp(dir) == nullptr) return "";
+  const std::string script = std::string(dir) + "/nvdisasm";
+  std::ofstream(script) << "#!/bin/sh\n" << body;
+  chmod(script.c_str(), 0755);
+  return script;
+}
+
 std::vector<uint8_t> readFile(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
@@ -196,18 +206,14 @@ TEST(CubinSass, AsksForLinesOnlyWhenTheCubinHasThem) {
   std::vector<uint8_t> junk(100, 0x7f);
   EXPECT_FALSE(cubinHasLineInfo(junk.data(), junk.size()));
 
-  char dir[] = "/tmp/gpufl-fake-nvdisasm-XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
-  const std::string script = std::string(dir) + "/nvdisasm";
-  {
-    std::ofstream out(script);
-    out << "#!/bin/sh\necho \"args: $*\"\n";
-  }
-  chmod(script.c_str(), 0755);
+  const std::string script = fakeNvdisasm("echo \"args: $*\"\n");
+  ASSERT_FALSE(script.empty());
   std::string error;
   auto text = runNvdisasm(script, cubin.data(), cubin.size(), {1}, &error);
   ASSERT_TRUE(text) << error;
   EXPECT_NE(text->find("args: -c -g -fun 1 "), std::string::npos) << *text;
+  unlink(script.c_str());
+  rmdir(script.substr(0, script.rfind('/')).c_str());
 }
 
 // Two cubins defining the same function (told apart by CRC): one run each, side by side; and a
@@ -346,21 +352,17 @@ TEST(CubinStore, AsksCuptiForLinesOncePerFunctionWithoutLineInfo) {
 #endif
 
 TEST(CubinSass, RunsAnNvdisasmExecutableWithFunctionFilter) {
-  char dir[] = "/tmp/gpufl-fake-nvdisasm-XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
-  const std::string script = std::string(dir) + "/nvdisasm";
-  {
-    std::ofstream out(script);
-    out << "#!/bin/sh\necho \"args: $*\"\neval last=\\${$#}\necho \"size: $(wc -c < \"$last\")\"\n";
-  }
-  chmod(script.c_str(), 0755);
+  const std::string script =
+      fakeNvdisasm("echo \"args: $*\"\neval last=\\${$#}\necho \"size: $(wc -c < \"$last\")\"\n");
+  ASSERT_FALSE(script.empty());
+  const std::string dir = script.substr(0, script.rfind('/'));
   const char bytes[] = "0123456789";
   std::string error;
   auto text = runNvdisasm(script, bytes, 10, {3, 9}, &error);
   ASSERT_TRUE(text) << error;
   EXPECT_NE(text->find("args: -c -fun 3,9 "), std::string::npos) << *text;  // no line info: no -g
   EXPECT_NE(text->find("size: 10"), std::string::npos) << *text;
-  EXPECT_FALSE(runNvdisasm(std::string(dir) + "/missing", bytes, 10, {}, &error));
+  EXPECT_FALSE(runNvdisasm(dir + "/missing", bytes, 10, {}, &error));
   {
     std::ofstream out(script);
     out << "#!/bin/sh\nexit 3\n";
@@ -368,7 +370,7 @@ TEST(CubinSass, RunsAnNvdisasmExecutableWithFunctionFilter) {
   EXPECT_FALSE(runNvdisasm(script, bytes, 10, {}, &error));
   EXPECT_NE(error.find("exit status"), std::string::npos);
   unlink(script.c_str());
-  rmdir(dir);
+  rmdir(dir.c_str());
 }
 
 }  // namespace
