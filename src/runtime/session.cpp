@@ -51,6 +51,7 @@ SessionContext::ClockFn Session::clock() const {
 }
 
 std::unique_ptr<Session> Session::start(SessionConfig config, std::string* error) {
+  const int64_t begun = core::monotonicNs();
   std::string local_error;
   if (error == nullptr) error = &local_error;
   bool expected = false;
@@ -77,6 +78,7 @@ std::unique_ptr<Session> Session::start(SessionConfig config, std::string* error
       return nullptr;
     }
     s->debug("session " + s->start_.session_id + " recording to " + s->prefix() + ".*.log");
+    s->init_ns_ = core::monotonicNs() - begun;
     return s;
   } catch (const std::exception& e) {
     *error = std::string("cannot start the session: ") + e.what();
@@ -247,6 +249,7 @@ std::chrono::milliseconds Session::round() noexcept {
 void Session::stop() {
   if (stopped_) return;
   stopped_ = true;
+  const int64_t stop_begun = core::monotonicNs();
   core::setRecordingGeneration(0);
   writer_.stop();
   if (!sink_) {  // start() failed half-way: nothing was written
@@ -286,6 +289,13 @@ void Session::stop() {
       collectorFailed(i, "exception", "finish");
     }
   }
+  // What gpufl cost the program's own thread: init (under gpufl trace, inside the program's cuInit:
+  // NVML, CUPTI, the log files) and this shutdown up to here (the last CUPTI flush and round).
+  char held[128];
+  std::snprintf(held, sizeof held, "init %.1f ms, shutdown %.1f ms on the program's thread",
+                static_cast<double>(init_ns_) / 1e6,
+                static_cast<double>(core::monotonicNs() - stop_begun) / 1e6);
+  addNote("gpufl_time", "on", held);
   writePendingNotes();  // from stop()/finish()
   try {
     if (log_) end_.bytes_written = log_->stats().bytes_written;

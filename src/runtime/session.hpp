@@ -96,6 +96,7 @@ class Session final : public SessionContext {
   bool stopped_ = false;
   int64_t last_flush_ns_ = 0;
   int64_t last_round_ns_ = 0;  // [writer thread] when the latest round drained the buffers
+  int64_t init_ns_ = 0;        // wall time of start(), on the thread that called init
   uint64_t dropped_[core::kSourceCount] = {};  // [writer thread]
 
   std::mutex notes_mu_;
