@@ -24,6 +24,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 LOOP_TIME = re.compile(r"launches in ([0-9.]+) s")
+GPUFL_TIME = re.compile(r"init ([0-9.]+) ms, shutdown ([0-9.]+) ms on the program's thread")
+
+
+def read_text(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
 loop_times = {}  # label -> launch-loop seconds the program printed, when it prints them
 
 
@@ -73,6 +82,13 @@ def run_case(name, cmd, build, repeats, out, variants=()):
           f"   gpufl/floor {med['gpufl'] / med['floor']:.3f}x   floor/plain {med['floor'] / med['plain']:.3f}x")
     for label, *_ in variants:
         print(f"{name}: {label} median {med[label]:.3f} s = {med[label] / med['floor']:.3f}x the floor")
+    # gpufl's fixed costs on the program's thread, from each traced run's gpufl_time note.
+    held = [m.groups() for i in range(repeats) for m in [GPUFL_TIME.search(read_text(
+        os.path.join(out, f"{name}.{i}.device.log")))] if m]
+    if held:
+        print(f"{name}: gpufl on the program's thread (median of {len(held)}): init "
+              f"{statistics.median(float(h[0]) for h in held):.1f} ms, shutdown "
+              f"{statistics.median(float(h[1]) for h in held):.1f} ms")
     # Noise on a shared machine only adds time: the fastest run of each mode is a second, steadier witness.
     best = {k: min(v) for k, v in times.items()}
     print(f"{name}: fastest wall s: plain {best['plain']:.3f}  floor {best['floor']:.3f}  gpufl {best['gpufl']:.3f}"
