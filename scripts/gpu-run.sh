@@ -107,9 +107,13 @@ fi
 if has torch-engines; then
   log "PyTorch under gpufl trace, each engine"
   mkdir -p "$RES/torch_engines"
-  for e in None PcSampling SassMetrics PcSamplingWithSass RangeProfiler; do
+  # PcSamplingLight: PcSampling with --light (the always-on preset).
+  runs="None PcSampling PcSamplingLight SassMetrics PcSamplingWithSass RangeProfiler"
+  for e in $runs; do
     t0=$(date +%s.%N)
-    bounded timeout 150 "$BUILD/apps/gpufl/gpufl" trace -q --engine $e -o "$RES/torch_engines/t_$e" -- \
+    flags="--engine $e"
+    [ "$e" = PcSamplingLight ] && flags="--engine PcSampling --light"
+    bounded timeout 150 "$BUILD/apps/gpufl/gpufl" trace -q $flags -o "$RES/torch_engines/t_$e" -- \
       python3 "$ROOT/examples/python/train_loop.py" --steps 50 > "$RES/torch_engines/t_$e.txt" 2>&1
     rc=$?
     t1=$(date +%s.%N)
@@ -117,8 +121,8 @@ if has torch-engines; then
     echo "torch $e rc=$rc wall=$(python3 -c "print(round($t1-$t0,2))") s, $(grep -o 'steps in [0-9.]* s' "$RES/torch_engines/t_$e.txt") |$counts"
   done
   # Start-up vs shutdown, and the engines' own account of their time (deep_engine_time note).
-  python3 bench/log_phases.py $(for e in None PcSampling SassMetrics PcSamplingWithSass RangeProfiler; do
-    echo "$RES/torch_engines/t_$e"; done) 2>&1 | cut -c1-400 | tee "$RES/torch_engines/phases.txt"
+  python3 bench/log_phases.py $(for e in $runs; do echo "$RES/torch_engines/t_$e"; done) 2>&1 \
+    | cut -c1-400 | tee "$RES/torch_engines/phases.txt"
 fi
 
 if has python; then

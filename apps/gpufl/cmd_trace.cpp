@@ -72,6 +72,7 @@ struct TraceArgs {
   int sample_rate_ms = 100;
   bool debug = false;
   bool stack = false;
+  bool light = false;
   bool quiet = false;
   bool no_nvtx = false;
   std::vector<std::string> command;
@@ -97,6 +98,7 @@ int runTraced(const TraceArgs& a, CliContext& ctx) {
   env_request.sample_rate_ms = a.sample_rate_ms;
   env_request.debug = a.debug;
   env_request.stack = a.stack;
+  env_request.light = a.light;
   env_request.nvtx = !a.no_nvtx;
   // Built before fork: the child only calls setenv and exec.
   const auto child_env =
@@ -167,6 +169,8 @@ void addTraceCommand(CLI::App& app, CliContext& ctx) {
       ->check(CLI::Range(0, 3600000));
   cmd->add_flag("--debug", args->debug, "gpufl diagnostics on stderr");
   cmd->add_flag("--stack", args->stack, "record the host call stack of each launch");
+  cmd->add_flag("--light", args->light,
+                "PC sampling every 2^16 cycles instead of 2^12: the preset for always-on use");
   cmd->add_flag("-q,--quiet", args->quiet, "no summary after the program ends");
   cmd->add_flag("--no-nvtx", args->no_nvtx,
                 "do not turn NVTX ranges (torch.cuda.nvtx.range, ...) into scopes");

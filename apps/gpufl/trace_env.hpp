@@ -20,6 +20,7 @@ struct TraceEnvRequest {
   bool debug = false;
   bool stack = false;
   bool nvtx = true;  // false: --no-nvtx
+  bool light = false;  // --light: PC sampling's lighter preset (GPUFL_PC_SAMPLING_PRESET=light)
 };
 
 using GetEnv = std::function<const char*(const char* name)>;

@@ -72,6 +72,10 @@ TEST(TraceEnv, DebugAndStackFlags) {
   auto env = asMap(traceEnvironment(r, GetEnv{}));
   EXPECT_EQ(env["GPUFL_DEBUG"], "1");
   EXPECT_EQ(env["GPUFL_STACK_TRACE"], "1");
+  EXPECT_EQ(env.count("GPUFL_PC_SAMPLING_PRESET"), 0u);
+  r.light = true;
+  env = asMap(traceEnvironment(r, GetEnv{}));
+  EXPECT_EQ(env["GPUFL_PC_SAMPLING_PRESET"], "light");
 }
 
 }  // namespace
