@@ -20,6 +20,12 @@ set_property(GLOBAL APPEND PROPERTY GPUFL_COLLECTORS "gpufl_cuda|cuda/cuda_colle
 
 gpufl_add_test(correlation_table_test ${CMAKE_CURRENT_LIST_DIR}/correlation_table_test.cpp LIBS gpufl_cuda)
 gpufl_add_test(engine_time_test ${CMAKE_CURRENT_LIST_DIR}/engine_time_test.cpp LIBS gpufl_cuda)
+# The launch/copy callbacks allocate nothing once warm (a preloaded malloc counts: tests/support).
+gpufl_add_test(tracer_alloc_test ${CMAKE_CURRENT_LIST_DIR}/tracer_alloc_test.cpp
+               LIBS gpufl_cuda gpufl_alloc_counter)
+if(TARGET tracer_alloc_test)
+  gpufl_preload_alloc_counter(tracer_alloc_test)
+endif()
 gpufl_add_test(kernel_catalog_test ${CMAKE_CURRENT_LIST_DIR}/kernel_catalog_test.cpp LIBS gpufl_cuda)
 # NVTX ranges as scopes: decode fed host-built callback data, the per-thread balance against the core
 # scope stack, and the NVTX_INJECTION64_PATH decision.

@@ -1,6 +1,6 @@
 // On a GPU: once warm, gpufl allocates nothing on the application's thread: kernel launches through
 // its CUPTI callbacks and nested scopes cost no heap allocation (DESIGN.md section 3). Allocations on
-// the test's thread are counted by a preloaded malloc (no_alloc_counter.hpp; CTest sets LD_PRELOAD).
+// the test's thread are counted by a preloaded malloc (tests/support/alloc_counter.hpp; CTest sets LD_PRELOAD).
 // CUDA's own allocations per launch, if any, are in both counts. A second run of this binary under
 // the bare-CUPTI floor library (bench/floor_inject.cpp, CTest test no_alloc_floor) counts what CUPTI
 // itself allocates with the same activity kinds and callbacks; gpufl may add nothing above that.
@@ -18,7 +18,7 @@
 
 #include "gpufl/gpufl.hpp"
 
-#include "no_alloc_counter.hpp"
+#include "alloc_counter.hpp"
 
 namespace {
 
@@ -70,7 +70,7 @@ TEST(NoAllocation, LaunchesAndScopesAfterWarmUp) {
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) GTEST_SKIP() << "no GPU";
   ASSERT_TRUE(kCounter.loaded())
       << "the allocation counter is not loaded: run through ctest, or with "
-         "LD_PRELOAD=<build>/tests/gpu/libgpufl_alloc_counter_preload.so";
+         "LD_PRELOAD=<build>/tests/support/libgpufl_alloc_counter_preload.so";
   float* x = nullptr;
   ASSERT_EQ(cudaMalloc(&x, 1024 * sizeof(float)), cudaSuccess);
   allocationsDuring(1000, x);  // CUDA's own warm-up, untraced
