@@ -32,6 +32,7 @@ std::vector<std::pair<std::string, std::string>> traceEnvironment(const TraceEnv
   if (r.debug) env.emplace_back("GPUFL_DEBUG", "1");
   if (r.stack) env.emplace_back("GPUFL_STACK_TRACE", "1");
   if (r.light) env.emplace_back("GPUFL_PC_SAMPLING_PRESET", "light");
+  if (r.sync) env.emplace_back("GPUFL_SYNC_EVENTS", "1");
   if (!r.nvtx) {
     env.emplace_back("GPUFL_NVTX", "0");
   } else if (!isFalse(get("GPUFL_NVTX"))) {

@@ -20,7 +20,8 @@ struct TraceEnvRequest {
   bool debug = false;
   bool stack = false;
   bool nvtx = true;  // false: --no-nvtx
-  bool light = false;  // --light: PC sampling's lighter preset (GPUFL_PC_SAMPLING_PRESET=light)
+  bool light = false;
+  bool sync = false;  // --sync: host waits as records (GPUFL_SYNC_EVENTS=1)  // --light: PC sampling's lighter preset (GPUFL_PC_SAMPLING_PRESET=light)
 };
 
 using GetEnv = std::function<const char*(const char* name)>;

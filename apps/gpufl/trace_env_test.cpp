@@ -76,6 +76,10 @@ TEST(TraceEnv, DebugAndStackFlags) {
   r.light = true;
   env = asMap(traceEnvironment(r, GetEnv{}));
   EXPECT_EQ(env["GPUFL_PC_SAMPLING_PRESET"], "light");
+  EXPECT_EQ(env.count("GPUFL_SYNC_EVENTS"), 0u);
+  r.sync = true;
+  env = asMap(traceEnvironment(r, GetEnv{}));
+  EXPECT_EQ(env["GPUFL_SYNC_EVENTS"], "1");
 }
 
 }  // namespace

@@ -121,6 +121,7 @@ def init(
     deep_launches_per_kernel: Optional[int] = None,
     rotate_bytes: Optional[int] = None,
     enable_nvtx: bool = False,
+    enable_sync_events: bool = False,
 ) -> bool:
     """Starts a GPU Flight session for this process.
 
@@ -129,6 +130,9 @@ def init(
 
     `enable_nvtx` (default off in linked mode: see docs/nvtx.md; on under `gpufl trace`): NVTX push/pop ranges, e.g. `with torch.cuda.nvtx.range("fwd"):`, become scopes
     like gpufl.Scope. Call init() before the program's first NVTX call, or run under `gpufl trace` (docs/nvtx.md).
+
+    `enable_sync_events`: also record each time the host waits for the GPU (torch.cuda.synchronize, .item(),
+    stream and event synchronization), with its duration and scope; the report sums them per kind and scope.
 
     Returns True when GPU profiling is on. Without a usable GPU (no driver, no device, CUPTI taken) it returns
     False, warns once per process, and the program runs on: scopes and system samples are still recorded where
@@ -152,6 +156,7 @@ def init(
         deep,
         rotate,
         bool(enable_nvtx),
+        bool(enable_sync_events),
     )
     with _state_lock:
         _active = True

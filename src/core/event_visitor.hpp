@@ -20,6 +20,7 @@ class EventVisitor {
   virtual void onKernelDef(const KernelDef&) {}
   virtual void onKernel(const KernelEvent&) {}
   virtual void onMemcpy(const MemcpyEvent&) {}
+  virtual void onSync(const SyncEvent&) {}
   virtual void onStack(const StackDef&) {}
   virtual void onScopePath(const ScopePath&) {}
   virtual void onScopeBegin(const ScopeBegin&) {}
@@ -45,6 +46,7 @@ class ForwardingVisitor : public EventVisitor {
   void onKernelDef(const KernelDef& e) override { next_.onKernelDef(e); }
   void onKernel(const KernelEvent& e) override { next_.onKernel(e); }
   void onMemcpy(const MemcpyEvent& e) override { next_.onMemcpy(e); }
+  void onSync(const SyncEvent& e) override { next_.onSync(e); }
   void onStack(const StackDef& e) override { next_.onStack(e); }
   void onScopePath(const ScopePath& e) override { next_.onScopePath(e); }
   void onScopeBegin(const ScopeBegin& e) override { next_.onScopeBegin(e); }

@@ -18,6 +18,7 @@ struct Counting : EventVisitor {
   void onKernelDef(const KernelDef&) override { ++seen["kernel_def"]; }
   void onKernel(const KernelEvent&) override { ++seen["kernel"]; }
   void onMemcpy(const MemcpyEvent&) override { ++seen["memcpy"]; }
+  void onSync(const SyncEvent&) override { ++seen["sync"]; }
   void onStack(const StackDef&) override { ++seen["stack"]; }
   void onScopePath(const ScopePath&) override { ++seen["scope_path"]; }
   void onScopeBegin(const ScopeBegin&) override { ++seen["scope_begin"]; }
@@ -41,6 +42,7 @@ TEST(ForwardingVisitor, ForwardsEveryEventType) {
   v.onKernelDef({});
   v.onKernel({});
   v.onMemcpy({});
+  v.onSync({});
   v.onStack({});
   v.onScopePath({});
   v.onScopeBegin({});
@@ -51,7 +53,7 @@ TEST(ForwardingVisitor, ForwardsEveryEventType) {
   v.onPcSample({});
   v.onRangeCounters({});
   v.onBenchmark({});
-  EXPECT_EQ(sink.seen.size(), 17u);
+  EXPECT_EQ(sink.seen.size(), 18u);
   for (const auto& [name, count] : sink.seen) EXPECT_EQ(count, 1) << name;
 }
 

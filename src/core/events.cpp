@@ -17,6 +17,8 @@ constexpr const char* kEngineNames[] = {"None", "PcSampling", "SassMetrics", "Pc
 constexpr const char* kLimitNames[] = {"none", "registers", "shared_mem", "warps", "blocks"};
 constexpr const char* kCopyNames[] = {"unknown", "HtoD", "DtoH", "DtoD", "HtoH", "PtoP"};
 constexpr const char* kChannelNames[] = {"device", "scope", "system"};
+constexpr const char* kSyncNames[] = {"unknown", "event_synchronize", "stream_wait_event",
+                                      "stream_synchronize", "context_synchronize"};
 
 }  // namespace
 
@@ -30,6 +32,9 @@ std::optional<LimitingResource> limitingResourceFromName(const std::string& n) {
 
 const char* copyKindName(CopyKind k) { return kCopyNames[static_cast<int>(k)]; }
 std::optional<CopyKind> copyKindFromName(const std::string& n) { return lookup<CopyKind>(kCopyNames, n); }
+
+const char* syncKindName(SyncKind k) { return kSyncNames[static_cast<int>(k)]; }
+std::optional<SyncKind> syncKindFromName(const std::string& n) { return lookup<SyncKind>(kSyncNames, n); }
 
 const char* channelName(Channel c) { return kChannelNames[static_cast<int>(c)]; }
 

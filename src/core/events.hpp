@@ -150,6 +150,22 @@ struct MemcpyEvent {
   std::optional<uint32_t> value;   // memset value
 };
 
+// The host waiting for the GPU (CUPTI_ACTIVITY_KIND_SYNCHRONIZATION), recorded when asked
+// (InitOptions::enable_sync_events): cudaStreamSynchronize, cudaDeviceSynchronize, ...
+enum class SyncKind { Unknown, EventSynchronize, StreamWaitEvent, StreamSynchronize, ContextSynchronize };
+const char* syncKindName(SyncKind k);
+std::optional<SyncKind> syncKindFromName(const std::string& name);
+
+struct SyncEvent {
+  std::string sid;
+  SyncKind kind = SyncKind::Unknown;
+  uint32_t stream = 0;  // the stream waited for (0: none or the whole context)
+  uint64_t correlation_id = 0;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  uint32_t scope_path = 0;  // the calling thread's scope (0: none or unknown)
+};
+
 struct StackDef {
   std::string sid;
   uint32_t id = 0;

@@ -129,6 +129,32 @@ MemcpyEvent decodeMemset(const CUpti_ActivityMemset4& r) {
   return m;
 }
 
+SyncEvent decodeSync(const CUpti_ActivitySynchronization2& r) {
+  SyncEvent s;
+  switch (r.type) {
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE:
+      s.kind = SyncKind::EventSynchronize;
+      break;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT:
+      s.kind = SyncKind::StreamWaitEvent;
+      break;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE:
+      s.kind = SyncKind::StreamSynchronize;
+      break;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE:
+      s.kind = SyncKind::ContextSynchronize;
+      break;
+    default:
+      s.kind = SyncKind::Unknown;
+      break;
+  }
+  s.stream = r.streamId == CUPTI_SYNCHRONIZATION_INVALID_VALUE ? 0 : r.streamId;
+  s.correlation_id = r.correlationId;
+  s.start_ns = static_cast<int64_t>(r.start);
+  s.end_ns = static_cast<int64_t>(r.end);
+  return s;
+}
+
 DecodedActivity decodeActivity(const CUpti_Activity& record) {
   switch (record.kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
@@ -140,6 +166,8 @@ DecodedActivity decodeActivity(const CUpti_Activity& record) {
       return decodeMemcpyPtoP(reinterpret_cast<const CUpti_ActivityMemcpyPtoP4&>(record));
     case CUPTI_ACTIVITY_KIND_MEMSET:
       return decodeMemset(reinterpret_cast<const CUpti_ActivityMemset4&>(record));
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+      return decodeSync(reinterpret_cast<const CUpti_ActivitySynchronization2&>(record));
     default:
       return std::monostate{};
   }

@@ -7,6 +7,7 @@
 //   CUPTI_ACTIVITY_KIND_MEMCPY                     -> CUpti_ActivityMemcpy6
 //   CUPTI_ACTIVITY_KIND_MEMCPY2 (peer to peer)     -> CUpti_ActivityMemcpyPtoP4
 //   CUPTI_ACTIVITY_KIND_MEMSET                     -> CUpti_ActivityMemset4
+//   CUPTI_ACTIVITY_KIND_SYNCHRONIZATION            -> CUpti_ActivitySynchronization2
 // Timestamps are copied as CUPTI gives them: on the session clock once CUPTI has our timestamp
 // callback.
 //
@@ -54,6 +55,8 @@ MemcpyEvent decodeMemcpy(const CUpti_ActivityMemcpy6& record);
 MemcpyEvent decodeMemcpyPtoP(const CUpti_ActivityMemcpyPtoP4& record);
 // Memset record: is_memset, value, dst_kind from memoryKind.
 MemcpyEvent decodeMemset(const CUpti_ActivityMemset4& record);
+// Synchronization record (the host waiting): stream 0 when the record names none.
+SyncEvent decodeSync(const CUpti_ActivitySynchronization2& record);
 
 // CUpti_ActivityMemcpyKind -> CopyKind. Arrays count as device memory (HtoA is HtoD, AtoA/AtoD/DtoA
 // are DtoD).
@@ -63,7 +66,7 @@ CopyKind copyKindFromCupti(uint32_t copy_kind);
 const char* memoryKindName(uint32_t memory_kind);
 
 // One record of any kind we decode; std::monostate for kinds we do not.
-using DecodedActivity = std::variant<std::monostate, DecodedKernel, MemcpyEvent>;
+using DecodedActivity = std::variant<std::monostate, DecodedKernel, MemcpyEvent, SyncEvent>;
 DecodedActivity decodeActivity(const CUpti_Activity& record);
 
 }  // namespace gpufl::cuda

@@ -198,6 +198,34 @@ TEST(ActivityDecode, Memset) {
   EXPECT_EQ(m.dst_kind, "device");
 }
 
+TEST(ActivityDecode, Synchronization) {
+  auto r = zeroed<CUpti_ActivitySynchronization2>();
+  r.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+  r.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE;
+  r.start = 1000, r.end = 4500;
+  r.correlationId = 41;
+  r.streamId = 7;
+  SyncEvent s = decodeSync(r);
+  EXPECT_EQ(s.kind, SyncKind::StreamSynchronize);
+  EXPECT_EQ(s.stream, 7u);
+  EXPECT_EQ(s.correlation_id, 41u);
+  EXPECT_EQ(s.start_ns, 1000);
+  EXPECT_EQ(s.end_ns, 4500);
+  r.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE;
+  r.streamId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;  // no stream for a context-wide wait
+  s = decodeSync(r);
+  EXPECT_EQ(s.kind, SyncKind::ContextSynchronize);
+  EXPECT_EQ(s.stream, 0u);
+  r.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE;
+  EXPECT_EQ(decodeSync(r).kind, SyncKind::EventSynchronize);
+  r.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT;
+  EXPECT_EQ(decodeSync(r).kind, SyncKind::StreamWaitEvent);
+  r.type = static_cast<CUpti_ActivitySynchronizationType>(99);
+  EXPECT_EQ(decodeSync(r).kind, SyncKind::Unknown);
+  EXPECT_TRUE(std::holds_alternative<SyncEvent>(
+      decodeActivity(reinterpret_cast<const CUpti_Activity&>(r))));
+}
+
 TEST(ActivityDecode, DispatchOnKind) {
   // A buffer holding records back to back, read through the generic header as CUPTI's iterator
   // would.

@@ -32,13 +32,15 @@ std::atomic<CuptiTracer*> g_tracer{nullptr};
 // runtime call's correlation id, so the nested driver callback is ignored.
 thread_local int t_runtime_launch_depth = 0;
 
-// Which traced callbacks are copies/sets rather than kernel launches, indexed by [domain is
-// driver][cbid].
+// Which traced callbacks are copies, sets or synchronizations rather than kernel launches (all three
+// only record the calling thread's scope), indexed by [domain is driver][cbid].
 struct CopyCbids {
   std::bitset<1024> is_copy[2];
   CopyCbids() {
     for (auto cbid : kRuntimeCopyCbids) is_copy[0].set(cbid);
     for (auto cbid : kDriverCopyCbids) is_copy[1].set(cbid);
+    for (auto cbid : kRuntimeSyncCbids) is_copy[0].set(cbid);
+    for (auto cbid : kDriverSyncCbids) is_copy[1].set(cbid);
   }
   bool contains(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) const {
     return cbid < 1024 && is_copy[domain == CUPTI_CB_DOMAIN_DRIVER_API].test(cbid);
@@ -180,6 +182,7 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
   });
   cupti::cuptiActivityFlushPeriod(500);  // CUPTI hands over partly filled buffers twice a second
   started_ = true;
+  if (sync_events_) enableSyncEvents(context);
   bool wants_scopes = false;
   for (auto& engine : engines_) wants_scopes |= engine->wantsScopes();
   if (wants_scopes) {
@@ -206,6 +209,25 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
                                CUPTI_CBID_RESOURCE_MODULE_LOADED);
   }
   return true;
+}
+
+// Optional: a failure turns sync events off with a note, tracing goes on.
+void CuptiTracer::enableSyncEvents(const EngineContext& context) {
+  auto note = [&](const char* status, const std::string& reason) {
+    if (context.note) context.note("sync_events", status, reason);
+  };
+  if (CuptiCall c{"cuptiActivityEnable(SYNCHRONIZATION)", cupti::cuptiActivityEnable(kSyncActivityKind)};
+      !c.ok()) {
+    note("off", c.describe());
+    return;
+  }
+  kinds_.push_back(kSyncActivityKind);
+  auto subscriber = static_cast<CUpti_SubscriberHandle>(subscriber_);
+  for (auto cbid : kRuntimeSyncCbids)
+    cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+  for (auto cbid : kDriverSyncCbids)
+    cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+  note("on", "host waits (stream, event, device synchronization; stream waits on events)");
 }
 
 void CuptiTracer::stop() {
@@ -354,6 +376,7 @@ TracerStats CuptiTracer::stats() const {
   s.kernels = kernels_;
   s.memcpys = memcpys_;
   s.memsets = memsets_;
+  s.syncs = syncs_;
   s.unattributed = unattributed_;
   s.tool_kernels = tool_kernels_;
   s.tool_kernel_ns = tool_kernel_ns_;
@@ -445,6 +468,15 @@ void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out,
       kernel->event.sid = sid;
       out.onKernel(kernel->event);
       ++kernels_;
+    } else if (auto* sync = std::get_if<SyncEvent>(&decoded)) {
+      sync->start_ns += clock_offset_ns_;
+      sync->end_ns += clock_offset_ns_;
+      LaunchInfo info;
+      if (launches_.get(static_cast<uint32_t>(sync->correlation_id), &info))
+        sync->scope_path = info.scope_path;
+      sync->sid = sid;
+      out.onSync(*sync);
+      ++syncs_;
     } else if (auto* copy = std::get_if<MemcpyEvent>(&decoded)) {
       copy->start_ns += clock_offset_ns_;
       copy->end_ns += clock_offset_ns_;

@@ -30,7 +30,7 @@
 namespace gpufl::cuda {
 
 struct TracerStats {
-  uint64_t kernels = 0, memcpys = 0, memsets = 0;
+  uint64_t kernels = 0, memcpys = 0, memsets = 0, syncs = 0;
   uint64_t records_dropped_by_cupti = 0;  // cuptiActivityGetNumDroppedRecords
   uint64_t buffer_refusals = 0;           // CUPTI asked for a buffer while all were in use
   uint64_t buffers_allocated = 0;
@@ -61,6 +61,8 @@ class CuptiTracer {
 
   void setDevices(const std::vector<DeviceInfo>& devices) { catalog_.setDevices(devices); }
   void setKernelDetails(bool on) { catalog_.setOccupancyEnabled(on); }
+  // Before start(): also record host waits (CUPTI_ACTIVITY_KIND_SYNCHRONIZATION), with a note.
+  void setSyncEvents(bool on) { sync_events_ = on; }
 
   // [writer thread] Decodes completed buffers into events; also drains the engines and new stacks.
   void drain(EventVisitor& out, const std::string& sid);
@@ -80,6 +82,7 @@ class CuptiTracer {
   bool hasDeepEngines() const { return !engines_.empty(); }
 
  private:
+  void enableSyncEvents(const EngineContext& context);  // [start] with the sync_events note
   void sampleClockOffset();  // [start, writer thread] clock_offset_ns_ = monotonic - CUPTI's clock
   // [writer thread] For a kernel no launch callback saw: true (and counted) when a deep engine's
   // CUPTI API launched it itself.
@@ -97,13 +100,14 @@ class CuptiTracer {
       scope_observer_;  // forwards user scopes to the engines (range profiler)  // activity kinds
                         // enabled (KERNEL replaces CONCURRENT_KERNEL for SASS)
   bool stack_traces_ = false;
+  bool sync_events_ = false;
   uint64_t tool_kernels_ = 0, tool_kernel_ns_ = 0;  // writer thread only
   bool offset_clock_ = false;     // GPUFL_TIMESTAMPS=offset
   int64_t clock_offset_ns_ = 0;   // added to activity timestamps (0 with the timestamp callback)
   bool started_ = false;
   void* subscriber_ = nullptr;
   std::atomic<uint64_t> dropped_{0};
-  uint64_t kernels_ = 0, memcpys_ = 0, memsets_ = 0, unattributed_ = 0;  // writer thread only
+  uint64_t kernels_ = 0, memcpys_ = 0, memsets_ = 0, syncs_ = 0, unattributed_ = 0;  // writer thread only
 };
 
 }  // namespace gpufl::cuda

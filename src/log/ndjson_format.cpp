@@ -213,6 +213,17 @@ void formatMemcpy(std::string& out, const MemcpyEvent& e) {
   end(out);
 }
 
+void formatSync(std::string& out, const SyncEvent& e) {
+  head(out, "{\"type\":\"sync_event\",\"sid\":", e.sid);
+  num<"corr">(out, e.correlation_id);
+  num<"start_ns">(out, e.start_ns);
+  str<"kind">(out, syncKindName(e.kind));
+  if (e.stream) num<"stream">(out, e.stream);
+  if (e.scope_path) num<"scope">(out, e.scope_path);
+  num<"dur_ns">(out, e.end_ns - e.start_ns);
+  end(out);
+}
+
 void formatStack(std::string& out, const StackDef& e) {
   head(out, "{\"type\":\"stack\",\"sid\":", e.sid);
   num<"id">(out, e.id);

@@ -50,6 +50,7 @@ void formatKernelEvent(std::string& out, const KernelEvent& e, KernelDeltaEncode
 void formatKernelEventAbsolute(std::string& out, const KernelEvent& e);
 // memcpy_event or memset_event, by e.is_memset.
 void formatMemcpy(std::string& out, const MemcpyEvent& e);
+void formatSync(std::string& out, const SyncEvent& e);
 void formatStack(std::string& out, const StackDef& e);
 void formatScopePath(std::string& out, const ScopePath& e);
 void formatScopeBegin(std::string& out, const ScopeBegin& e);

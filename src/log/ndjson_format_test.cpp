@@ -296,6 +296,30 @@ TEST(NdjsonFormat, MemcpyAndMemset) {
             "\"stream\":0,\"scope\":0,\"value\":0,\"dur_ns\":0}\n");
 }
 
+TEST(NdjsonFormat, SyncEventLeavesOutZeroStreamAndScope) {
+  SyncEvent e;
+  e.sid = "s";
+  e.kind = SyncKind::StreamSynchronize;
+  e.stream = 7;
+  e.correlation_id = 41;
+  e.start_ns = 1000;
+  e.end_ns = 4500;
+  e.scope_path = 3;
+  std::string out;
+  formatSync(out, e);
+  EXPECT_EQ(out,
+            "{\"type\":\"sync_event\",\"sid\":\"s\",\"corr\":41,\"start_ns\":1000,"
+            "\"kind\":\"stream_synchronize\",\"stream\":7,\"scope\":3,\"dur_ns\":3500}\n");
+  SyncEvent device_wide;
+  device_wide.sid = "s";
+  device_wide.kind = SyncKind::ContextSynchronize;
+  out.clear();
+  formatSync(out, device_wide);
+  EXPECT_EQ(out,
+            "{\"type\":\"sync_event\",\"sid\":\"s\",\"corr\":0,\"start_ns\":0,"
+            "\"kind\":\"context_synchronize\",\"dur_ns\":0}\n");
+}
+
 TEST(NdjsonFormat, SamplesOmitWhatWasNotRead) {
   GpuSample g;
   g.sid = "s";

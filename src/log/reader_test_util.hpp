@@ -54,6 +54,7 @@ struct RecordingVisitor : EventVisitor {
   std::vector<KernelDef> defs;
   std::vector<KernelEvent> kernels;
   std::vector<MemcpyEvent> copies;
+  std::vector<SyncEvent> syncs;
   std::vector<StackDef> stacks;
   std::vector<ScopePath> paths;
   std::vector<ScopeBegin> begins;
@@ -72,6 +73,7 @@ struct RecordingVisitor : EventVisitor {
   void onKernelDef(const KernelDef& e) override { defs.push_back(e); }
   void onKernel(const KernelEvent& e) override { kernels.push_back(e); }
   void onMemcpy(const MemcpyEvent& e) override { copies.push_back(e); }
+  void onSync(const SyncEvent& e) override { syncs.push_back(e); }
   void onStack(const StackDef& e) override { stacks.push_back(e); }
   void onScopePath(const ScopePath& e) override { paths.push_back(e); }
   void onScopeBegin(const ScopeBegin& e) override { begins.push_back(e); }

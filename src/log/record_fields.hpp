@@ -187,5 +187,6 @@ void parseSassMetric(od::object& obj, RecordContext& ctx, SassMetric& out);
 void parsePcSample(od::object& obj, RecordContext& ctx, PcSample& out);
 void parseRangeCounters(od::object& obj, RecordContext& ctx, RangeCounters& out);
 void parseBenchmark(od::object& obj, RecordContext& ctx, BenchmarkResult& out);
+void parseSyncEvent(od::object& obj, RecordContext& ctx, SyncEvent& out);
 
 }  // namespace gpufl::log::detail

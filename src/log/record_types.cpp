@@ -297,4 +297,23 @@ void parseBenchmark(od::object& obj, RecordContext& c, BenchmarkResult& out) {
   c.require({{"name", name}, {"median_ns", median}});
 }
 
+void parseSyncEvent(od::object& obj, RecordContext& c, SyncEvent& out) {
+  bool start = false, have_dur = false;
+  int64_t dur = 0;
+  forEachField(obj, c, [&](std::string_view key, od::value& v) {
+    if (key == "start_ns") start = c.number(v, key, out.start_ns);
+    else if (key == "dur_ns") have_dur = c.number(v, key, dur);
+    else if (key == "kind") {
+      std::string kind;
+      if (c.string(v, key, kind)) out.kind = syncKindFromName(kind).value_or(SyncKind::Unknown);
+    } else if (key == "stream") c.number(v, key, out.stream);
+    else if (key == "corr") c.number(v, key, out.correlation_id);
+    else if (key == "scope") c.number(v, key, out.scope_path);
+  });
+  if (dur < 0) c.fieldError("dur_ns", "is negative");
+  c.require({{"start_ns", start}, {"dur_ns", have_dur}});
+  // Wrap-around: hostile input must not reach signed-overflow undefined behaviour.
+  out.end_ns = static_cast<int64_t>(static_cast<uint64_t>(out.start_ns) + static_cast<uint64_t>(dur));
+}
+
 }  // namespace gpufl::log::detail

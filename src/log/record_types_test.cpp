@@ -177,6 +177,28 @@ TEST(RecordTypes, EveryTypeReadsIntoItsStruct) {
   EXPECT_EQ(e.bytes_written, 12345u);
 }
 
+TEST(RecordTypes, SyncEventsAndTheirErrors) {
+  std::string warnings;
+  const auto v = decodeAll(
+      R"({"type":"sync_event","sid":"abcd1234","corr":41,"start_ns":1000,"kind":"stream_synchronize","stream":7,"scope":3,"dur_ns":3500})" "\n"
+      R"({"type":"sync_event","sid":"abcd1234","start_ns":5,"kind":"future_kind","dur_ns":1})" "\n"
+      R"({"type":"sync_event","sid":"abcd1234","start_ns":5,"kind":"stream_synchronize","dur_ns":-1})" "\n"
+      R"({"type":"sync_event","sid":"abcd1234","kind":"stream_synchronize","dur_ns":1})" "\n",
+      &warnings);
+  ASSERT_EQ(v->syncs.size(), 2u);
+  const SyncEvent& s = v->syncs[0];
+  EXPECT_EQ(s.sid, "abcd1234");
+  EXPECT_EQ(s.kind, SyncKind::StreamSynchronize);
+  EXPECT_EQ(s.stream, 7u);
+  EXPECT_EQ(s.correlation_id, 41u);
+  EXPECT_EQ(s.start_ns, 1000);
+  EXPECT_EQ(s.end_ns, 4500);
+  EXPECT_EQ(s.scope_path, 3u);
+  EXPECT_EQ(v->syncs[1].kind, SyncKind::Unknown);  // a newer writer's kind still counts as a wait
+  EXPECT_NE(warnings.find("f:3: sync_event: field 'dur_ns' is negative"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("f:4: sync_event: field 'start_ns' missing"), std::string::npos) << warnings;
+}
+
 TEST(RecordTypes, DefaultsForOptionalFields) {
   std::string warnings;
   const auto v = decodeAll(

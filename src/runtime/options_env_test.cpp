@@ -87,6 +87,19 @@ TEST(OptionsEnvTest, BadValuesKeepTheOptionAndReportIt) {
   EXPECT_TRUE(o.log_path.empty());  // empty variable = unset
 }
 
+TEST(OptionsEnvTest, SyncEventsAreOffByDefaultAndGpuflSyncEventsSwitchesThem) {
+  InitOptions o;
+  EXPECT_FALSE(o.enable_sync_events);
+  std::vector<OptionIssue> issues;
+  applyEnvOverrides(o, fakeEnv({{"GPUFL_SYNC_EVENTS", "1"}}), &issues);
+  EXPECT_TRUE(o.enable_sync_events);
+  EXPECT_EQ(optionsJson(o).at("enable_sync_events"), "true");
+  applyEnvOverrides(o, fakeEnv({{"GPUFL_SYNC_EVENTS", "maybe"}}), &issues);
+  EXPECT_TRUE(o.enable_sync_events);  // unchanged, and reported
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(issues[0].option, "GPUFL_SYNC_EVENTS");
+}
+
 TEST(OptionsEnvTest, NvtxIsOffByDefaultWhenLinkedAndGpuflNvtxSwitchesIt) {
   InitOptions o;
   EXPECT_FALSE(o.enable_nvtx);  // linked default (docs/nvtx.md); gpufl trace turns it on
