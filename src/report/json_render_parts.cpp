@@ -85,6 +85,35 @@ void function(JsonWriter& w, const FunctionProfile& f, int warp_size) {
 
 }  // namespace
 
+void syncs(JsonWriter& w, const SyncSummary& s, const ScopeSummary& scopes) {
+  if (!s.enabled && s.count == 0) return;
+  w.key("syncs").beginObject();
+  w.field("enabled", s.enabled);
+  w.field("count", s.count);
+  w.field("total_ns", s.total_ns);
+  w.key("kinds").beginArray();
+  for (const SyncStats& k : s.kinds) {
+    w.beginObject();
+    w.field("kind", k.kind);
+    w.field("count", k.count);
+    w.field("total_ns", k.total_ns);
+    w.field("max_ns", k.max_ns);
+    w.endObject();
+  }
+  w.endArray();
+  w.key("scopes").beginArray();
+  for (const SyncScopeStats& sc : s.scopes) {
+    w.beginObject();
+    w.field("path", sc.path);
+    w.field("name", scopeName(scopes, sc.path));
+    w.field("count", sc.count);
+    w.field("total_ns", sc.total_ns);
+    w.endObject();
+  }
+  w.endArray();
+  w.endObject();
+}
+
 void transfers(JsonWriter& w, const TransferSummary& t) {
   w.key("transfers").beginObject();
   w.field("copies", t.copies);

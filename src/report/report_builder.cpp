@@ -23,6 +23,7 @@ void ReportBuilder::seen(int64_t ts_ns) {
 
 void ReportBuilder::onSessionStart(const SessionStart& e) {
   ++records_;
+  syncs_.onSessionStart(e);
   // Every channel starts with a copy; only the device channel's lists devices.
   if (!session_.started) {
     session_.started = true;
@@ -85,6 +86,13 @@ void ReportBuilder::onMemcpy(const MemcpyEvent& e) {
   seen(e.start_ns);
   seen(e.end_ns);
   transfers_.onMemcpy(e);
+}
+
+void ReportBuilder::onSync(const SyncEvent& e) {
+  ++records_;
+  seen(e.start_ns);
+  seen(e.end_ns);
+  syncs_.onSync(e);
 }
 
 void ReportBuilder::onScopePath(const ScopePath& e) {
@@ -153,6 +161,7 @@ Report ReportBuilder::build() {
   samples_.sort();
   kernels_.finish(r.session.duration_ns, r.kernels, &samples_);
   transfers_.finish(r.transfers);
+  syncs_.finish(r.syncs);
   system_.finish(r.gpus, r.host);
   scopes_.finish(r.scopes);
   int warp_size = r.session.devices.empty() ? 32 : r.session.devices.front().warp_size;

@@ -15,6 +15,7 @@
 #include "report/report_model.hpp"
 #include "report/scope_stats.hpp"
 #include "report/system_stats.hpp"
+#include "report/sync_stats.hpp"
 #include "report/transfer_stats.hpp"
 
 namespace gpufl::report {
@@ -36,6 +37,7 @@ class ReportBuilder : public EventVisitor {
   void onKernelDef(const KernelDef& e) override;
   void onKernel(const KernelEvent& e) override;
   void onMemcpy(const MemcpyEvent& e) override;
+  void onSync(const SyncEvent& e) override;
   void onScopePath(const ScopePath& e) override;
   void onScopeBegin(const ScopeBegin& e) override;
   void onScopeEnd(const ScopeEnd& e) override;
@@ -58,6 +60,7 @@ class ReportBuilder : public EventVisitor {
   SampleBudget budget_;  // declared first: the aggregators hold pointers to it
   KernelAggregator kernels_;
   TransferAggregator transfers_;
+  SyncAggregator syncs_;
   SystemAggregator system_;
   ScopeAggregator scopes_;
   ProfileAggregator profile_;

@@ -362,6 +362,60 @@ TEST(ReportBuilder, RangeRowsJoinTheScopesTracedKernels) {
       << text;
 }
 
+// Sync events: per kind, by time, and the scopes that waited longest; shown only when recorded.
+TEST(ReportBuilder, HostWaitsPerKindAndScope) {
+  {
+    ReportBuilder b;
+    session(b, 0, 1'000'000);
+    Report r = b.build();
+    EXPECT_FALSE(r.syncs.enabled);
+    std::string text = renderText(r, {.top_n = 10, .generated_at = "fixed"});
+    EXPECT_EQ(text.find("Host Waits"), std::string::npos) << text;
+    EXPECT_EQ(renderJson(r, {.top_n = 10, .generated_at = "fixed"}).find("\"syncs\""), std::string::npos);
+  }
+  ReportBuilder b;
+  SessionStart start;
+  start.sid = "s";
+  start.start_ns = 0;
+  start.options["enable_sync_events"] = "true";
+  b.onSessionStart(start);
+  b.onScopePath({.sid = "", .id = 1, .parent = 0, .name = "train_step", .depth = 0});
+  auto wait = [&](SyncKind kind, int64_t start_ns, int64_t ns, uint32_t scope) {
+    SyncEvent e;
+    e.kind = kind;
+    e.start_ns = start_ns;
+    e.end_ns = start_ns + ns;
+    e.scope_path = scope;
+    b.onSync(e);
+  };
+  wait(SyncKind::StreamSynchronize, 100, 2'000'000, 1);
+  wait(SyncKind::StreamSynchronize, 200, 1'000'000, 1);
+  wait(SyncKind::ContextSynchronize, 300, 4'000'000, 0);
+  Report r = b.build();
+  const SyncSummary& s = r.syncs;
+  EXPECT_TRUE(s.enabled);
+  EXPECT_EQ(s.count, 3u);
+  EXPECT_EQ(s.total_ns, 7'000'000);
+  ASSERT_EQ(s.kinds.size(), 2u);
+  EXPECT_EQ(s.kinds[0].kind, "context_synchronize");  // by total time
+  EXPECT_EQ(s.kinds[1].kind, "stream_synchronize");
+  EXPECT_EQ(s.kinds[1].count, 2u);
+  EXPECT_EQ(s.kinds[1].max_ns, 2'000'000);
+  ASSERT_EQ(s.scopes.size(), 2u);
+  EXPECT_EQ(s.scopes[0].path, 0u);
+  EXPECT_EQ(s.scopes[1].path, 1u);
+  std::string text = renderText(r, {.top_n = 10, .generated_at = "fixed"});
+  EXPECT_NE(text.find("3 waits for the GPU, 7.00 ms in all"), std::string::npos) << text;
+  EXPECT_NE(text.find("stream_synchronize"), std::string::npos) << text;
+  EXPECT_NE(text.find("    train_step"), std::string::npos) << text;
+  EXPECT_NE(text.find("(2 waits)"), std::string::npos) << text;
+  EXPECT_NE(text.find("(no scope)"), std::string::npos) << text;
+  const std::string json = renderJson(r, {.top_n = 10, .generated_at = "fixed"});
+  EXPECT_NE(json.find("\"syncs\": {"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"total_ns\": 7000000"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"name\": \"train_step\""), std::string::npos) << json;
+}
+
 TEST(StallLabel, ReadableNames) {
   EXPECT_EQ(stallLabel("long_scoreboard"), "Long Scoreboard");
   EXPECT_EQ(stallLabel("long_scoreboard_not_issued"), "Long Scoreboard (idle)");

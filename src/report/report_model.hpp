@@ -93,6 +93,30 @@ struct TransferSummary {
   uint64_t pageable_copies = 0, pageable_bytes = 0;
 };
 
+struct SyncStats {
+  std::string kind;  // syncKindName: "stream_synchronize", ...
+  uint64_t count = 0;
+  int64_t total_ns = 0, max_ns = 0;
+};
+
+// A scope path's name from the scope summary: "(no scope)" for 0, "scope #N" when unknown.
+std::string scopeName(const struct ScopeSummary& scopes, uint32_t path);
+
+struct SyncScopeStats {
+  uint32_t path = 0;  // scope path id; 0 = outside any scope (or not attributed)
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+};
+
+// Host waits on the GPU (sync_event records).
+struct SyncSummary {
+  bool enabled = false;  // the session asked for them (enable_sync_events)
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+  std::vector<SyncStats> kinds;         // kinds seen, by total time
+  std::vector<SyncScopeStats> scopes;   // the scopes that waited longest (SyncAggregator::kTopScopes)
+};
+
 struct ThrottleShare {
   std::string reason;
   uint64_t samples = 0;
@@ -252,6 +276,7 @@ struct Report {
   SessionSummary session;
   KernelSummary kernels;
   TransferSummary transfers;
+  SyncSummary syncs;
   std::vector<GpuSystemStats> gpus;  // by GPU index
   HostSystemStats host;
   ScopeSummary scopes;

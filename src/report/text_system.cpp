@@ -101,6 +101,34 @@ void renderHost(TextOut& out, const HostSystemStats& h) {
   if (h.rss_peak_bytes) field("Process RSS", "peak " + mib(h.rss_peak_bytes) + " MiB");
 }
 
+// Host waits (sync events), below the transfers: shown only for sessions that recorded them.
+void renderSyncs(TextOut& out, const Report& r) {
+  const SyncSummary& s = r.syncs;
+  if (!s.enabled && s.count == 0) return;
+  out.line();
+  if (s.count == 0) {
+    out.field(2, "Host Waits", kTopLabelWidth, "none recorded (sync events on)");
+    return;
+  }
+  out.field(2, "Host Waits", kTopLabelWidth,
+            formatCount(s.count) + " waits for the GPU, " +
+                formatDuration(static_cast<double>(s.total_ns)) + " in all");
+  out.line("  " + padRight("Kind", 22) + padLeft("Count", 10) + padLeft("Total Time", 14) +
+           padLeft("Max", 14));
+  out.dashes(60);
+  for (const SyncStats& k : s.kinds) {
+    out.line("  " + padRight(k.kind, 22) + padLeft(formatCount(k.count), 10) +
+             padLeft(formatDuration(static_cast<double>(k.total_ns)), 14) +
+             padLeft(formatDuration(static_cast<double>(k.max_ns)), 14));
+  }
+  out.line("  Longest waiting scopes:");
+  for (const SyncScopeStats& sc : s.scopes) {
+    out.line("    " + padRight(scopeName(r.scopes, sc.path), 40) +
+             padLeft(formatDuration(static_cast<double>(sc.total_ns)), 14) + "  (" +
+             formatCount(sc.count) + (sc.count == 1 ? " wait)" : " waits)"));
+  }
+}
+
 }  // namespace
 
 void renderTransfers(TextOut& out, const Report& r) {
@@ -108,6 +136,7 @@ void renderTransfers(TextOut& out, const Report& r) {
   out.banner("Memory Transfer Summary");
   if (t.copies == 0 && t.memsets.count == 0) {
     out.line("  No memory transfers recorded.");
+    renderSyncs(out, r);
     return;
   }
   if (t.copies == 0) {
@@ -133,6 +162,7 @@ void renderTransfers(TextOut& out, const Report& r) {
     out.line();
     out.field(2, "Memsets", kTopLabelWidth, transferLine(t.memsets));
   }
+  renderSyncs(out, r);
 }
 
 void renderSystem(TextOut& out, const Report& r) {
