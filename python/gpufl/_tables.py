@@ -103,6 +103,7 @@ class SessionData:
     kernel_defs: pd.DataFrame
     kernels: pd.DataFrame
     memcpy: pd.DataFrame
+    syncs: pd.DataFrame
     scope_paths: pd.DataFrame
     scopes: pd.DataFrame
     gpu_samples: pd.DataFrame
@@ -190,6 +191,12 @@ def load(prefix: str, session_id: Optional[str] = None, max_warnings: int = 100)
     with np.errstate(divide="ignore", invalid="ignore"):
         mem["throughput_gbps"] = np.where(dur_s > 0, mem["bytes"].to_numpy() / dur_s / 1e9, np.nan)
 
+    syncs = _frame(tables["syncs"])
+    syncs.insert(0, "duration_ns", syncs["end_ns"] - syncs["start_ns"])
+    syncs.insert(0, "start_s", (syncs["start_ns"] - t0) / 1e9)
+    syncs["scope_id"] = syncs.pop("scope")
+    syncs["scope"] = _path_column(syncs["scope_id"].to_numpy(), path_names)
+
     sc = _frame(tables["scopes"], ["id", "name", "tag", "p", "depth", "tid", "start_ns", "end_ns"])
     sc.insert(2, "path", _path_column(sc["p"].to_numpy(), path_names))
     end = sc["end_ns"].to_numpy()
@@ -213,6 +220,7 @@ def load(prefix: str, session_id: Optional[str] = None, max_warnings: int = 100)
         kernel_defs=defs,
         kernels=kernels,
         memcpy=mem,
+        syncs=syncs,
         scope_paths=paths,
         scopes=sc,
         gpu_samples=timed("gpu_samples"),

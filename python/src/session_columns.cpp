@@ -82,6 +82,17 @@ nb::dict kernels(KernelTable& t) {
   return d;
 }
 
+nb::dict syncs(SyncTable& t) {
+  nb::dict d;
+  d["kind"] = strings(t.kind);
+  d["stream"] = array(t.stream);
+  d["corr"] = array(t.corr);
+  d["start_ns"] = array(t.start_ns);
+  d["end_ns"] = array(t.end_ns);
+  d["scope"] = array(t.scope);
+  return d;
+}
+
 nb::dict memcpys(MemcpyTable& t) {
   nb::dict d;
   d["kind"] = strings(t.kind);
@@ -325,6 +336,7 @@ nb::dict loadSessionPy(const std::string& prefix, const std::string& session, si
   tables["kernel_defs"] = kernelDefs(c.kernel_defs);
   tables["kernels"] = kernels(c.kernels);
   tables["memcpy"] = memcpys(c.memcpy);
+  tables["syncs"] = syncs(c.syncs);
   tables["scope_paths"] = scopePaths(c.scope_paths);
   tables["scopes"] = scopes(c.scopes);
   tables["gpu_samples"] = gpuSamples(c.gpu_samples);

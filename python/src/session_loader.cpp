@@ -146,6 +146,17 @@ void SessionColumns::onMemcpy(const MemcpyEvent& e) {
   seen(e.end_ns);
 }
 
+void SessionColumns::onSync(const SyncEvent& e) {
+  auto& t = syncs;
+  t.kind.push(syncKindName(e.kind));
+  t.stream.push_back(e.stream);
+  t.scope.push_back(e.scope_path);
+  t.corr.push_back(e.correlation_id);
+  t.start_ns.push_back(e.start_ns);
+  t.end_ns.push_back(e.end_ns);
+  seen(e.end_ns);
+}
+
 void SessionColumns::onStack(const StackDef& e) {
   std::string joined;
   for (size_t i = 0; i < e.frames.size(); ++i) {

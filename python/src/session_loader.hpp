@@ -71,6 +71,13 @@ struct MemcpyTable {
   std::vector<double> value;
 };
 
+struct SyncTable {
+  StringColumn kind;
+  std::vector<uint32_t> stream, scope;
+  std::vector<uint64_t> corr;
+  std::vector<int64_t> start_ns, end_ns;
+};
+
 struct ScopePathTable {
   std::vector<uint32_t> p, parent;
   std::vector<int64_t> depth;
@@ -144,6 +151,7 @@ class SessionColumns : public EventVisitor {
   void onKernelDef(const KernelDef& e) override;
   void onKernel(const KernelEvent& e) override;
   void onMemcpy(const MemcpyEvent& e) override;
+  void onSync(const SyncEvent& e) override;
   void onStack(const StackDef& e) override;
   void onScopePath(const ScopePath& e) override;
   void onScopeBegin(const ScopeBegin& e) override;
@@ -165,6 +173,7 @@ class SessionColumns : public EventVisitor {
   KernelDefTable kernel_defs;
   KernelTable kernels;
   MemcpyTable memcpy;
+  SyncTable syncs;
   ScopePathTable scope_paths;
   ScopeTable scopes;
   GpuSampleTable gpu_samples;

@@ -204,6 +204,26 @@ def test_perf_metrics_over_many_instances_of_a_range(tmp_path):
     assert pm.loc["loop", "gpu__time_duration.sum"] == 10
 
 
+def test_sync_events_table(tmp_path):
+    """sync_event records (enable_sync_events) become the syncs table, with their scope's path."""
+    start = ('{"type":"session_start","sid":"y1","schema":1,"session_id":"y1-0","app":"syncs","pid":1,'
+             '"host":"h","version":"0.1.0","engine":"None","start_ns":1000,"start_unix_ns":1,'
+             '"options":{"enable_sync_events":true}}')
+    lines = [start,
+             '{"type":"sync_event","sid":"y1","corr":5,"start_ns":2000,"kind":"stream_synchronize","stream":7,'
+             '"scope":1,"dur_ns":500}',
+             '{"type":"sync_event","sid":"y1","corr":6,"start_ns":4000,"kind":"context_synchronize","dur_ns":250}']
+    (tmp_path / "y.device.log").write_text("\n".join(lines) + "\n")
+    (tmp_path / "y.scope.log").write_text(start + "\n" + '{"type":"scope_path","sid":"y1","p":1,"parent":0,'
+                                          '"name":"train_step","depth":0}\n')
+    sy = GpuFlightSession(str(tmp_path), log_prefix="y").syncs
+    assert sy["kind"].astype(str).tolist() == ["stream_synchronize", "context_synchronize"]
+    assert sy["duration_ns"].tolist() == [500, 250]
+    assert sy["stream"].tolist() == [7, 0]
+    assert sy["scope"].astype(str).tolist()[0] == "train_step"
+    assert sy["start_s"].tolist()[0] == pytest.approx(1e-6)
+
+
 def test_notes_stacks_benchmarks(sample):
     n = sample.notes
     assert n["feature"].astype(str).tolist() == ["cupti_activity", "nvml", "pc_sampling"]
