@@ -46,6 +46,8 @@ struct Collected : gpufl::EventVisitor {
   void onScopePath(const gpufl::ScopePath& p) override { paths[p.id] = p; }
   void onGpuSample(const gpufl::GpuSample& s) override { samples.push_back(s); }
   void onNote(const gpufl::Note& n) override { notes.push_back(n); }
+  void onSync(const gpufl::SyncEvent& e) override { syncs.push_back(e); }
+  std::vector<gpufl::SyncEvent> syncs;
 };
 
 std::string pathName(const Collected& c, uint32_t id) {
@@ -145,6 +147,57 @@ TEST(TraceIntegration, KernelsCopiesScopesAndSamplesFromTwoThreads) {
   }
   EXPECT_TRUE(any_clock);
   EXPECT_TRUE(any_power);
+}
+
+// enable_sync_events: each kind of host wait is recorded once per call, timed, with its scope.
+TEST(TraceIntegration, SyncEventsWhenAskedFor) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) GTEST_SKIP() << "no GPU";
+  const std::string prefix = "trace_sync_events";
+  for (const char* ch : {".device.log", ".scope.log", ".system.log"}) std::remove((prefix + ch).c_str());
+  gpufl::InitOptions opts;
+  opts.app_name = "trace_sync_events";
+  opts.log_path = prefix;
+  opts.system_sample_rate_ms = 0;
+  opts.enable_sync_events = true;
+  ASSERT_TRUE(gpufl::init(opts));
+  const int n = 1 << 20;
+  float* d = nullptr;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t event = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  ASSERT_EQ(cudaEventCreate(&event), cudaSuccess);
+  GFL_SCOPE("waits") {
+    for (int i = 0; i < 3; ++i) {
+      addOne<<<n / 256, 256, 0, stream>>>(d, n);
+      cudaStreamSynchronize(stream);
+    }
+    addOne<<<n / 256, 256, 0, stream>>>(d, n);
+    cudaEventRecord(event, stream);
+    cudaEventSynchronize(event);
+    cudaDeviceSynchronize();
+  }
+  cudaEventDestroy(event);
+  cudaStreamDestroy(stream);
+  cudaFree(d);
+  gpufl::shutdown();
+
+  Collected c;
+  gpufl::log::ReadResult r = gpufl::log::readPrefix(prefix, {}, c);
+  ASSERT_TRUE(r.any_readable);
+  for (const auto& w : r.warnings) ADD_FAILURE() << w.file << ":" << w.line << ": " << w.message;
+  bool noted_on = false;
+  for (const auto& note : c.notes) noted_on |= note.feature == "sync_events" && note.status == "on";
+  EXPECT_TRUE(noted_on);
+  std::map<gpufl::SyncKind, int> kinds;  // the waits in the scope (CUDA may wait elsewhere, e.g. in cudaFree)
+  for (const auto& e : c.syncs) {
+    EXPECT_GE(e.end_ns, e.start_ns);
+    if (pathName(c, e.scope_path) == "waits") ++kinds[e.kind];
+  }
+  EXPECT_EQ(kinds[gpufl::SyncKind::StreamSynchronize], 3);
+  EXPECT_EQ(kinds[gpufl::SyncKind::EventSynchronize], 1);
+  EXPECT_EQ(kinds[gpufl::SyncKind::ContextSynchronize], 1);
 }
 
 }  // namespace
