@@ -74,6 +74,7 @@ struct TraceArgs {
   bool stack = false;
   bool light = false;
   bool sync = false;
+  bool memory = false;
   bool quiet = false;
   bool no_nvtx = false;
   std::vector<std::string> command;
@@ -101,6 +102,7 @@ int runTraced(const TraceArgs& a, CliContext& ctx) {
   env_request.stack = a.stack;
   env_request.light = a.light;
   env_request.sync = a.sync;
+  env_request.memory = a.memory;
   env_request.nvtx = !a.no_nvtx;
   // Built before fork: the child only calls setenv and exec.
   const auto child_env =
@@ -175,6 +177,8 @@ void addTraceCommand(CLI::App& app, CliContext& ctx) {
                 "PC sampling every 2^16 cycles instead of 2^12: the preset for always-on use");
   cmd->add_flag("--sync", args->sync,
                 "record each time the program waits for the GPU (stream/event/device synchronize)");
+  cmd->add_flag("--memory", args->memory,
+                "record device, pinned and managed memory allocations and releases");
   cmd->add_flag("-q,--quiet", args->quiet, "no summary after the program ends");
   cmd->add_flag("--no-nvtx", args->no_nvtx,
                 "do not turn NVTX ranges (torch.cuda.nvtx.range, ...) into scopes");

@@ -21,7 +21,8 @@ struct TraceEnvRequest {
   bool stack = false;
   bool nvtx = true;  // false: --no-nvtx
   bool light = false;
-  bool sync = false;  // --sync: host waits as records (GPUFL_SYNC_EVENTS=1)  // --light: PC sampling's lighter preset (GPUFL_PC_SAMPLING_PRESET=light)
+  bool sync = false;    // --sync: host waits as records (GPUFL_SYNC_EVENTS=1)
+  bool memory = false;  // --memory: allocations and releases as records (GPUFL_MEMORY_EVENTS=1)  // --light: PC sampling's lighter preset (GPUFL_PC_SAMPLING_PRESET=light)
 };
 
 using GetEnv = std::function<const char*(const char* name)>;

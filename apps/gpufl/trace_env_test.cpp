@@ -80,6 +80,10 @@ TEST(TraceEnv, DebugAndStackFlags) {
   r.sync = true;
   env = asMap(traceEnvironment(r, GetEnv{}));
   EXPECT_EQ(env["GPUFL_SYNC_EVENTS"], "1");
+  EXPECT_EQ(env.count("GPUFL_MEMORY_EVENTS"), 0u);
+  r.memory = true;
+  env = asMap(traceEnvironment(r, GetEnv{}));
+  EXPECT_EQ(env["GPUFL_MEMORY_EVENTS"], "1");
 }
 
 }  // namespace

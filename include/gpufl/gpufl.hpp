@@ -38,6 +38,7 @@ struct InitOptions {
   bool enable_debug_output = false;  // gpufl's own diagnostics on stderr
   bool enable_nvtx = false;  // NVTX push/pop ranges become scopes (on under gpufl trace; docs/nvtx.md)
   bool enable_sync_events = false;  // host waits on the GPU (stream/event/device synchronize) as records
+  bool enable_memory_events = false;  // device/pinned/managed allocations and releases as records
   ProfilingEngine profiling_engine = ProfilingEngine::None;
   int deep_launches_per_kernel = 5;  // deep engines instrument the first N launches of each kernel
   uint64_t rotate_bytes = 64ull << 20;  // log segment size before rotation (0: never rotate)

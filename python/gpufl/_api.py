@@ -122,6 +122,7 @@ def init(
     rotate_bytes: Optional[int] = None,
     enable_nvtx: bool = False,
     enable_sync_events: bool = False,
+    enable_memory_events: bool = False,
 ) -> bool:
     """Starts a GPU Flight session for this process.
 
@@ -133,6 +134,8 @@ def init(
 
     `enable_sync_events`: also record each time the host waits for the GPU (torch.cuda.synchronize, .item(),
     stream and event synchronization), with its duration and scope; the report sums them per kind and scope.
+    `enable_memory_events`: also record device, pinned and managed memory allocations and releases (cudaMalloc,
+    cudaFree, PyTorch's caching allocator underneath); the report gives counts, bytes and the peak in use.
 
     Returns True when GPU profiling is on. Without a usable GPU (no driver, no device, CUPTI taken) it returns
     False, warns once per process, and the program runs on: scopes and system samples are still recorded where
@@ -157,6 +160,7 @@ def init(
         rotate,
         bool(enable_nvtx),
         bool(enable_sync_events),
+        bool(enable_memory_events),
     )
     with _state_lock:
         _active = True

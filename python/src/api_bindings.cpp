@@ -19,7 +19,7 @@ namespace {
 bool initPy(const std::string& app_name, const std::string& log_path, bool sampling_auto_start,
             int system_sample_rate_ms, bool enable_kernel_details, bool enable_stack_trace,
             bool enable_debug_output, int profiling_engine, int deep_launches_per_kernel, uint64_t rotate_bytes,
-            bool enable_nvtx, bool enable_sync_events) {
+            bool enable_nvtx, bool enable_sync_events, bool enable_memory_events) {
   if (profiling_engine < static_cast<int>(ProfilingEngine::None) ||
       profiling_engine > static_cast<int>(ProfilingEngine::RangeProfiler)) {
     throw nb::value_error("profiling_engine out of range");
@@ -37,6 +37,7 @@ bool initPy(const std::string& app_name, const std::string& log_path, bool sampl
   o.rotate_bytes = rotate_bytes;
   o.enable_nvtx = enable_nvtx;
   o.enable_sync_events = enable_sync_events;
+  o.enable_memory_events = enable_memory_events;
   nb::gil_scoped_release release;  // CUPTI/NVML setup may take a while; other Python threads run meanwhile
   return init(o);
 }
@@ -74,7 +75,8 @@ void bindApi(nb::module_& m) {
   m.def("init", &initPy, nb::arg("app_name"), nb::arg("log_path"), nb::arg("sampling_auto_start"),
         nb::arg("system_sample_rate_ms"), nb::arg("enable_kernel_details"), nb::arg("enable_stack_trace"),
         nb::arg("enable_debug_output"), nb::arg("profiling_engine"), nb::arg("deep_launches_per_kernel"),
-        nb::arg("rotate_bytes"), nb::arg("enable_nvtx") = false, nb::arg("enable_sync_events") = false);
+        nb::arg("rotate_bytes"), nb::arg("enable_nvtx") = false, nb::arg("enable_sync_events") = false,
+        nb::arg("enable_memory_events") = false);
   m.def("shutdown", &shutdown, nb::call_guard<nb::gil_scoped_release>());
   m.def("is_profiling", &isProfiling);
   m.def("is_recording", &isRecording);

@@ -21,6 +21,7 @@ class EventVisitor {
   virtual void onKernel(const KernelEvent&) {}
   virtual void onMemcpy(const MemcpyEvent&) {}
   virtual void onSync(const SyncEvent&) {}
+  virtual void onMemory(const MemoryEvent&) {}
   virtual void onStack(const StackDef&) {}
   virtual void onScopePath(const ScopePath&) {}
   virtual void onScopeBegin(const ScopeBegin&) {}
@@ -47,6 +48,7 @@ class ForwardingVisitor : public EventVisitor {
   void onKernel(const KernelEvent& e) override { next_.onKernel(e); }
   void onMemcpy(const MemcpyEvent& e) override { next_.onMemcpy(e); }
   void onSync(const SyncEvent& e) override { next_.onSync(e); }
+  void onMemory(const MemoryEvent& e) override { next_.onMemory(e); }
   void onStack(const StackDef& e) override { next_.onStack(e); }
   void onScopePath(const ScopePath& e) override { next_.onScopePath(e); }
   void onScopeBegin(const ScopeBegin& e) override { next_.onScopeBegin(e); }

@@ -19,6 +19,7 @@ struct Counting : EventVisitor {
   void onKernel(const KernelEvent&) override { ++seen["kernel"]; }
   void onMemcpy(const MemcpyEvent&) override { ++seen["memcpy"]; }
   void onSync(const SyncEvent&) override { ++seen["sync"]; }
+  void onMemory(const MemoryEvent&) override { ++seen["memory"]; }
   void onStack(const StackDef&) override { ++seen["stack"]; }
   void onScopePath(const ScopePath&) override { ++seen["scope_path"]; }
   void onScopeBegin(const ScopeBegin&) override { ++seen["scope_begin"]; }
@@ -43,6 +44,7 @@ TEST(ForwardingVisitor, ForwardsEveryEventType) {
   v.onKernel({});
   v.onMemcpy({});
   v.onSync({});
+  v.onMemory({});
   v.onStack({});
   v.onScopePath({});
   v.onScopeBegin({});
@@ -53,7 +55,7 @@ TEST(ForwardingVisitor, ForwardsEveryEventType) {
   v.onPcSample({});
   v.onRangeCounters({});
   v.onBenchmark({});
-  EXPECT_EQ(sink.seen.size(), 18u);
+  EXPECT_EQ(sink.seen.size(), 19u);
   for (const auto& [name, count] : sink.seen) EXPECT_EQ(count, 1) << name;
 }
 

@@ -166,6 +166,22 @@ struct SyncEvent {
   uint32_t scope_path = 0;  // the calling thread's scope (0: none or unknown)
 };
 
+// A device/pinned/managed memory allocation or release (CUPTI_ACTIVITY_KIND_MEMORY2), recorded when
+// asked (InitOptions::enable_memory_events): cudaMalloc/cudaFree, their async and host forms, and the
+// allocations PyTorch's caching allocator makes underneath.
+struct MemoryEvent {
+  std::string sid;
+  bool is_free = false;
+  std::string memory_kind;  // "device", "pinned", "managed", "pageable" or ""
+  uint64_t bytes = 0;
+  uint64_t address = 0;
+  uint32_t device = 0;
+  uint32_t stream = 0;  // async (stream-ordered) operations; 0 otherwise
+  uint64_t correlation_id = 0;
+  int64_t ts_ns = 0;
+  uint32_t scope_path = 0;  // the calling thread's scope (0: none or unknown)
+};
+
 struct StackDef {
   std::string sid;
   uint32_t id = 0;

@@ -155,6 +155,19 @@ SyncEvent decodeSync(const CUpti_ActivitySynchronization2& r) {
   return s;
 }
 
+MemoryEvent decodeMemory(const CUpti_ActivityMemory4& r) {
+  MemoryEvent m;
+  m.is_free = r.memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+  m.memory_kind = memoryKindName(r.memoryKind);
+  m.bytes = r.bytes;
+  m.address = r.address;
+  m.device = r.deviceId;
+  m.stream = r.isAsync ? r.streamId : 0;
+  m.correlation_id = r.correlationId;
+  m.ts_ns = static_cast<int64_t>(r.timestamp);
+  return m;
+}
+
 DecodedActivity decodeActivity(const CUpti_Activity& record) {
   switch (record.kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
@@ -168,6 +181,8 @@ DecodedActivity decodeActivity(const CUpti_Activity& record) {
       return decodeMemset(reinterpret_cast<const CUpti_ActivityMemset4&>(record));
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
       return decodeSync(reinterpret_cast<const CUpti_ActivitySynchronization2&>(record));
+    case CUPTI_ACTIVITY_KIND_MEMORY2:
+      return decodeMemory(reinterpret_cast<const CUpti_ActivityMemory4&>(record));
     default:
       return std::monostate{};
   }

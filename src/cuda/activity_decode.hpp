@@ -8,6 +8,7 @@
 //   CUPTI_ACTIVITY_KIND_MEMCPY2 (peer to peer)     -> CUpti_ActivityMemcpyPtoP4
 //   CUPTI_ACTIVITY_KIND_MEMSET                     -> CUpti_ActivityMemset4
 //   CUPTI_ACTIVITY_KIND_SYNCHRONIZATION            -> CUpti_ActivitySynchronization2
+//   CUPTI_ACTIVITY_KIND_MEMORY2                    -> CUpti_ActivityMemory4
 // Timestamps are copied as CUPTI gives them: on the session clock once CUPTI has our timestamp
 // callback.
 //
@@ -57,6 +58,8 @@ MemcpyEvent decodeMemcpyPtoP(const CUpti_ActivityMemcpyPtoP4& record);
 MemcpyEvent decodeMemset(const CUpti_ActivityMemset4& record);
 // Synchronization record (the host waiting): stream 0 when the record names none.
 SyncEvent decodeSync(const CUpti_ActivitySynchronization2& record);
+// Allocation/release record; anything but a release counts as an allocation.
+MemoryEvent decodeMemory(const CUpti_ActivityMemory4& record);
 
 // CUpti_ActivityMemcpyKind -> CopyKind. Arrays count as device memory (HtoA is HtoD, AtoA/AtoD/DtoA
 // are DtoD).
@@ -66,7 +69,8 @@ CopyKind copyKindFromCupti(uint32_t copy_kind);
 const char* memoryKindName(uint32_t memory_kind);
 
 // One record of any kind we decode; std::monostate for kinds we do not.
-using DecodedActivity = std::variant<std::monostate, DecodedKernel, MemcpyEvent, SyncEvent>;
+using DecodedActivity =
+    std::variant<std::monostate, DecodedKernel, MemcpyEvent, SyncEvent, MemoryEvent>;
 DecodedActivity decodeActivity(const CUpti_Activity& record);
 
 }  // namespace gpufl::cuda

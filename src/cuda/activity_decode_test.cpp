@@ -226,6 +226,35 @@ TEST(ActivityDecode, Synchronization) {
       decodeActivity(reinterpret_cast<const CUpti_Activity&>(r))));
 }
 
+TEST(ActivityDecode, MemoryAllocationAndRelease) {
+  auto r = zeroed<CUpti_ActivityMemory4>();
+  r.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+  r.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+  r.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+  r.bytes = 1 << 20;
+  r.address = 0x7f0000000000;
+  r.timestamp = 500;
+  r.deviceId = 1;
+  r.streamId = 9;  // not async: not a stream-ordered allocation
+  r.correlationId = 3;
+  MemoryEvent m = decodeMemory(r);
+  EXPECT_FALSE(m.is_free);
+  EXPECT_EQ(m.memory_kind, "device");
+  EXPECT_EQ(m.bytes, 1u << 20);
+  EXPECT_EQ(m.address, 0x7f0000000000u);
+  EXPECT_EQ(m.ts_ns, 500);
+  EXPECT_EQ(m.device, 1u);
+  EXPECT_EQ(m.stream, 0u);
+  EXPECT_EQ(m.correlation_id, 3u);
+  r.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+  r.isAsync = 1;
+  m = decodeMemory(r);
+  EXPECT_TRUE(m.is_free);
+  EXPECT_EQ(m.stream, 9u);
+  EXPECT_TRUE(std::holds_alternative<MemoryEvent>(
+      decodeActivity(reinterpret_cast<const CUpti_Activity&>(r))));
+}
+
 TEST(ActivityDecode, DispatchOnKind) {
   // A buffer holding records back to back, read through the generic header as CUPTI's iterator
   // would.

@@ -27,6 +27,7 @@ class CudaCollector final : public runtime::Collector {
     ctx_ = &ctx;
     tracer_.setKernelDetails(options_.enable_kernel_details);
     tracer_.setSyncEvents(options_.enable_sync_events);
+    tracer_.setMemoryEvents(options_.enable_memory_events);
     if (!options_.enable_kernel_details)
       ctx.addNote("kernel_details", "off",
                   "enable_kernel_details is false: no occupancy breakdown per launch shape");

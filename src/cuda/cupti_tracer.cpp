@@ -41,6 +41,8 @@ struct CopyCbids {
     for (auto cbid : kDriverCopyCbids) is_copy[1].set(cbid);
     for (auto cbid : kRuntimeSyncCbids) is_copy[0].set(cbid);
     for (auto cbid : kDriverSyncCbids) is_copy[1].set(cbid);
+    for (auto cbid : kRuntimeMemoryCbids) is_copy[0].set(cbid);
+    for (auto cbid : kDriverMemoryCbids) is_copy[1].set(cbid);
   }
   bool contains(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) const {
     return cbid < 1024 && is_copy[domain == CUPTI_CB_DOMAIN_DRIVER_API].test(cbid);
@@ -182,7 +184,14 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
   });
   cupti::cuptiActivityFlushPeriod(500);  // CUPTI hands over partly filled buffers twice a second
   started_ = true;
-  if (sync_events_) enableSyncEvents(context);
+  if (sync_events_) {
+    enableOptionalKind(context, "sync_events", kSyncActivityKind, kRuntimeSyncCbids, kDriverSyncCbids,
+                       "host waits (stream, event, device synchronization; stream waits on events)");
+  }
+  if (memory_events_) {
+    enableOptionalKind(context, "memory_events", kMemoryActivityKind, kRuntimeMemoryCbids,
+                       kDriverMemoryCbids, "allocations and releases of device, pinned and managed memory");
+  }
   bool wants_scopes = false;
   for (auto& engine : engines_) wants_scopes |= engine->wantsScopes();
   if (wants_scopes) {
@@ -211,23 +220,23 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
   return true;
 }
 
-// Optional: a failure turns sync events off with a note, tracing goes on.
-void CuptiTracer::enableSyncEvents(const EngineContext& context) {
+// An activity kind only some sessions ask for, with the API callbacks that attribute its records to
+// scopes. A failure turns the feature off with a note; tracing goes on.
+void CuptiTracer::enableOptionalKind(const EngineContext& context, const char* feature,
+                                     CUpti_ActivityKind kind, std::span<const CUpti_CallbackId> runtime,
+                                     std::span<const CUpti_CallbackId> driver, const char* what) {
   auto note = [&](const char* status, const std::string& reason) {
-    if (context.note) context.note("sync_events", status, reason);
+    if (context.note) context.note(feature, status, reason);
   };
-  if (CuptiCall c{"cuptiActivityEnable(SYNCHRONIZATION)", cupti::cuptiActivityEnable(kSyncActivityKind)};
-      !c.ok()) {
+  if (CuptiCall c{"cuptiActivityEnable", cupti::cuptiActivityEnable(kind)}; !c.ok()) {
     note("off", c.describe());
     return;
   }
-  kinds_.push_back(kSyncActivityKind);
+  kinds_.push_back(kind);
   auto subscriber = static_cast<CUpti_SubscriberHandle>(subscriber_);
-  for (auto cbid : kRuntimeSyncCbids)
-    cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
-  for (auto cbid : kDriverSyncCbids)
-    cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
-  note("on", "host waits (stream, event, device synchronization; stream waits on events)");
+  for (auto cbid : runtime) cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+  for (auto cbid : driver) cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+  note("on", what);
 }
 
 void CuptiTracer::stop() {
@@ -477,6 +486,13 @@ void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out,
       sync->sid = sid;
       out.onSync(*sync);
       ++syncs_;
+    } else if (auto* memory = std::get_if<MemoryEvent>(&decoded)) {
+      memory->ts_ns += clock_offset_ns_;
+      LaunchInfo info;
+      if (launches_.get(static_cast<uint32_t>(memory->correlation_id), &info))
+        memory->scope_path = info.scope_path;
+      memory->sid = sid;
+      out.onMemory(*memory);
     } else if (auto* copy = std::get_if<MemcpyEvent>(&decoded)) {
       copy->start_ns += clock_offset_ns_;
       copy->end_ns += clock_offset_ns_;

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,8 @@ class CuptiTracer {
   void setKernelDetails(bool on) { catalog_.setOccupancyEnabled(on); }
   // Before start(): also record host waits (CUPTI_ACTIVITY_KIND_SYNCHRONIZATION), with a note.
   void setSyncEvents(bool on) { sync_events_ = on; }
+  // Before start(): also record memory allocations and releases (CUPTI_ACTIVITY_KIND_MEMORY2).
+  void setMemoryEvents(bool on) { memory_events_ = on; }
 
   // [writer thread] Decodes completed buffers into events; also drains the engines and new stacks.
   void drain(EventVisitor& out, const std::string& sid);
@@ -82,7 +85,9 @@ class CuptiTracer {
   bool hasDeepEngines() const { return !engines_.empty(); }
 
  private:
-  void enableSyncEvents(const EngineContext& context);  // [start] with the sync_events note
+  void enableOptionalKind(const EngineContext& context, const char* feature, CUpti_ActivityKind kind,
+                          std::span<const CUpti_CallbackId> runtime,
+                          std::span<const CUpti_CallbackId> driver, const char* what);  // [start]
   void sampleClockOffset();  // [start, writer thread] clock_offset_ns_ = monotonic - CUPTI's clock
   // [writer thread] For a kernel no launch callback saw: true (and counted) when a deep engine's
   // CUPTI API launched it itself.
@@ -101,6 +106,7 @@ class CuptiTracer {
                         // enabled (KERNEL replaces CONCURRENT_KERNEL for SASS)
   bool stack_traces_ = false;
   bool sync_events_ = false;
+  bool memory_events_ = false;
   uint64_t tool_kernels_ = 0, tool_kernel_ns_ = 0;  // writer thread only
   bool offset_clock_ = false;     // GPUFL_TIMESTAMPS=offset
   int64_t clock_offset_ns_ = 0;   // added to activity timestamps (0 with the timestamp callback)

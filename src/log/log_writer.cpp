@@ -67,6 +67,7 @@ class NdjsonLogWriter final : public LogWriter {
   void onKernelDef(const KernelDef& e) override { put(Channel::Device, formatKernelDef, e); }
   void onMemcpy(const MemcpyEvent& e) override { put(Channel::Device, formatMemcpy, e); }
   void onSync(const SyncEvent& e) override { put(Channel::Device, formatSync, e); }
+  void onMemory(const MemoryEvent& e) override { put(Channel::Device, formatMemory, e); }
   void onStack(const StackDef& e) override { put(Channel::Device, formatStack, e); }
   void onSassMetric(const SassMetric& e) override { put(Channel::Device, formatSassMetric, e); }
   void onPcSample(const PcSample& e) override { put(Channel::Device, formatPcSample, e); }

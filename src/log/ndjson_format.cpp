@@ -224,6 +224,20 @@ void formatSync(std::string& out, const SyncEvent& e) {
   end(out);
 }
 
+void formatMemory(std::string& out, const MemoryEvent& e) {
+  head(out, "{\"type\":\"memory_event\",\"sid\":", e.sid);
+  num<"corr">(out, e.correlation_id);
+  num<"ts_ns">(out, e.ts_ns);
+  str<"op">(out, e.is_free ? "free" : "alloc");
+  num<"bytes">(out, e.bytes);
+  num<"address">(out, e.address);
+  num<"device">(out, e.device);
+  optStr<"kind">(out, e.memory_kind);
+  if (e.stream) num<"stream">(out, e.stream);
+  if (e.scope_path) num<"scope">(out, e.scope_path);
+  end(out);
+}
+
 void formatStack(std::string& out, const StackDef& e) {
   head(out, "{\"type\":\"stack\",\"sid\":", e.sid);
   num<"id">(out, e.id);

@@ -51,6 +51,7 @@ void formatKernelEventAbsolute(std::string& out, const KernelEvent& e);
 // memcpy_event or memset_event, by e.is_memset.
 void formatMemcpy(std::string& out, const MemcpyEvent& e);
 void formatSync(std::string& out, const SyncEvent& e);
+void formatMemory(std::string& out, const MemoryEvent& e);
 void formatStack(std::string& out, const StackDef& e);
 void formatScopePath(std::string& out, const ScopePath& e);
 void formatScopeBegin(std::string& out, const ScopeBegin& e);

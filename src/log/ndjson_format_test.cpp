@@ -320,6 +320,32 @@ TEST(NdjsonFormat, SyncEventLeavesOutZeroStreamAndScope) {
             "\"kind\":\"context_synchronize\",\"dur_ns\":0}\n");
 }
 
+TEST(NdjsonFormat, MemoryEventAllocAndFree) {
+  MemoryEvent e;
+  e.sid = "s";
+  e.memory_kind = "device";
+  e.bytes = 1 << 20;
+  e.address = 0x7f0000000000;
+  e.device = 1;
+  e.correlation_id = 9;
+  e.ts_ns = 500;
+  e.scope_path = 2;
+  std::string out;
+  formatMemory(out, e);
+  EXPECT_EQ(out,
+            "{\"type\":\"memory_event\",\"sid\":\"s\",\"corr\":9,\"ts_ns\":500,\"op\":\"alloc\","
+            "\"bytes\":1048576,\"address\":139637976727552,\"device\":1,\"kind\":\"device\",\"scope\":2}\n");
+  MemoryEvent f;
+  f.sid = "s";
+  f.is_free = true;
+  f.stream = 5;
+  out.clear();
+  formatMemory(out, f);
+  EXPECT_EQ(out,
+            "{\"type\":\"memory_event\",\"sid\":\"s\",\"corr\":0,\"ts_ns\":0,\"op\":\"free\","
+            "\"bytes\":0,\"address\":0,\"device\":0,\"stream\":5}\n");
+}
+
 TEST(NdjsonFormat, SamplesOmitWhatWasNotRead) {
   GpuSample g;
   g.sid = "s";

@@ -55,6 +55,7 @@ struct RecordingVisitor : EventVisitor {
   std::vector<KernelEvent> kernels;
   std::vector<MemcpyEvent> copies;
   std::vector<SyncEvent> syncs;
+  std::vector<MemoryEvent> memory;
   std::vector<StackDef> stacks;
   std::vector<ScopePath> paths;
   std::vector<ScopeBegin> begins;
@@ -74,6 +75,7 @@ struct RecordingVisitor : EventVisitor {
   void onKernel(const KernelEvent& e) override { kernels.push_back(e); }
   void onMemcpy(const MemcpyEvent& e) override { copies.push_back(e); }
   void onSync(const SyncEvent& e) override { syncs.push_back(e); }
+  void onMemory(const MemoryEvent& e) override { memory.push_back(e); }
   void onStack(const StackDef& e) override { stacks.push_back(e); }
   void onScopePath(const ScopePath& e) override { paths.push_back(e); }
   void onScopeBegin(const ScopeBegin& e) override { begins.push_back(e); }

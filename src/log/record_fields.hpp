@@ -188,5 +188,6 @@ void parsePcSample(od::object& obj, RecordContext& ctx, PcSample& out);
 void parseRangeCounters(od::object& obj, RecordContext& ctx, RangeCounters& out);
 void parseBenchmark(od::object& obj, RecordContext& ctx, BenchmarkResult& out);
 void parseSyncEvent(od::object& obj, RecordContext& ctx, SyncEvent& out);
+void parseMemoryEvent(od::object& obj, RecordContext& ctx, MemoryEvent& out);
 
 }  // namespace gpufl::log::detail

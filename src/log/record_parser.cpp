@@ -15,7 +15,7 @@ namespace od = detail::od;
 static_assert(kLinePadding >= simdjson::SIMDJSON_PADDING, "lines must carry simdjson's padding");
 
 enum class RecordType {
-  Unknown, KernelEvent, MemcpyEvent, MemsetEvent, SyncEvent, SessionStart, SessionEnd, Device, Note, KernelDef, Stack,
+  Unknown, KernelEvent, MemcpyEvent, MemsetEvent, SyncEvent, MemoryEvent, SessionStart, SessionEnd, Device, Note, KernelDef, Stack,
   ScopePath, ScopeBegin, ScopeEnd, SystemSample, HostSample, SassMetric, PcSample, RangeCounters, Benchmark,
 };
 
@@ -28,7 +28,8 @@ constexpr std::pair<std::string_view, RecordType> kTypes[] = {
     {"sass_metric", RecordType::SassMetric},     {"kernel_def", RecordType::KernelDef},
     {"scope_path", RecordType::ScopePath},       {"stack", RecordType::Stack},
     {"range_counters", RecordType::RangeCounters}, {"note", RecordType::Note},
-    {"sync_event", RecordType::SyncEvent},       {"benchmark", RecordType::Benchmark},
+    {"sync_event", RecordType::SyncEvent},       {"memory_event", RecordType::MemoryEvent},
+    {"benchmark", RecordType::Benchmark},
     {"session_start", RecordType::SessionStart},
     {"session_end", RecordType::SessionEnd},     {"device", RecordType::Device},
 };
@@ -258,6 +259,7 @@ void RecordDecoder::Impl::decodeLine(std::string_view text, uint64_t line, bool 
     case RecordType::MemcpyEvent: return decodeCopy(obj, c, doc, line, terminated, false);
     case RecordType::MemsetEvent: return decodeCopy(obj, c, doc, line, terminated, true);
     case RecordType::SyncEvent: return simple(detail::parseSyncEvent, &V::onSync);
+    case RecordType::MemoryEvent: return simple(detail::parseMemoryEvent, &V::onMemory);
     case RecordType::SessionStart: return simple(detail::parseSessionStart, &V::onSessionStart);
     case RecordType::SessionEnd: return simple(detail::parseSessionEnd, &V::onSessionEnd);
     case RecordType::Device: return simple(detail::parseDeviceEvent, &V::onDevice);

@@ -316,4 +316,26 @@ void parseSyncEvent(od::object& obj, RecordContext& c, SyncEvent& out) {
   out.end_ns = static_cast<int64_t>(static_cast<uint64_t>(out.start_ns) + static_cast<uint64_t>(dur));
 }
 
+void parseMemoryEvent(od::object& obj, RecordContext& c, MemoryEvent& out) {
+  bool ts = false, op = false, bytes = false;
+  forEachField(obj, c, [&](std::string_view key, od::value& v) {
+    if (key == "ts_ns") ts = c.number(v, key, out.ts_ns);
+    else if (key == "op") {
+      std::string text;
+      if (c.string(v, key, text)) {
+        op = text == "alloc" || text == "free";
+        if (op) out.is_free = text == "free";
+        else c.fieldError("op", "is neither \"alloc\" nor \"free\"");
+      }
+    } else if (key == "bytes") bytes = c.number(v, key, out.bytes);
+    else if (key == "address") c.number(v, key, out.address);
+    else if (key == "device") c.number(v, key, out.device);
+    else if (key == "kind") c.string(v, key, out.memory_kind);
+    else if (key == "stream") c.number(v, key, out.stream);
+    else if (key == "corr") c.number(v, key, out.correlation_id);
+    else if (key == "scope") c.number(v, key, out.scope_path);
+  });
+  c.require({{"ts_ns", ts}, {"op", op}, {"bytes", bytes}});
+}
+
 }  // namespace gpufl::log::detail

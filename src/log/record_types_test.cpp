@@ -199,6 +199,31 @@ TEST(RecordTypes, SyncEventsAndTheirErrors) {
   EXPECT_NE(warnings.find("f:4: sync_event: field 'start_ns' missing"), std::string::npos) << warnings;
 }
 
+TEST(RecordTypes, MemoryEventsAndTheirErrors) {
+  std::string warnings;
+  const auto v = decodeAll(
+      R"({"type":"memory_event","sid":"abcd1234","corr":9,"ts_ns":500,"op":"alloc","bytes":1048576,"address":4096,"device":1,"kind":"device","scope":2})" "\n"
+      R"({"type":"memory_event","sid":"abcd1234","ts_ns":600,"op":"free","bytes":1048576,"stream":5})" "\n"
+      R"({"type":"memory_event","sid":"abcd1234","ts_ns":700,"op":"resize","bytes":1})" "\n"
+      R"({"type":"memory_event","sid":"abcd1234","ts_ns":800,"op":"alloc"})" "\n",
+      &warnings);
+  ASSERT_EQ(v->memory.size(), 2u);
+  const MemoryEvent& a = v->memory[0];
+  EXPECT_EQ(a.sid, "abcd1234");
+  EXPECT_FALSE(a.is_free);
+  EXPECT_EQ(a.bytes, 1048576u);
+  EXPECT_EQ(a.address, 4096u);
+  EXPECT_EQ(a.device, 1u);
+  EXPECT_EQ(a.memory_kind, "device");
+  EXPECT_EQ(a.correlation_id, 9u);
+  EXPECT_EQ(a.ts_ns, 500);
+  EXPECT_EQ(a.scope_path, 2u);
+  EXPECT_TRUE(v->memory[1].is_free);
+  EXPECT_EQ(v->memory[1].stream, 5u);
+  EXPECT_NE(warnings.find("f:3: memory_event: field 'op'"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("f:4: memory_event: field 'bytes' missing"), std::string::npos) << warnings;
+}
+
 TEST(RecordTypes, DefaultsForOptionalFields) {
   std::string warnings;
   const auto v = decodeAll(

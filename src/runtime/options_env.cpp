@@ -150,7 +150,8 @@ void applyEnvOverrides(InitOptions& options, const EnvLookup& env,
       {"GPUFL_DEBUG", &InitOptions::enable_debug_output},
       {"GPUFL_STACK_TRACE", &InitOptions::enable_stack_trace},
       {"GPUFL_NVTX", &InitOptions::enable_nvtx},
-      {"GPUFL_SYNC_EVENTS", &InitOptions::enable_sync_events}};
+      {"GPUFL_SYNC_EVENTS", &InitOptions::enable_sync_events},
+      {"GPUFL_MEMORY_EVENTS", &InitOptions::enable_memory_events}};
   for (const auto& [name, member] : flags) {
     if (auto v = value(name)) {
       if (auto b = parseBool(*v)) {
@@ -208,6 +209,7 @@ std::map<std::string, std::string> optionsJson(const InitOptions& o) {
       {"enable_debug_output", boolText(o.enable_debug_output)},
       {"enable_nvtx", boolText(o.enable_nvtx)},
       {"enable_sync_events", boolText(o.enable_sync_events)},
+      {"enable_memory_events", boolText(o.enable_memory_events)},
       {"profiling_engine", jsonString(profilingEngineName(o.profiling_engine))},
       {"deep_launches_per_kernel", std::to_string(o.deep_launches_per_kernel)},
       {"rotate_bytes", std::to_string(o.rotate_bytes)},

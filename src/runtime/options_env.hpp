@@ -12,6 +12,7 @@
 //   GPUFL_NVTX            enable_nvtx (same): 0 keeps NVTX ranges out of the scopes, and `gpufl trace`
 //                         then leaves NVTX_INJECTION64_PATH unset
 //   GPUFL_SYNC_EVENTS     enable_sync_events (1/0, ...): host waits on the GPU as sync_event records
+//   GPUFL_MEMORY_EVENTS   enable_memory_events (same): allocations and releases as memory_event records
 //   GPUFL_DISABLE         1/true/yes/on: init() records nothing and returns false (a kill switch for
 //                         always-on deployments, and how the oracle runs our examples under ncu)
 // A value that does not parse leaves the option as it was and is reported as an OptionIssue (the

@@ -98,6 +98,10 @@ TEST(OptionsEnvTest, SyncEventsAreOffByDefaultAndGpuflSyncEventsSwitchesThem) {
   EXPECT_TRUE(o.enable_sync_events);  // unchanged, and reported
   ASSERT_EQ(issues.size(), 1u);
   EXPECT_EQ(issues[0].option, "GPUFL_SYNC_EVENTS");
+  EXPECT_FALSE(o.enable_memory_events);
+  applyEnvOverrides(o, fakeEnv({{"GPUFL_MEMORY_EVENTS", "yes"}}), &issues);
+  EXPECT_TRUE(o.enable_memory_events);
+  EXPECT_EQ(optionsJson(o).at("enable_memory_events"), "true");
 }
 
 TEST(OptionsEnvTest, NvtxIsOffByDefaultWhenLinkedAndGpuflNvtxSwitchesIt) {
