@@ -147,6 +147,7 @@ std::string renderJson(const Report& r, const ReportOptions& options) {
   json::cards(w, r);
   json::transfers(w, r.transfers);
   json::syncs(w, r.syncs, r.scopes);
+  json::memory(w, r.memory, r.scopes);
   json::system(w, r.gpus, r.host);
   json::scopes(w, r.scopes);
   json::profile(w, r.profile);

@@ -114,6 +114,40 @@ void syncs(JsonWriter& w, const SyncSummary& s, const ScopeSummary& scopes) {
   w.endObject();
 }
 
+void memory(JsonWriter& w, const MemorySummary& m, const ScopeSummary& scopes) {
+  if (!m.enabled && m.allocs == 0 && m.frees == 0) return;
+  w.key("memory").beginObject();
+  w.field("enabled", m.enabled);
+  w.field("allocs", m.allocs);
+  w.field("frees", m.frees);
+  w.field("bytes", m.bytes);
+  w.field("peak_in_use", m.peak_in_use);
+  w.field("peak_ts_ns", m.peak_ts_ns);
+  w.field("in_use_at_end", m.in_use_at_end);
+  w.key("kinds").beginArray();
+  for (const MemoryKindStats& k : m.kinds) {
+    w.beginObject();
+    w.field("kind", k.kind);
+    w.field("allocs", k.allocs);
+    w.field("frees", k.frees);
+    w.field("bytes", k.bytes);
+    w.field("largest", k.largest);
+    w.endObject();
+  }
+  w.endArray();
+  w.key("scopes").beginArray();
+  for (const MemoryScopeStats& sc : m.scopes) {
+    w.beginObject();
+    w.field("path", sc.path);
+    w.field("name", scopeName(scopes, sc.path));
+    w.field("allocs", sc.allocs);
+    w.field("bytes", sc.bytes);
+    w.endObject();
+  }
+  w.endArray();
+  w.endObject();
+}
+
 void transfers(JsonWriter& w, const TransferSummary& t) {
   w.key("transfers").beginObject();
   w.field("copies", t.copies);

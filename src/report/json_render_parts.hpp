@@ -16,6 +16,8 @@ void hintList(JsonWriter& w, std::string_view name, const std::vector<Hint>& hs)
 void transfers(JsonWriter& w, const TransferSummary& t);
 // "syncs", only for sessions that recorded sync events (asked for them, or have some).
 void syncs(JsonWriter& w, const SyncSummary& s, const ScopeSummary& scopes);
+// "memory", only for sessions that recorded memory events.
+void memory(JsonWriter& w, const MemorySummary& m, const ScopeSummary& scopes);
 void system(JsonWriter& w, const std::vector<GpuSystemStats>& gpus, const HostSystemStats& host);
 void scopes(JsonWriter& w, const ScopeSummary& s);
 void profile(JsonWriter& w, const ProfileSummary& p);

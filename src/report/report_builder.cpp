@@ -24,6 +24,7 @@ void ReportBuilder::seen(int64_t ts_ns) {
 void ReportBuilder::onSessionStart(const SessionStart& e) {
   ++records_;
   syncs_.onSessionStart(e);
+  memory_.onSessionStart(e);
   // Every channel starts with a copy; only the device channel's lists devices.
   if (!session_.started) {
     session_.started = true;
@@ -95,6 +96,12 @@ void ReportBuilder::onSync(const SyncEvent& e) {
   syncs_.onSync(e);
 }
 
+void ReportBuilder::onMemory(const MemoryEvent& e) {
+  ++records_;
+  seen(e.ts_ns);
+  memory_.onMemory(e);
+}
+
 void ReportBuilder::onScopePath(const ScopePath& e) {
   ++records_;
   scopes_.onPath(e);
@@ -162,6 +169,7 @@ Report ReportBuilder::build() {
   kernels_.finish(r.session.duration_ns, r.kernels, &samples_);
   transfers_.finish(r.transfers);
   syncs_.finish(r.syncs);
+  memory_.finish(r.memory);
   system_.finish(r.gpus, r.host);
   scopes_.finish(r.scopes);
   int warp_size = r.session.devices.empty() ? 32 : r.session.devices.front().warp_size;

@@ -15,6 +15,7 @@
 #include "report/report_model.hpp"
 #include "report/scope_stats.hpp"
 #include "report/system_stats.hpp"
+#include "report/memory_stats.hpp"
 #include "report/sync_stats.hpp"
 #include "report/transfer_stats.hpp"
 
@@ -38,6 +39,7 @@ class ReportBuilder : public EventVisitor {
   void onKernel(const KernelEvent& e) override;
   void onMemcpy(const MemcpyEvent& e) override;
   void onSync(const SyncEvent& e) override;
+  void onMemory(const MemoryEvent& e) override;
   void onScopePath(const ScopePath& e) override;
   void onScopeBegin(const ScopeBegin& e) override;
   void onScopeEnd(const ScopeEnd& e) override;
@@ -61,6 +63,7 @@ class ReportBuilder : public EventVisitor {
   KernelAggregator kernels_;
   TransferAggregator transfers_;
   SyncAggregator syncs_;
+  MemoryAggregator memory_;
   SystemAggregator system_;
   ScopeAggregator scopes_;
   ProfileAggregator profile_;

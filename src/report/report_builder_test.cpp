@@ -416,6 +416,61 @@ TEST(ReportBuilder, HostWaitsPerKindAndScope) {
   EXPECT_NE(json.find("\"name\": \"train_step\""), std::string::npos) << json;
 }
 
+// Memory events: counts and bytes per kind, the peak in use (by address), what was never released,
+// and the scopes that allocate most.
+TEST(ReportBuilder, AllocationsPeakAndScopes) {
+  ReportBuilder b;
+  SessionStart start;
+  start.sid = "s";
+  start.options["enable_memory_events"] = "true";
+  b.onSessionStart(start);
+  b.onScopePath({.sid = "", .id = 1, .parent = 0, .name = "step", .depth = 0});
+  auto event = [&](bool is_free, uint64_t address, uint64_t bytes, int64_t ts, uint32_t scope,
+                   const char* kind = "device") {
+    MemoryEvent e;
+    e.is_free = is_free;
+    e.address = address;
+    e.bytes = bytes;
+    e.ts_ns = ts;
+    e.scope_path = scope;
+    e.memory_kind = kind;
+    b.onMemory(e);
+  };
+  event(false, 0x1000, 100, 1, 0);
+  event(false, 0x2000, 50, 2, 1);
+  event(true, 0x2000, 50, 3, 1);
+  event(false, 0x3000, 70, 4, 1);  // 170 in use, above the 150 before the release
+  event(true, 0x9999, 0, 5, 0);    // a release whose allocation was not recorded
+  event(false, 0x4000, 8, 6, 0, "pinned");
+  Report r = b.build();
+  const MemorySummary& m = r.memory;
+  EXPECT_TRUE(m.enabled);
+  EXPECT_EQ(m.allocs, 4u);
+  EXPECT_EQ(m.frees, 2u);
+  EXPECT_EQ(m.bytes, 228u);
+  EXPECT_EQ(m.peak_in_use, 178u);
+  EXPECT_EQ(m.peak_ts_ns, 6);
+  EXPECT_EQ(m.in_use_at_end, 178u);
+  ASSERT_EQ(m.kinds.size(), 2u);
+  EXPECT_EQ(m.kinds[0].kind, "device");
+  EXPECT_EQ(m.kinds[0].allocs, 3u);
+  EXPECT_EQ(m.kinds[0].frees, 2u);
+  EXPECT_EQ(m.kinds[0].largest, 100u);
+  ASSERT_EQ(m.scopes.size(), 2u);
+  EXPECT_EQ(m.scopes[0].allocs, 2u);  // both scopes have 2: the first seen (path 0) stays first
+  std::string text = renderText(r, {.top_n = 10, .generated_at = "fixed"});
+  EXPECT_NE(text.find("4 (228 B), 2 releases; peak in use 178 B, 178 B never released"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("pinned"), std::string::npos) << text;
+  EXPECT_NE(text.find("    step"), std::string::npos) << text;
+  EXPECT_NE(renderJson(r, {.top_n = 10, .generated_at = "fixed"}).find("\"peak_in_use\": 178"),
+            std::string::npos);
+  ReportBuilder plain;
+  session(plain, 0, 10);
+  Report none = plain.build();
+  EXPECT_EQ(renderText(none, {.top_n = 10, .generated_at = "fixed"}).find("Allocations"), std::string::npos);
+}
+
 TEST(StallLabel, ReadableNames) {
   EXPECT_EQ(stallLabel("long_scoreboard"), "Long Scoreboard");
   EXPECT_EQ(stallLabel("long_scoreboard_not_issued"), "Long Scoreboard (idle)");

@@ -117,6 +117,27 @@ struct SyncSummary {
   std::vector<SyncScopeStats> scopes;   // the scopes that waited longest (SyncAggregator::kTopScopes)
 };
 
+struct MemoryKindStats {
+  std::string kind;  // "device", "pinned", "managed", "pageable", "unknown"
+  uint64_t allocs = 0, frees = 0, bytes = 0, largest = 0;  // bytes: allocated in all
+};
+
+struct MemoryScopeStats {
+  uint32_t path = 0;  // 0 = outside any scope (or not attributed)
+  uint64_t allocs = 0, bytes = 0;
+};
+
+// Memory allocations and releases (memory_event records).
+struct MemorySummary {
+  bool enabled = false;  // the session asked for them (enable_memory_events)
+  uint64_t allocs = 0, frees = 0, bytes = 0;
+  uint64_t peak_in_use = 0;  // allocated and not yet released, at its highest
+  int64_t peak_ts_ns = 0;
+  uint64_t in_use_at_end = 0;  // never released while recorded
+  std::vector<MemoryKindStats> kinds;     // by bytes
+  std::vector<MemoryScopeStats> scopes;   // most allocations first (MemoryAggregator::kTopScopes)
+};
+
 struct ThrottleShare {
   std::string reason;
   uint64_t samples = 0;
@@ -277,6 +298,7 @@ struct Report {
   KernelSummary kernels;
   TransferSummary transfers;
   SyncSummary syncs;
+  MemorySummary memory;
   std::vector<GpuSystemStats> gpus;  // by GPU index
   HostSystemStats host;
   ScopeSummary scopes;

@@ -129,6 +129,34 @@ void renderSyncs(TextOut& out, const Report& r) {
   }
 }
 
+// Allocations and releases (memory events), below the transfers: only for sessions that recorded them.
+void renderMemory(TextOut& out, const Report& r) {
+  const MemorySummary& m = r.memory;
+  if (!m.enabled && m.allocs == 0 && m.frees == 0) return;
+  out.line();
+  if (m.allocs == 0 && m.frees == 0) {
+    out.field(2, "Allocations", kTopLabelWidth, "none recorded (memory events on)");
+    return;
+  }
+  out.field(2, "Allocations", kTopLabelWidth,
+            formatCount(m.allocs) + " (" + formatBytes(m.bytes) + "), " + formatCount(m.frees) +
+                " releases; peak in use " + formatBytes(m.peak_in_use) + ", " +
+                formatBytes(m.in_use_at_end) + " never released");
+  out.line("  " + padRight("Memory", 12) + padLeft("Allocs", 10) + padLeft("Releases", 10) +
+           padLeft("Bytes", 14) + padLeft("Largest", 14));
+  out.dashes(60);
+  for (const MemoryKindStats& k : m.kinds) {
+    out.line("  " + padRight(k.kind, 12) + padLeft(formatCount(k.allocs), 10) +
+             padLeft(formatCount(k.frees), 10) + padLeft(formatBytes(k.bytes), 14) +
+             padLeft(formatBytes(k.largest), 14));
+  }
+  out.line("  Scopes that allocate most:");
+  for (const MemoryScopeStats& sc : m.scopes) {
+    out.line("    " + padRight(scopeName(r.scopes, sc.path), 40) + padLeft(formatCount(sc.allocs), 10) +
+             (sc.allocs == 1 ? " alloc  " : " allocs ") + formatBytes(sc.bytes));
+  }
+}
+
 }  // namespace
 
 void renderTransfers(TextOut& out, const Report& r) {
@@ -137,6 +165,7 @@ void renderTransfers(TextOut& out, const Report& r) {
   if (t.copies == 0 && t.memsets.count == 0) {
     out.line("  No memory transfers recorded.");
     renderSyncs(out, r);
+    renderMemory(out, r);
     return;
   }
   if (t.copies == 0) {
@@ -163,6 +192,7 @@ void renderTransfers(TextOut& out, const Report& r) {
     out.field(2, "Memsets", kTopLabelWidth, transferLine(t.memsets));
   }
   renderSyncs(out, r);
+  renderMemory(out, r);
 }
 
 void renderSystem(TextOut& out, const Report& r) {
