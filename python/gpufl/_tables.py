@@ -104,6 +104,7 @@ class SessionData:
     kernels: pd.DataFrame
     memcpy: pd.DataFrame
     syncs: pd.DataFrame
+    memory: pd.DataFrame
     scope_paths: pd.DataFrame
     scopes: pd.DataFrame
     gpu_samples: pd.DataFrame
@@ -197,6 +198,12 @@ def load(prefix: str, session_id: Optional[str] = None, max_warnings: int = 100)
     syncs["scope_id"] = syncs.pop("scope")
     syncs["scope"] = _path_column(syncs["scope_id"].to_numpy(), path_names)
 
+    memory = _frame(tables["memory"])
+    memory["is_free"] = memory["is_free"].to_numpy().view(bool)
+    memory.insert(0, "t_s", (memory["ts_ns"] - t0) / 1e9)
+    memory["scope_id"] = memory.pop("scope")
+    memory["scope"] = _path_column(memory["scope_id"].to_numpy(), path_names)
+
     sc = _frame(tables["scopes"], ["id", "name", "tag", "p", "depth", "tid", "start_ns", "end_ns"])
     sc.insert(2, "path", _path_column(sc["p"].to_numpy(), path_names))
     end = sc["end_ns"].to_numpy()
@@ -221,6 +228,7 @@ def load(prefix: str, session_id: Optional[str] = None, max_warnings: int = 100)
         kernels=kernels,
         memcpy=mem,
         syncs=syncs,
+        memory=memory,
         scope_paths=paths,
         scopes=sc,
         gpu_samples=timed("gpu_samples"),

@@ -59,7 +59,7 @@ class GpuFlightSession:
     GpuFlightSession(".", log_prefix="smoke_test"). session_id picks one of several sessions sharing a prefix
     (a full id or its first characters); the latest is the default.
 
-    Tables (pandas DataFrames): kernels, kernel_defs, memcpy, syncs, scopes, scope_paths, system (GPU samples),
+    Tables (pandas DataFrames): kernels, kernel_defs, memcpy, syncs, memory, scopes, scope_paths, system (GPU samples),
     host (host samples), sass_metrics, pc_samples, range_counters, notes, stacks, benchmarks; `info` is a dict
     of session facts (app, session_id, devices, options, end-of-session counters).
     """
@@ -97,6 +97,8 @@ class GpuFlightSession:
     memcpy = property(lambda self: self._data.memcpy, doc="Copies and memsets (kind 'memset').")
     syncs = property(lambda self: self._data.syncs,
                      doc="Host waits on the GPU (enable_sync_events): kind, duration, stream, scope.")
+    memory = property(lambda self: self._data.memory,
+                      doc="Allocations and releases (enable_memory_events): is_free, bytes, address, scope.")
     scopes = property(lambda self: self._data.scopes, doc="One row per scope instance (begin joined with end).")
     scope_paths = property(lambda self: self._data.scope_paths, doc="Distinct nesting paths.")
     system = property(lambda self: self._data.gpu_samples, doc="NVML samples, one row per GPU per period.")

@@ -93,6 +93,20 @@ nb::dict syncs(SyncTable& t) {
   return d;
 }
 
+nb::dict memoryEvents(MemoryTable& t) {
+  nb::dict d;
+  d["ts_ns"] = array(t.ts_ns);
+  d["is_free"] = array(t.is_free);
+  d["memory_kind"] = strings(t.memory_kind);
+  d["bytes"] = array(t.bytes);
+  d["address"] = array(t.address);
+  d["device"] = array(t.device);
+  d["stream"] = array(t.stream);
+  d["corr"] = array(t.corr);
+  d["scope"] = array(t.scope);
+  return d;
+}
+
 nb::dict memcpys(MemcpyTable& t) {
   nb::dict d;
   d["kind"] = strings(t.kind);
@@ -337,6 +351,7 @@ nb::dict loadSessionPy(const std::string& prefix, const std::string& session, si
   tables["kernels"] = kernels(c.kernels);
   tables["memcpy"] = memcpys(c.memcpy);
   tables["syncs"] = syncs(c.syncs);
+  tables["memory"] = memoryEvents(c.memory);
   tables["scope_paths"] = scopePaths(c.scope_paths);
   tables["scopes"] = scopes(c.scopes);
   tables["gpu_samples"] = gpuSamples(c.gpu_samples);

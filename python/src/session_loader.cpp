@@ -157,6 +157,20 @@ void SessionColumns::onSync(const SyncEvent& e) {
   seen(e.end_ns);
 }
 
+void SessionColumns::onMemory(const MemoryEvent& e) {
+  auto& t = memory;
+  t.is_free.push_back(e.is_free ? 1 : 0);
+  t.memory_kind.push(e.memory_kind);
+  t.bytes.push_back(e.bytes);
+  t.address.push_back(e.address);
+  t.corr.push_back(e.correlation_id);
+  t.device.push_back(e.device);
+  t.stream.push_back(e.stream);
+  t.scope.push_back(e.scope_path);
+  t.ts_ns.push_back(e.ts_ns);
+  seen(e.ts_ns);
+}
+
 void SessionColumns::onStack(const StackDef& e) {
   std::string joined;
   for (size_t i = 0; i < e.frames.size(); ++i) {

@@ -78,6 +78,14 @@ struct SyncTable {
   std::vector<int64_t> start_ns, end_ns;
 };
 
+struct MemoryTable {
+  std::vector<uint8_t> is_free;
+  StringColumn memory_kind;
+  std::vector<uint64_t> bytes, address, corr;
+  std::vector<uint32_t> device, stream, scope;
+  std::vector<int64_t> ts_ns;
+};
+
 struct ScopePathTable {
   std::vector<uint32_t> p, parent;
   std::vector<int64_t> depth;
@@ -152,6 +160,7 @@ class SessionColumns : public EventVisitor {
   void onKernel(const KernelEvent& e) override;
   void onMemcpy(const MemcpyEvent& e) override;
   void onSync(const SyncEvent& e) override;
+  void onMemory(const MemoryEvent& e) override;
   void onStack(const StackDef& e) override;
   void onScopePath(const ScopePath& e) override;
   void onScopeBegin(const ScopeBegin& e) override;
@@ -174,6 +183,7 @@ class SessionColumns : public EventVisitor {
   KernelTable kernels;
   MemcpyTable memcpy;
   SyncTable syncs;
+  MemoryTable memory;
   ScopePathTable scope_paths;
   ScopeTable scopes;
   GpuSampleTable gpu_samples;

@@ -224,6 +224,26 @@ def test_sync_events_table(tmp_path):
     assert sy["start_s"].tolist()[0] == pytest.approx(1e-6)
 
 
+def test_memory_events_table(tmp_path):
+    """memory_event records (enable_memory_events) become the memory table."""
+    start = ('{"type":"session_start","sid":"m1","schema":1,"session_id":"m1-0","app":"mem","pid":1,'
+             '"host":"h","version":"0.1.0","engine":"None","start_ns":0,"start_unix_ns":1,'
+             '"options":{"enable_memory_events":true}}')
+    lines = [start,
+             '{"type":"memory_event","sid":"m1","corr":3,"ts_ns":1000,"op":"alloc","bytes":4096,"address":65536,'
+             '"device":0,"kind":"device","scope":1}',
+             '{"type":"memory_event","sid":"m1","corr":4,"ts_ns":2000,"op":"free","bytes":4096,"address":65536,'
+             '"device":0,"kind":"device"}']
+    (tmp_path / "m.device.log").write_text("\n".join(lines) + "\n")
+    (tmp_path / "m.scope.log").write_text(start + "\n" + '{"type":"scope_path","sid":"m1","p":1,"parent":0,'
+                                          '"name":"alloc_step","depth":0}\n')
+    mem = GpuFlightSession(str(tmp_path), log_prefix="m").memory
+    assert mem["is_free"].tolist() == [False, True]
+    assert mem["bytes"].tolist() == [4096, 4096]
+    assert mem["memory_kind"].astype(str).tolist() == ["device", "device"]
+    assert mem["scope"].astype(str).tolist()[0] == "alloc_step"
+
+
 def test_notes_stacks_benchmarks(sample):
     n = sample.notes
     assert n["feature"].astype(str).tolist() == ["cupti_activity", "nvml", "pc_sampling"]

@@ -48,6 +48,8 @@ struct Collected : gpufl::EventVisitor {
   void onNote(const gpufl::Note& n) override { notes.push_back(n); }
   void onSync(const gpufl::SyncEvent& e) override { syncs.push_back(e); }
   std::vector<gpufl::SyncEvent> syncs;
+  void onMemory(const gpufl::MemoryEvent& e) override { memory.push_back(e); }
+  std::vector<gpufl::MemoryEvent> memory;
 };
 
 std::string pathName(const Collected& c, uint32_t id) {
@@ -198,6 +200,44 @@ TEST(TraceIntegration, SyncEventsWhenAskedFor) {
   EXPECT_EQ(kinds[gpufl::SyncKind::StreamSynchronize], 3);
   EXPECT_EQ(kinds[gpufl::SyncKind::EventSynchronize], 1);
   EXPECT_EQ(kinds[gpufl::SyncKind::ContextSynchronize], 1);
+}
+
+// enable_memory_events: a scoped cudaMalloc/cudaFree pair and a pinned host allocation, with sizes.
+TEST(TraceIntegration, MemoryEventsWhenAskedFor) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) GTEST_SKIP() << "no GPU";
+  const std::string prefix = "trace_memory_events";
+  for (const char* ch : {".device.log", ".scope.log", ".system.log"}) std::remove((prefix + ch).c_str());
+  gpufl::InitOptions opts;
+  opts.app_name = "trace_memory_events";
+  opts.log_path = prefix;
+  opts.system_sample_rate_ms = 0;
+  opts.enable_memory_events = true;
+  ASSERT_TRUE(gpufl::init(opts));
+  const size_t device_bytes = size_t{3} << 20, host_bytes = size_t{1} << 20;
+  GFL_SCOPE("allocs") {
+    void* d = nullptr;
+    void* h = nullptr;
+    ASSERT_EQ(cudaMalloc(&d, device_bytes), cudaSuccess);
+    ASSERT_EQ(cudaMallocHost(&h, host_bytes), cudaSuccess);
+    cudaFree(d);
+    cudaFreeHost(h);
+  }
+  gpufl::shutdown();
+
+  Collected c;
+  gpufl::log::ReadResult r = gpufl::log::readPrefix(prefix, {}, c);
+  ASSERT_TRUE(r.any_readable);
+  for (const auto& w : r.warnings) ADD_FAILURE() << w.file << ":" << w.line << ": " << w.message;
+  int device_allocs = 0, device_frees = 0, pinned_allocs = 0;
+  for (const auto& e : c.memory) {
+    if (pathName(c, e.scope_path) != "allocs") continue;
+    if (e.memory_kind == "device" && e.bytes == device_bytes) (e.is_free ? device_frees : device_allocs)++;
+    if (e.memory_kind == "pinned" && !e.is_free && e.bytes == host_bytes) ++pinned_allocs;
+  }
+  EXPECT_EQ(device_allocs, 1);
+  EXPECT_EQ(device_frees, 1);
+  EXPECT_EQ(pinned_allocs, 1);
 }
 
 }  // namespace
