@@ -107,17 +107,18 @@ fi
 if has torch-engines; then
   log "PyTorch under gpufl trace, each engine"
   mkdir -p "$RES/torch_engines"
-  # PcSamplingLight: PcSampling with --light (the always-on preset).
-  runs="None PcSampling PcSamplingLight SassMetrics PcSamplingWithSass RangeProfiler"
+  # PcSamplingLight: PcSampling with --light (the always-on preset); SyncMemory: None with --sync --memory.
+  runs="None SyncMemory PcSampling PcSamplingLight SassMetrics PcSamplingWithSass RangeProfiler"
   for e in $runs; do
     t0=$(date +%s.%N)
     flags="--engine $e"
     [ "$e" = PcSamplingLight ] && flags="--engine PcSampling --light"
+    [ "$e" = SyncMemory ] && flags="--engine None --sync --memory"
     bounded timeout 150 "$BUILD/apps/gpufl/gpufl" trace -q $flags -o "$RES/torch_engines/t_$e" -- \
       python3 "$ROOT/examples/python/train_loop.py" --steps 50 > "$RES/torch_engines/t_$e.txt" 2>&1
     rc=$?
     t1=$(date +%s.%N)
-    counts=$("$BUILD/apps/gpufl/gpufl" cat "$RES/torch_engines/t_$e" | grep -oE '"type":"(kernel_event|pc_sample|sass_metric|range_counters)"' | sort | uniq -c | tr -s ' \n' ' ')
+    counts=$("$BUILD/apps/gpufl/gpufl" cat "$RES/torch_engines/t_$e" | grep -oE '"type":"(kernel_event|pc_sample|sass_metric|range_counters|sync_event|memory_event)"' | sort | uniq -c | tr -s ' \n' ' ')
     echo "torch $e rc=$rc wall=$(python3 -c "print(round($t1-$t0,2))") s, $(grep -o 'steps in [0-9.]* s' "$RES/torch_engines/t_$e.txt") |$counts"
   done
   # Start-up vs shutdown, and the engines' own account of their time (deep_engine_time note).
