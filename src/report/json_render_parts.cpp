@@ -2,6 +2,8 @@
 // notes.
 #include "report/json_render_parts.hpp"
 
+#include "report/scope_stats.hpp"
+
 namespace gpufl::report::json {
 namespace {
 
@@ -105,7 +107,7 @@ void syncs(JsonWriter& w, const SyncSummary& s, const ScopeSummary& scopes) {
   for (const SyncScopeStats& sc : s.scopes) {
     w.beginObject();
     w.field("path", sc.path);
-    w.field("name", scopeName(scopes, sc.path));
+    w.field("name", scopePathName(scopes, sc.path));
     w.field("count", sc.count);
     w.field("total_ns", sc.total_ns);
     w.endObject();
@@ -139,7 +141,7 @@ void memory(JsonWriter& w, const MemorySummary& m, const ScopeSummary& scopes) {
   for (const MemoryScopeStats& sc : m.scopes) {
     w.beginObject();
     w.field("path", sc.path);
-    w.field("name", scopeName(scopes, sc.path));
+    w.field("name", scopePathName(scopes, sc.path));
     w.field("allocs", sc.allocs);
     w.field("bytes", sc.bytes);
     w.endObject();

@@ -6,6 +6,7 @@
 
 #include "report/profile_stats.hpp"
 #include "report/report.hpp"
+#include "report/scope_stats.hpp"
 
 namespace gpufl::report {
 namespace {
@@ -380,6 +381,7 @@ TEST(ReportBuilder, HostWaitsPerKindAndScope) {
   start.options["enable_sync_events"] = "true";
   b.onSessionStart(start);
   b.onScopePath({.sid = "", .id = 1, .parent = 0, .name = "train_step", .depth = 0});
+  b.onScopePath({.sid = "", .id = 2, .parent = 1, .name = "loss", .depth = 1});
   auto wait = [&](SyncKind kind, int64_t start_ns, int64_t ns, uint32_t scope) {
     SyncEvent e;
     e.kind = kind;
@@ -391,28 +393,32 @@ TEST(ReportBuilder, HostWaitsPerKindAndScope) {
   wait(SyncKind::StreamSynchronize, 100, 2'000'000, 1);
   wait(SyncKind::StreamSynchronize, 200, 1'000'000, 1);
   wait(SyncKind::ContextSynchronize, 300, 4'000'000, 0);
+  wait(SyncKind::EventSynchronize, 400, 1'000, 2);
   Report r = b.build();
   const SyncSummary& s = r.syncs;
   EXPECT_TRUE(s.enabled);
-  EXPECT_EQ(s.count, 3u);
-  EXPECT_EQ(s.total_ns, 7'000'000);
-  ASSERT_EQ(s.kinds.size(), 2u);
+  EXPECT_EQ(s.count, 4u);
+  EXPECT_EQ(s.total_ns, 7'001'000);
+  ASSERT_EQ(s.kinds.size(), 3u);
   EXPECT_EQ(s.kinds[0].kind, "context_synchronize");  // by total time
   EXPECT_EQ(s.kinds[1].kind, "stream_synchronize");
   EXPECT_EQ(s.kinds[1].count, 2u);
   EXPECT_EQ(s.kinds[1].max_ns, 2'000'000);
-  ASSERT_EQ(s.scopes.size(), 2u);
+  ASSERT_EQ(s.scopes.size(), 3u);
   EXPECT_EQ(s.scopes[0].path, 0u);
   EXPECT_EQ(s.scopes[1].path, 1u);
+  EXPECT_EQ(scopePathName(r.scopes, 2), "train_step/loss");  // nested scopes by their full path
+  EXPECT_EQ(scopePathName(r.scopes, 9), "scope #9");
   std::string text = renderText(r, {.top_n = 10, .generated_at = "fixed"});
-  EXPECT_NE(text.find("3 waits for the GPU, 7.00 ms in all"), std::string::npos) << text;
+  EXPECT_NE(text.find("4 waits for the GPU, 7.00 ms in all"), std::string::npos) << text;
+  EXPECT_NE(text.find("    train_step/loss"), std::string::npos) << text;
   EXPECT_NE(text.find("stream_synchronize"), std::string::npos) << text;
   EXPECT_NE(text.find("    train_step"), std::string::npos) << text;
   EXPECT_NE(text.find("(2 waits)"), std::string::npos) << text;
   EXPECT_NE(text.find("(no scope)"), std::string::npos) << text;
   const std::string json = renderJson(r, {.top_n = 10, .generated_at = "fixed"});
   EXPECT_NE(json.find("\"syncs\": {"), std::string::npos) << json;
-  EXPECT_NE(json.find("\"total_ns\": 7000000"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"total_ns\": 7001000"), std::string::npos) << json;
   EXPECT_NE(json.find("\"name\": \"train_step\""), std::string::npos) << json;
 }
 

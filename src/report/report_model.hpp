@@ -99,9 +99,6 @@ struct SyncStats {
   int64_t total_ns = 0, max_ns = 0;
 };
 
-// A scope path's name from the scope summary: "(no scope)" for 0, "scope #N" when unknown.
-std::string scopeName(const struct ScopeSummary& scopes, uint32_t path);
-
 struct SyncScopeStats {
   uint32_t path = 0;  // scope path id; 0 = outside any scope (or not attributed)
   uint64_t count = 0;

@@ -14,6 +14,11 @@
 
 namespace gpufl::report {
 
+// The summary's row of scope path `path` (nullptr for 0 or an unknown path).
+const ScopeRow* findScopeRow(const ScopeSummary& scopes, uint32_t path);
+// "outer/inner" for `path`; "(no scope)" for 0, "scope #N" when the summary does not know it.
+std::string scopePathName(const ScopeSummary& scopes, uint32_t path);
+
 class ScopeAggregator {
  public:
   void onPath(const ScopePath& p);

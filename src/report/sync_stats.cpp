@@ -4,13 +4,6 @@
 
 namespace gpufl::report {
 
-std::string scopeName(const ScopeSummary& scopes, uint32_t path) {
-  if (path == 0) return "(no scope)";
-  for (const ScopeRow& row : scopes.rows)
-    if (row.path == path) return row.name;
-  return "scope #" + std::to_string(path);
-}
-
 void SyncAggregator::onSessionStart(const SessionStart& s) {
   auto it = s.options.find("enable_sync_events");
   enabled_ = enabled_ || (it != s.options.end() && it->second == "true");

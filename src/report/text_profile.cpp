@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "report/scope_stats.hpp"
 #include "report/text_common.hpp"
 
 namespace gpufl::report::text {
@@ -105,14 +106,6 @@ std::string metricValue(double v) {
   return formatFixed(v, 3);
 }
 
-// The scope's own kernels from the trace, beside its range: their summed GPU time is what the
-// range's gpu__time_duration holds apart from CUPTI's WaitNs kernel and idle time.
-const ScopeRow* scopeOf(const ScopeSummary& scopes, uint32_t path) {
-  for (const ScopeRow& s : scopes.rows)
-    if (path != 0 && s.path == path) return &s;
-  return nullptr;
-}
-
 void ranges(TextOut& out, const ProfileSummary& p, const ScopeSummary& scopes) {
   out.line();
   out.line("  Range Profiler Counters:");
@@ -129,7 +122,9 @@ void ranges(TextOut& out, const ProfileSummary& p, const ScopeSummary& scopes) {
     }
     out.line("    " + row.range +
              (row.instances > 1 ? "  (" + formatCount(row.instances) + " ranges)" : ""));
-    if (const ScopeRow* s = scopeOf(scopes, row.path); s != nullptr && s->kernels_incl > 0) {
+    // The scope's own kernels from the trace: their summed GPU time is what the range's
+    // gpu__time_duration holds apart from CUPTI's WaitNs kernel and idle time.
+    if (const ScopeRow* s = findScopeRow(scopes, row.path); s != nullptr && s->kernels_incl > 0) {
       out.line("      kernels in this scope (trace, every call): " + formatCount(s->kernels_incl) +
                ", " + formatDuration(static_cast<double>(s->gpu_incl_ns)) + " GPU time over " +
                formatCount(s->calls) + " call" + (s->calls == 1 ? "" : "s"));

@@ -1,4 +1,5 @@
 // Text sections about the machine: memory transfers and system (NVML and host) metrics.
+#include "report/scope_stats.hpp"
 #include "report/text_common.hpp"
 
 namespace gpufl::report::text {
@@ -123,7 +124,7 @@ void renderSyncs(TextOut& out, const Report& r) {
   }
   out.line("  Longest waiting scopes:");
   for (const SyncScopeStats& sc : s.scopes) {
-    out.line("    " + padRight(scopeName(r.scopes, sc.path), 40) +
+    out.line("    " + padRight(scopePathName(r.scopes, sc.path), 40) +
              padLeft(formatDuration(static_cast<double>(sc.total_ns)), 14) + "  (" +
              formatCount(sc.count) + (sc.count == 1 ? " wait)" : " waits)"));
   }
@@ -152,7 +153,7 @@ void renderMemory(TextOut& out, const Report& r) {
   }
   out.line("  Scopes that allocate most:");
   for (const MemoryScopeStats& sc : m.scopes) {
-    out.line("    " + padRight(scopeName(r.scopes, sc.path), 40) + padLeft(formatCount(sc.allocs), 10) +
+    out.line("    " + padRight(scopePathName(r.scopes, sc.path), 40) + padLeft(formatCount(sc.allocs), 10) +
              (sc.allocs == 1 ? " alloc  " : " allocs ") + formatBytes(sc.bytes));
   }
 }
