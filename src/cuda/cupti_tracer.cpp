@@ -32,8 +32,9 @@ std::atomic<CuptiTracer*> g_tracer{nullptr};
 // runtime call's correlation id, so the nested driver callback is ignored.
 thread_local int t_runtime_launch_depth = 0;
 
-// Which traced callbacks are copies, sets or synchronizations rather than kernel launches (all three
-// only record the calling thread's scope), indexed by [domain is driver][cbid].
+// Which traced callbacks are copies, sets, synchronizations or allocations rather than kernel
+// launches (all of them only record the calling thread's scope: ApiKind::Copy), indexed by
+// [domain is driver][cbid].
 struct CopyCbids {
   std::bitset<1024> is_copy[2];
   CopyCbids() {
@@ -385,7 +386,6 @@ TracerStats CuptiTracer::stats() const {
   s.kernels = kernels_;
   s.memcpys = memcpys_;
   s.memsets = memsets_;
-  s.syncs = syncs_;
   s.unattributed = unattributed_;
   s.tool_kernels = tool_kernels_;
   s.tool_kernel_ns = tool_kernel_ns_;
@@ -485,7 +485,6 @@ void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out,
         sync->scope_path = info.scope_path;
       sync->sid = sid;
       out.onSync(*sync);
-      ++syncs_;
     } else if (auto* memory = std::get_if<MemoryEvent>(&decoded)) {
       memory->ts_ns += clock_offset_ns_;
       LaunchInfo info;

@@ -31,7 +31,7 @@
 namespace gpufl::cuda {
 
 struct TracerStats {
-  uint64_t kernels = 0, memcpys = 0, memsets = 0, syncs = 0;
+  uint64_t kernels = 0, memcpys = 0, memsets = 0;
   uint64_t records_dropped_by_cupti = 0;  // cuptiActivityGetNumDroppedRecords
   uint64_t buffer_refusals = 0;           // CUPTI asked for a buffer while all were in use
   uint64_t buffers_allocated = 0;
@@ -113,7 +113,7 @@ class CuptiTracer {
   bool started_ = false;
   void* subscriber_ = nullptr;
   std::atomic<uint64_t> dropped_{0};
-  uint64_t kernels_ = 0, memcpys_ = 0, memsets_ = 0, syncs_ = 0, unattributed_ = 0;  // writer thread only
+  uint64_t kernels_ = 0, memcpys_ = 0, memsets_ = 0, unattributed_ = 0;  // writer thread only
 };
 
 }  // namespace gpufl::cuda

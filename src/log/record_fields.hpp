@@ -25,6 +25,11 @@ namespace gpufl::log::detail {
 
 namespace od = simdjson::ondemand;
 
+// Wrap-around addition: hostile input must not reach signed-overflow undefined behaviour.
+inline int64_t wrapAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+
 enum class Outcome {
   Ok,
   FieldError,    // well-formed JSON, but a required field is missing or has the wrong type

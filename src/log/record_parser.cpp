@@ -46,11 +46,6 @@ bool isBlank(std::string_view s) {
   return true;
 }
 
-// Wrap-around addition: hostile input must not reach signed-overflow undefined behaviour.
-int64_t wrapAdd(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-}
-
 // True when the whole document has been consumed (simdjson 3.0 has no document::at_end()).
 bool atEnd(document& doc) { return doc.current_location().error() == simdjson::OUT_OF_BOUNDS; }
 
@@ -194,7 +189,7 @@ void RecordDecoder::Impl::decodeKernel(object& obj, RecordContext& c, document& 
     if (outcome == Outcome::Ok && gap_count++ == 0) gap_first_line = line;
     return;
   } else {
-    prev_start = wrapAdd(prev_start, dt);
+    prev_start = detail::wrapAdd(prev_start, dt);
     prev_corr += static_cast<uint64_t>(dcorr);  // two's complement: a negative difference wraps back
   }
   if (outcome != Outcome::Ok) return;
@@ -204,7 +199,7 @@ void RecordDecoder::Impl::decodeKernel(object& obj, RecordContext& c, document& 
   if (c.outcome() != Outcome::Ok) return warn(line, c.message());
   ev.sid.assign(c.sid());
   ev.start_ns = prev_start;
-  ev.end_ns = have_dur ? wrapAdd(prev_start, dur) : end;
+  ev.end_ns = have_dur ? detail::wrapAdd(prev_start, dur) : end;
   ev.correlation_id = prev_corr;
   visitor.onKernel(ev);
   ++delivered;
@@ -237,7 +232,7 @@ void RecordDecoder::Impl::decodeCopy(object& obj, RecordContext& c, document& do
   if (!accept(c, doc, line, terminated)) return;
   if (memset) ev.kind = CopyKind::Unknown;
   ev.sid.assign(c.sid());
-  ev.end_ns = have_dur ? wrapAdd(ev.start_ns, dur) : end;
+  ev.end_ns = have_dur ? detail::wrapAdd(ev.start_ns, dur) : end;
   visitor.onMemcpy(ev);
   ++delivered;
 }

@@ -312,8 +312,7 @@ void parseSyncEvent(od::object& obj, RecordContext& c, SyncEvent& out) {
   });
   if (dur < 0) c.fieldError("dur_ns", "is negative");
   c.require({{"start_ns", start}, {"dur_ns", have_dur}});
-  // Wrap-around: hostile input must not reach signed-overflow undefined behaviour.
-  out.end_ns = static_cast<int64_t>(static_cast<uint64_t>(out.start_ns) + static_cast<uint64_t>(dur));
+  out.end_ns = wrapAdd(out.start_ns, dur);
 }
 
 void parseMemoryEvent(od::object& obj, RecordContext& c, MemoryEvent& out) {
