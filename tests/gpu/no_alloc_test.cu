@@ -50,6 +50,7 @@ bool underInjection() {
 // Run by CTest with CUDA_INJECTION64_PATH = the floor library: its count, for the test below.
 TEST(NoAllocation, UnderTheFloorLibrary) {
   if (!underInjection()) GTEST_SKIP() << "runs under the floor library (CTest test no_alloc_floor)";
+  std::remove(kFloorCountFile);  // no count from an earlier run stands in for this one
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) GTEST_SKIP() << "no GPU";
   ASSERT_TRUE(kCounter.loaded()) << "the allocation counter is not loaded (LD_PRELOAD)";
@@ -95,6 +96,7 @@ TEST(NoAllocation, LaunchesAndScopesAfterWarmUp) {
   // inside CUDA; one allocation per launch or scope by gpufl would add 20,000 or more.
   uint64_t floor = 0;
   const bool have_floor = static_cast<bool>(std::ifstream(kFloorCountFile) >> floor);
+  std::remove(kFloorCountFile);  // read once: a later run without the floor run must not reuse it
   std::printf("heap allocations in 20000 scoped launches: plain %llu, floor %s, traced %llu\n",
               static_cast<unsigned long long>(plain),
               have_floor ? std::to_string(floor).c_str() : "(not run)",
