@@ -45,6 +45,9 @@ if has test; then
   log "unit + GPU tests"
   (cd "$BUILD" && ctest -j 8 --timeout 120 --output-on-failure) > "$RES/ctest.txt" 2>&1
   tail -5 "$RES/ctest.txt"
+  # Passing tests' output too (their measured counts, e.g. no_alloc_test's allocations).
+  cp "$BUILD/Testing/Temporary/LastTest.log" "$RES/ctest-full.log" 2>/dev/null
+  grep -h "heap allocations in" "$RES/ctest-full.log" 2>/dev/null
 fi
 
 if has examples; then

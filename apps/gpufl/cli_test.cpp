@@ -5,6 +5,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -34,6 +36,15 @@ CliRun run(std::vector<std::string> args) {
 
 bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
+}
+
+// The value of a line's "type" field, or "" (the corpus lines are written by hand, one object each).
+std::string recordType(const std::string& line) {
+  const std::string key = "\"type\":\"";
+  const size_t at = line.find(key);
+  if (at == std::string::npos) return "";
+  const size_t begin = at + key.size();
+  return line.substr(begin, line.find('"', begin) - begin);
 }
 
 TEST(Cli, Version) {
@@ -273,6 +284,32 @@ TEST_F(CliLog, CatFiltersByChannel) {
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_TRUE(has(r.out, "host_sample")) << r.out;
   EXPECT_FALSE(has(r.out, "kernel_event")) << r.out;
+}
+
+// Every record kind the reader knows comes out of cat: the fuzz corpus's all_record_types.log
+// holds one of each; read as one device file, cat must print each type, and the three channels
+// together must print them all again.
+TEST_F(CliLog, CatKeepsEveryRecordType) {
+  const std::filesystem::path corpus =
+      std::filesystem::path(GPUFL_CORPUS_DIR) / "all_record_types.log";
+  const std::string every_prefix = (dir_ / "every").string();
+  std::filesystem::copy_file(corpus, every_prefix + ".device.log");
+  std::ifstream in(corpus);
+  std::set<std::string> types;
+  for (std::string line; std::getline(in, line);) types.insert(recordType(line));
+  types.erase("");
+  ASSERT_GE(types.size(), 20u) << "the corpus lost record kinds";
+
+  CliRun all = runToFile({"cat", every_prefix});
+  ASSERT_EQ(all.code, kExitOk) << all.err;
+  std::string by_channel;
+  for (const char* channel : {"device", "scope", "system"})
+    by_channel += runToFile({"cat", every_prefix, "--channel", channel}).out;
+  for (const std::string& type : types) {
+    const std::string field = "\"type\":\"" + type + "\"";
+    EXPECT_TRUE(has(all.out, field)) << "cat dropped " << type << "\n" << all.out;
+    EXPECT_TRUE(has(by_channel, field)) << "no channel prints " << type;
+  }
 }
 
 TEST_F(CliLog, SessionsListsTheSession) {

@@ -23,7 +23,8 @@ struct CatArgs {
 };
 
 // Forwards the records of one channel (session start/end belong to every channel), or all when none
-// is chosen.
+// is chosen. Every EventVisitor method must be here, or cat drops that record kind without a word
+// (device, sync and memory records were, until 2026-11-29): cli_test's CatKeepsEveryRecordType checks.
 class ChannelFilter : public EventVisitor {
  public:
   ChannelFilter(EventVisitor& next, std::optional<Channel> only) : next_(next), only_(only) {}
@@ -31,6 +32,9 @@ class ChannelFilter : public EventVisitor {
   void onSessionEnd(const SessionEnd& e) override { next_.onSessionEnd(e); }
   void onNote(const Note& e) override {
     if (on(Channel::Device)) next_.onNote(e);
+  }
+  void onDevice(const DeviceEvent& e) override {
+    if (on(Channel::Device)) next_.onDevice(e);
   }
   void onKernelDef(const KernelDef& e) override {
     if (on(Channel::Device)) next_.onKernelDef(e);
@@ -40,6 +44,12 @@ class ChannelFilter : public EventVisitor {
   }
   void onMemcpy(const MemcpyEvent& e) override {
     if (on(Channel::Device)) next_.onMemcpy(e);
+  }
+  void onSync(const SyncEvent& e) override {
+    if (on(Channel::Device)) next_.onSync(e);
+  }
+  void onMemory(const MemoryEvent& e) override {
+    if (on(Channel::Device)) next_.onMemory(e);
   }
   void onStack(const StackDef& e) override {
     if (on(Channel::Device)) next_.onStack(e);
