@@ -90,32 +90,38 @@ if [ $rc -ne 0 ]; then
   LD_DEBUG=files timeout 120 "$VPY" "$ROOT/examples/python/nvtx_ranges.py" 2>&1 \
     | grep -E "file=.*(cupti|nvToolsExt|nvtx|gpufl)[^ ]*\.so.*\[0\];  (needed|dynamically loaded)|calling init: .*(cupti|gpufl)" \
     | sed -E 's/^ *[0-9]+: *//' | head -20
-  # Which part aborts: the same small torch program linked, varying who gets NVTX's calls.
+  # What aborts: gpufl.init() before `import torch` aborted in the third session whatever NVTX was doing
+  # (torch imported first was fine). The same small program, varying what comes before torch.
   wheel_cupti=$("$VPY" -c "import os; from gpufl._api import _prefer_wheel_cupti as p; p(); print(os.environ.get('GPUFL_CUPTI_LIB', ''))")
-  inject=$(ls "$site"/libgpufl_inject.so* "$site"/*/libgpufl_inject.so* 2>/dev/null | head -1)
-  cat > nvtx_variant.py <<'PY'
-import os, sys
-if sys.argv[2] == "torch-first":
-    import torch
-import gpufl
-gpufl.init("v", log_path="./nvtx_variant", system_sample_rate_ms=0, enable_nvtx=sys.argv[1] == "1")
+  cat > order_variant.py <<'PY'
+import ctypes, os, sys
+what = sys.argv[1]
+if what == "stdcxx_global_first":
+    ctypes.CDLL("libstdc++.so.6", mode=ctypes.RTLD_GLOBAL)
+if what == "cupti_first_no_gpufl":
+    ctypes.CDLL(os.environ["WHEEL_CUPTI"])
+if what == "cuinit_first_no_gpufl":
+    assert ctypes.CDLL("libcuda.so.1").cuInit(0) == 0
+if what not in ("cupti_first_no_gpufl", "cuinit_first_no_gpufl"):
+    import gpufl
+if what in ("init_first", "stdcxx_global_first", "init_no_sampling_first"):
+    gpufl.init("v", log_path="./order_variant", system_sample_rate_ms=0, enable_nvtx=False,
+               sampling_auto_start=what != "init_no_sampling_first")
+if what == "init_shutdown_first":
+    gpufl.init("v", log_path="./order_variant", system_sample_rate_ms=0); gpufl.shutdown()
 import torch
-from torch.cuda import nvtx
-with nvtx.range("a"):
-    x = torch.randn(64, 64, device="cuda"); y = x @ x; torch.cuda.synchronize()
-gpufl.shutdown()
+x = torch.randn(64, 64, device="cuda"); y = x @ x; torch.cuda.synchronize()
 print("variant ok")
 PY
-  variant() {  # name, enable_nvtx (1/0), import order, NVTX_INJECTION64_PATH ("-": unset)
-    if [ "$4" = "-" ]; then env -u NVTX_INJECTION64_PATH timeout 120 "$VPY" nvtx_variant.py "$2" "$3" > "v_$1.txt" 2>&1
-    else NVTX_INJECTION64_PATH=$4 timeout 120 "$VPY" nvtx_variant.py "$2" "$3" > "v_$1.txt" 2>&1; fi
-    echo "nvtx variant $1 (enable_nvtx=$2, $3, NVTX_INJECTION64_PATH=$4): exit $? $(grep -m1 -E 'variant ok|free\(\)|Error|error' "v_$1.txt")"
-  }
-  variant as_example 1 gpufl-first -
-  variant no_tool 1 gpufl-first /nonexistent/libnone.so
-  variant cupti_without_callbacks 0 gpufl-first "$wheel_cupti"
-  variant through_gpufl_inject 1 gpufl-first "${inject:-/nonexistent/inject}"
-  variant torch_imported_first 1 torch-first -
+  for v in import_only init_shutdown_first init_first init_no_sampling_first stdcxx_global_first \
+           cupti_first_no_gpufl cuinit_first_no_gpufl; do
+    WHEEL_CUPTI=$wheel_cupti timeout 120 "$VPY" order_variant.py $v > "o_$v.txt" 2>&1
+    echo "order variant $v: exit $? $(grep -m1 -E 'variant ok|free\(\)|Error|error' "o_$v.txt")"
+  done
+  # Where free() is called from (cuda-gdb debugs host programs; there is no gdb there).
+  timeout 120 cuda-gdb -q -batch -ex "set pagination off" -ex run -ex bt --args "$VPY" order_variant.py init_first \
+    > gdb_init_first.txt 2>&1
+  grep -E "^#[0-9]+ " gdb_init_first.txt | cut -c1-200 | head -25
 else
   tail -25 nvtx_linked.txt
 fi
