@@ -16,14 +16,20 @@ b) Range profiler. Each demo runs with GPUFL_ENGINE=RangeProfiler; the range_cou
    .sum metrics are divided by the launches per scope instance. Ratio gpufl/ncu, flagged outside 5%; for
    pct metrics the difference in percentage points too. A range includes one ~80 us `WaitNs` kernel of CUPTI
    (docs/deep-engines.md): the duration line says when the difference is about that.
+   With --range-per-kernel the demo then runs once more with GPUFL_RANGE_PER_KERNEL=1 (log prefix rangek): every
+   kernel launched in an outermost scope is its own range, one range_counters record with `kernel` per launch.
+   Per kernel: the median of each metric over its launch records against the same ncu medians, no division (one
+   launch per range, no WaitNs expected in it); same 5% flagging. The run's WaitNs kernel_events are counted,
+   and a run without per-kernel records (or a crash) is reported with the range profiler's notes.
 
 Everything printed also goes to OUT_DIR/deep_truth.txt; each demo runs in its own directory OUT_DIR/<demo>/,
-which keeps the gpufl logs (sass.*.log, range.*.log), the raw ncu output and CSVs, and the programs' output.
-Every subprocess has a timeout; the exact commands are printed ("$ ...").
+which keeps the gpufl logs (sass.*.log, range.*.log, rangek.*.log), the raw ncu output and CSVs, and the
+programs' output. Every subprocess has a timeout; the exact commands are printed ("$ ...").
 Exit status: 1 when any SASS counter differs from ncu's or is missing (after all demos ran), else 0. The range
 profiler comparison is reported, not counted in the status.
 
-Usage: bench/deep_truth.py BUILD_DIR OUT_DIR [--demos a,b] [--skip-sass] [--skip-range]
+Usage: bench/deep_truth.py BUILD_DIR OUT_DIR [--demos a,b] [--skip-sass] [--skip-range] [--range-per-kernel]
+       (--range-per-kernel: part b also compares per-kernel ranges, GPUFL_RANGE_PER_KERNEL=1, with ncu)
        bench/deep_truth.py --self-test        (parsers against fake data; no GPU)
 """
 import argparse
@@ -79,7 +85,8 @@ NCU_TIMEOUT_S = 300
 RANGE_TOLERANCE = 0.05
 WARP_EFF_TOLERANCE = 0.1
 WAITNS_US = (40.0, 150.0)  # a duration excess in this band reads as the range's extra WaitNs kernel
-OUR_ENV = ("GPUFL_ENGINE", "GPUFL_DISABLE", "GPUFL_LOG_PATH", "GPUFL_PC_SAMPLING_PRESET")
+OUR_ENV = ("GPUFL_ENGINE", "GPUFL_DISABLE", "GPUFL_LOG_PATH", "GPUFL_PC_SAMPLING_PRESET",
+           "GPUFL_RANGE_PER_KERNEL")
 
 
 out = print  # replaced by a Tee in main()
@@ -280,12 +287,18 @@ def gpufl_sass(records):
     return result
 
 
+def kernel_defs(records):
+    """-> {kernel id: base name} from the kernel_def records."""
+    names = demangled_names(records)
+    return {r["k"]: base_name(names.get(r.get("name"), r.get("name", "?"))) for r in records
+            if r["type"] == "kernel_def" and "k" in r}
+
+
 def gpufl_ranges(records):
     """Per scope path: name, instances (scope_begin count), kernel base names launched in it (CUPTI's WaitNs
-    left out) and every value each metric took in range_counters records."""
-    names = demangled_names(records)
-    defs = {r["k"]: base_name(names.get(r.get("name"), r.get("name", "?"))) for r in records
-            if r["type"] == "kernel_def" and "k" in r}
+    left out) and every value each metric took in range_counters records. Per-kernel ranges (records with
+    `kernel`) measure one launch, not a scope instance: they are left out here (gpufl_kernel_ranges)."""
+    defs = kernel_defs(records)
     scopes = {}
 
     def scope(p, name=None):
@@ -311,15 +324,43 @@ def gpufl_ranges(records):
                 scope(r["scope"])["kernels"][k] += 1
     by_name = {s["name"]: p for p, s in scopes.items() if s["name"]}
     for r in records:
-        if r["type"] != "range_counters":
+        if r["type"] != "range_counters" or r.get("kernel"):
             continue
         p = r.get("p") or by_name.get(r.get("range")) or ("range", r.get("range"))
         s = scope(p, r.get("range"))
         s["ranges"] += 1
-        for m, v in (r.get("metrics") or {}).items():
-            if isinstance(v, (int, float)):
-                s["metrics"][m].append(float(v))
+        add_metrics(s["metrics"], r)
     return scopes
+
+
+def add_metrics(into, record):
+    """Appends each numeric metric of a range_counters record to into[metric] (null values are left out)."""
+    for m, v in (record.get("metrics") or {}).items():
+        if isinstance(v, (int, float)):
+            into[m].append(float(v))
+
+
+def gpufl_kernel_ranges(records):
+    """Per-kernel ranges (GPUFL_RANGE_PER_KERNEL=1), per kernel base name: launch records, the scopes they ran
+    in, and every value each metric took. `kernel` is CUPTI's range name, mangled or demangled: mapped through
+    the kernel_defs like every other kernel name, so it meets ncu's names."""
+    names = demangled_names(records)
+    kernels = {}
+    for r in records:
+        if r["type"] != "range_counters" or not r.get("kernel"):
+            continue
+        name = base_name(names.get(r["kernel"], r["kernel"]))
+        k = kernels.setdefault(name, {"ranges": 0, "scopes": Counter(), "metrics": defaultdict(list)})
+        k["ranges"] += 1
+        k["scopes"][r.get("range", "?")] += 1
+        add_metrics(k["metrics"], r)
+    return kernels
+
+
+def waitns_events(records):
+    """kernel_event records of CUPTI's WaitNs kernel (a range adds one; do per-kernel ranges too?)."""
+    defs = kernel_defs(records)
+    return sum(1 for r in records if r["type"] == "kernel_event" and "WaitNs" in defs.get(r.get("k"), ""))
 
 
 # ---------------------------------------------------------------------------------------------- comparing
@@ -380,6 +421,47 @@ def compare_sass(demo, ours, oracle, brief=None):
     return problems
 
 
+METRIC_HEADER = f"  {'metric':72s} {'n':>3s} {'gpufl':>14s} {'ncu':>14s} {'ratio':>7s} {'pp':>7s}"
+
+
+def metric_row(m, values, ncu_launches, launches_per_range):
+    """One table line (under METRIC_HEADER): gpufl's median of `values` (a .sum divided by the launches per
+    range) against ncu's median over its launches; ratio gpufl/ncu, and the difference in pp for pct metrics.
+    -> (gpufl value, ncu value, 1 when off by more than RANGE_TOLERANCE else 0, the brief's text)."""
+    nvals = [x[m] for x in ncu_launches if x.get(m) is not None]
+    g = statistics.median(values) if values else None
+    if g is not None and m.endswith(".sum") and launches_per_range:
+        g = g / launches_per_range
+    nv = statistics.median(nvals) if nvals else None
+    ratio = pp = None
+    if g is not None and nv is not None:
+        ratio = g / nv if nv else (1.0 if g == 0 else None)
+        if "pct" in m:
+            pp = g - nv
+    flag, off = "", 0
+    if g is None:
+        flag = "  (not collected by gpufl)"
+    elif nv is None:
+        flag = "  (no ncu value)"
+    elif ratio is None or abs(ratio - 1) > RANGE_TOLERANCE:
+        flag = "  <-- off" + (" (by less than 1 pp)" if pp is not None and abs(pp) < 1 else "")
+        off = 1
+    text = (f"{SHORT.get(m, m)} " + (f"{ratio:.2f}" if ratio is not None else "-")
+            + (f" ({pp:+.1f}pp)" if pp is not None else "") + ("!" if off else ""))
+    ratio_text = f"{ratio:.3f}" if ratio is not None else "-"
+    pp_text = f"{pp:+.2f}" if pp is not None else ""
+    out(f"  {m:72s} {len(values):3d} {fmt(g, 2):>14s} {fmt(nv, 2):>14s} {ratio_text:>7s} {pp_text:>7s}{flag}")
+    return g, nv, off, text
+
+
+def waitns_excess(g, nv, launches_per_range):
+    """A range's duration (g per launch) over ncu's kernel time: -> (extra us per range, a note when that is
+    about one WaitNs kernel)."""
+    extra_us = (g - nv) * launches_per_range / 1000.0
+    near_waitns = WAITNS_US[0] <= extra_us <= WAITNS_US[1]
+    return extra_us, " = about the range's extra WaitNs kernel (~80 us)" if near_waitns else ""
+
+
 def single_kernel_scopes(scopes):
     """Scope paths whose launches are all of one kernel: {kernel: scope}."""
     result = {}
@@ -419,36 +501,13 @@ def compare_ranges(demo, scopes, oracle, brief=None):
             flagged += 1
             continue
         line = []
-        out(f"  {'metric':72s} {'n':>3s} {'gpufl':>14s} {'ncu':>14s} {'ratio':>7s} {'pp':>7s}")
+        out(METRIC_HEADER)
         for m in RANGE_METRICS:
-            values = s["metrics"].get(m, [])
-            nvals = [x[m] for x in n if x.get(m) is not None]
-            g = statistics.median(values) if values else None
-            if g is not None and m.endswith(".sum") and per_instance:
-                g = g / per_instance
-            nv = statistics.median(nvals) if nvals else None
-            ratio = pp = None
-            if g is not None and nv is not None:
-                ratio = g / nv if nv else (1.0 if g == 0 else None)
-                if "pct" in m:
-                    pp = g - nv
-            flag = ""
-            if g is None:
-                flag = "  (not collected by gpufl)" if s["ranges"] else ""
-            elif nv is None:
-                flag = "  (no ncu value)"
-            elif ratio is None or abs(ratio - 1) > RANGE_TOLERANCE:
-                flag = "  <-- off" + (" (by less than 1 pp)" if pp is not None and abs(pp) < 1 else "")
-                flagged += 1
-            line.append(f"{SHORT.get(m, m)} " + (f"{ratio:.2f}" if ratio is not None else "-")
-                        + (f" ({pp:+.1f}pp)" if pp is not None else "") + ("!" if "off" in flag else ""))
-            ratio_text = f"{ratio:.3f}" if ratio is not None else "-"
-            pp_text = f"{pp:+.2f}" if pp is not None else ""
-            out(f"  {m:72s} {len(values):3d} {fmt(g, 2):>14s} {fmt(nv, 2):>14s} {ratio_text:>7s} {pp_text:>7s}{flag}")
+            g, nv, off, text = metric_row(m, s["metrics"].get(m, []), n, per_instance)
+            flagged += off
+            line.append(text)
             if m == "gpu__time_duration.sum" and g is not None and nv is not None:
-                extra_us = (g - nv) * per_instance / 1000.0
-                near_waitns = WAITNS_US[0] <= extra_us <= WAITNS_US[1]
-                note = " = about the range's extra WaitNs kernel (~80 us)" if near_waitns else ""
+                extra_us, note = waitns_excess(g, nv, per_instance)
                 out(f"    range duration - ncu kernel time x {per_instance:g}: {extra_us:+.1f} us per range{note}")
                 if s["waitns_ns"] and nv:
                     w = statistics.median(s["waitns_ns"])
@@ -457,6 +516,36 @@ def compare_ranges(demo, scopes, oracle, brief=None):
                         f"{(g * per_instance - w) / per_instance / nv:.3f}")
                 line.append(f"(range time {extra_us:+.0f} us{' ~WaitNs' if note else ''})")
         brief.append(f"    {kernel} ({s['name']}): " + " ".join(line))
+    return flagged
+
+
+def compare_kernel_ranges(demo, kernels, oracle, brief=None):
+    """Per-kernel ranges: one table per kernel (and one line per kernel into `brief`), each record one launch,
+    so no division; returns the number of flagged values plus kernels that could not be compared."""
+    brief = [] if brief is None else brief
+    flagged = 0
+    unranged = sorted(set(oracle) - set(kernels))
+    if unranged:  # kernels launched outside any scope get no range: a note, not a problem
+        out(f"\n[{demo}] ncu kernels without per-kernel ranges: {', '.join(unranged)}")
+    for kernel in sorted(kernels):
+        k, n = kernels[kernel], oracle.get(kernel, [])
+        out(f"\n[{demo}] kernel {kernel}: {k['ranges']} per-kernel range(s) in scope(s) {dict(k['scopes'])}; "
+            f"ncu: {len(n)} launch(es)")
+        if not n:
+            out("  not compared: ncu profiled no launch of it")
+            brief.append(f"    {kernel}: not compared, ncu profiled no launch of it")
+            flagged += 1
+            continue
+        line = []
+        out(METRIC_HEADER)
+        for m in RANGE_METRICS:
+            g, nv, off, text = metric_row(m, k["metrics"].get(m, []), n, 1)
+            flagged += off
+            line.append(text)
+            if m == "gpu__time_duration.sum" and g is not None and nv is not None:
+                extra_us, note = waitns_excess(g, nv, 1)
+                out(f"    range duration - ncu kernel time: {extra_us:+.1f} us per launch{note}")
+        brief.append(f"    {kernel} ({k['ranges']} ranges): " + " ".join(line))
     return flagged
 
 
@@ -483,16 +572,22 @@ def sass_part(build, gpufl, demo, cwd, summary):
     return problems
 
 
-def range_part(build, gpufl, demo, cwd, summary):
+def print_range_notes(records):
+    """Prints the range profiler's notes; -> how many there were."""
+    notes = [r for r in records if r["type"] == "note" and r.get("feature") == "range_profiler"]
+    for r in notes:
+        out(f"  gpufl note range_profiler {r.get('status')}: {r.get('reason', '')[:300]}")
+    return len(notes)
+
+
+def range_part(build, gpufl, demo, cwd, summary, per_kernel=False):
     binary = os.path.join(build, "examples", "cuda", demo)
     out(f"\n=== {demo}: range profiler, gpufl RangeProfiler vs ncu")
     remove_logs(cwd, "range")
     rc, _, _ = run([binary], cwd, {"GPUFL_ENGINE": "RangeProfiler", "GPUFL_LOG_PATH": "range"}, save_as="range.program")
     records = gpufl_records(gpufl, cwd, "range")
     check_engine(records, "RangeProfiler")
-    for r in records:
-        if r["type"] == "note" and r.get("feature") == "range_profiler":
-            out(f"  gpufl note range_profiler {r.get('status')}: {r.get('reason', '')[:300]}")
+    print_range_notes(records)
     scopes = gpufl_ranges(records)
     # One ncu run per metric: a multi-metric run is replayed pass by pass with other cache contents than the
     # program's own run (DRAM bytes read 0.00-3.7x of ours that way on the H200); a single-pass run is not.
@@ -502,6 +597,39 @@ def range_part(build, gpufl, demo, cwd, summary):
     flagged = compare_ranges(demo, scopes, oracle, brief)
     summary.append(f"RANGE  {demo:28s} {flagged} value(s) outside {RANGE_TOLERANCE:.0%} or scope(s) not compared"
                    f"{'' if rc == 0 else f' [program exit {rc}]'}; ratios gpufl/ncu (.sum per launch):")
+    summary.extend(brief)
+    if per_kernel:
+        flagged += range_kernel_part(binary, gpufl, demo, cwd, oracle, summary)
+    return flagged
+
+
+def range_kernel_part(binary, gpufl, demo, cwd, oracle, summary):
+    """The demo once more with per-kernel ranges, compared with the ncu launches of the per-scope part."""
+    out(f"\n=== {demo}: per-kernel ranges (GPUFL_RANGE_PER_KERNEL=1) vs ncu")
+    remove_logs(cwd, "rangek")
+    rc, _, _ = run([binary], cwd, {"GPUFL_ENGINE": "RangeProfiler", "GPUFL_RANGE_PER_KERNEL": "1",
+                                   "GPUFL_LOG_PATH": "rangek"}, save_as="rangek.program")
+    records = gpufl_records(gpufl, cwd, "rangek")
+    check_engine(records, "RangeProfiler")
+    return kernel_ranges_summary(demo, records, oracle, rc, summary)
+
+
+def kernel_ranges_summary(demo, records, oracle, rc, summary):
+    """Compares the per-kernel ranges of a run that exited with rc and appends its summary lines. The mode may
+    fail on the GPU (no records with `kernel`, or a crash): that is reported, with the profiler's notes."""
+    exit_text = "" if rc == 0 else f" [program exit {rc}]"
+    waitns = f"{waitns_events(records)} WaitNs kernel_event(s)"
+    kernels = gpufl_kernel_ranges(records)
+    if not kernels:
+        out(f"\n[{demo}] no range_counters record with `kernel`; the range profiler's notes:")
+        if not print_range_notes(records):
+            out("  (none)")
+        summary.append(f"RANGE/K {demo:27s} no per-kernel ranges; {waitns}{exit_text}")
+        return 1
+    brief = []
+    flagged = compare_kernel_ranges(demo, kernels, oracle, brief)
+    summary.append(f"RANGE/K {demo:27s} {flagged} value(s) outside {RANGE_TOLERANCE:.0%} or kernel(s) not compared; "
+                   f"{waitns}{exit_text}; ratios gpufl/ncu (one launch per range):")
     summary.extend(brief)
     return flagged
 
@@ -513,6 +641,8 @@ def main():
     ap.add_argument("--demos", default=",".join(DEMOS), help="comma-separated subset of " + ",".join(DEMOS))
     ap.add_argument("--skip-sass", action="store_true")
     ap.add_argument("--skip-range", action="store_true")
+    ap.add_argument("--range-per-kernel", action="store_true",
+                    help="part b also runs with GPUFL_RANGE_PER_KERNEL=1 and compares per-kernel ranges with ncu")
     ap.add_argument("--self-test", action="store_true", help="check the parsers on fake data and exit")
     args = ap.parse_args()
     if args.self_test:
@@ -545,7 +675,7 @@ def main():
         if not args.skip_sass:
             sass_problems += sass_part(build, gpufl, demo, cwd, summary)
         if not args.skip_range:
-            range_part(build, gpufl, demo, cwd, summary)
+            range_part(build, gpufl, demo, cwd, summary, args.range_per_kernel)
     out("\n== summary")
     for line in summary:
         out(line)
@@ -642,6 +772,41 @@ def self_test():
     assert brief[0].startswith("    f (fs): time 1.04 (range time +80 us ~WaitNs) dram_rd 1.00"), brief
     ncu_f[0]["dram__bytes_read.sum"] = ncu_f[1]["dram__bytes_read.sum"] = 50.0
     assert compare_ranges("fake", scopes, {"f": ncu_f}) == 1
+
+    # Per-kernel ranges: two launches of f, the range name once mangled, once demangled; one WaitNs event. They
+    # stay out of the per-scope aggregation.
+    kernel_records = parse_ndjson("\n".join(json.dumps(r) for r in [
+        {"type": "kernel_def", "k": 1, "name": "_Z1fv", "demangled": "f()"},
+        {"type": "kernel_def", "k": 3, "name": "WaitNs", "demangled": "WaitNs"},
+        {"type": "kernel_event", "k": 1, "scope": 1}, {"type": "kernel_event", "k": 1, "scope": 1},
+        {"type": "kernel_event", "k": 3, "scope": 1, "dur_ns": 80000},
+        {"type": "range_counters", "range": "fs", "kernel": "_Z1fv", "p": 1,
+         "metrics": {"gpu__time_duration.sum": 1020000.0, "dram__bytes_read.sum": 104.0}},
+        {"type": "range_counters", "range": "fs", "kernel": "void f()", "p": 1,
+         "metrics": {"gpu__time_duration.sum": 1000000.0, "l1tex__t_sector_hit_rate.pct": 50.5}},
+    ]))
+    assert gpufl_ranges(records + kernel_records)[1]["ranges"] == 2  # the per-scope records only
+    kernels = gpufl_kernel_ranges(kernel_records)
+    assert set(kernels) == {"f"} and kernels["f"]["ranges"] == 2 and kernels["f"]["scopes"] == Counter({"fs": 2})
+    assert kernels["f"]["metrics"]["gpu__time_duration.sum"] == [1020000.0, 1000000.0]
+    assert waitns_events(kernel_records) == 1 and not gpufl_kernel_ranges(records)
+    ncu_f[0]["dram__bytes_read.sum"] = ncu_f[1]["dram__bytes_read.sum"] = 100.0
+    # time 1.01 (median of 1.02 and 1.00 ms, not divided), dram_rd 1.04, l1_hit 1.01 (+0.5 pp): all inside 5%
+    summary = []
+    assert kernel_ranges_summary("fake", kernel_records, {"f": ncu_f, "g": ncu_f}, 0, summary) == 0
+    assert summary[0].startswith("RANGE/K fake") and " 0 value(s) outside 5%" in summary[0], summary
+    assert "1 WaitNs kernel_event(s)" in summary[0] and "program exit" not in summary[0], summary
+    assert summary[1] == "    f (2 ranges): time 1.01 dram_rd 1.04 dram_wr - warps_active - l1_hit 1.01 (+0.5pp) " \
+                         "l2_hit - tensor - sm_throughput -", summary
+    ncu_f[0]["dram__bytes_read.sum"] = ncu_f[1]["dram__bytes_read.sum"] = 50.0
+    brief = []
+    assert compare_kernel_ranges("fake", kernels, {"f": ncu_f}, brief) == 1 and "dram_rd 2.08!" in brief[0], brief
+    assert compare_kernel_ranges("fake", {"h": kernels["f"]}, {"f": ncu_f}) == 1  # ncu never saw h
+    # The mode failed (no record with `kernel`) and the program crashed: reported, not raised.
+    summary = []
+    assert kernel_ranges_summary("fake", records, {"f": ncu_f}, -11, summary) == 1
+    assert summary == [f"RANGE/K {'fake':27s} no per-kernel ranges; 1 WaitNs kernel_event(s) [program exit -11]"], \
+        summary
 
     # The real H200 logs of the repository, when a gpufl build is around.
     here = os.path.dirname(os.path.abspath(__file__))

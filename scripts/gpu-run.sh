@@ -87,7 +87,8 @@ fi
 
 if has deep; then
   log "deep engines vs ncu"
-  bounded python3 bench/deep_truth.py "$BUILD" "$RES/deep" > "$RES/deep.txt" 2>&1
+  # GPUFL_DEEP_ARGS: more options for deep_truth.py, e.g. "--skip-sass --range-per-kernel --demos a,b".
+  bounded python3 bench/deep_truth.py "$BUILD" "$RES/deep" ${GPUFL_DEEP_ARGS:-} > "$RES/deep.txt" 2>&1
   echo "deep_truth exit $?"
   if grep -q '^== summary' "$RES/deep.txt"; then sed -n '/^== summary/,$p' "$RES/deep.txt"; else tail -30 "$RES/deep.txt"; fi
 fi

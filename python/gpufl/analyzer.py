@@ -463,7 +463,12 @@ class GpuFlightSession:
         rc = self.range_counters
         if not len(rc):
             return pd.DataFrame()
-        df = pd.DataFrame({"range": rc["range"].astype(object), "metric": rc["metric"].astype(object),
+        # Per-kernel ranges (GPUFL_RANGE_PER_KERNEL) are rows of their own: "scope / kernel".
+        names = rc["range"].astype(object)
+        if "kernel" in rc:
+            kernel = rc["kernel"].astype(object)
+            names = names.where(kernel == "", names + " / " + kernel)
+        df = pd.DataFrame({"range": names, "metric": rc["metric"].astype(object),
                            "instance": rc["instance"], "value": rc["value"].astype(float)})
         df = df[np.isfinite(df["value"])]
         durations = df[df["metric"] == "gpu__time_duration.sum"].groupby("instance")["value"].first()

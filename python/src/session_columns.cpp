@@ -207,6 +207,7 @@ nb::dict pcSamples(PcSampleTable& t) {
 nb::dict rangeCounters(RangeCounterTable& t) {
   nb::dict d;
   d["range"] = strings(t.range);
+  d["kernel"] = strings(t.kernel);
   d["p"] = array(t.p);
   d["instance"] = array(t.instance);
   d["metric"] = strings(t.metric);

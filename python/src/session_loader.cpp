@@ -282,6 +282,7 @@ void SessionColumns::onRangeCounters(const RangeCounters& e) {
   const auto instance = static_cast<uint32_t>(range_records_++);
   for (const auto& [metric, value] : e.metrics) {
     t.range.push(e.range);
+    t.kernel.push(e.kernel);
     t.metric.push(metric);
     t.p.push_back(e.path);
     t.instance.push_back(instance);

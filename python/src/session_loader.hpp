@@ -127,7 +127,7 @@ struct PcSampleTable {
 
 // Long format: one row per (range, metric).
 struct RangeCounterTable {
-  StringColumn range, metric;
+  StringColumn range, kernel, metric;  // kernel: "" unless ranges are per kernel launch
   std::vector<uint32_t> p;
   std::vector<uint32_t> instance;  // which range_counters record (0, 1, ...): one row per metric of it
   std::vector<double> value;

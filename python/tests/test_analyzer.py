@@ -204,6 +204,24 @@ def test_perf_metrics_over_many_instances_of_a_range(tmp_path):
     assert pm.loc["loop", "gpu__time_duration.sum"] == 10
 
 
+def test_perf_metrics_per_kernel_ranges(tmp_path):
+    """Per-kernel ranges (GPUFL_RANGE_PER_KERNEL) are rows "scope / kernel", apart from the scope's own row."""
+    start = ('{"type":"session_start","sid":"r1","schema":1,"session_id":"r1-0","app":"ranges","pid":1,'
+             '"host":"h","version":"0.1.0","engine":"RangeProfiler","start_ns":1000,"start_unix_ns":1,"options":{}}')
+    records = [("f(int)", 10), ("g(int)", 30), ("f(int)", 12), ("", 100)]
+    lines = [start] + [json.dumps({"type": "range_counters", "sid": "r1", "range": "step", "p": 1,
+                                   **({"kernel": k} if k else {}), "metrics": {"gpu__time_duration.sum": t}})
+                       for k, t in records]
+    (tmp_path / "r.scope.log").write_text("\n".join(lines) + "\n")
+    (tmp_path / "r.device.log").write_text(start + "\n")
+    s = GpuFlightSession(str(tmp_path), log_prefix="r")
+    assert list(s.range_counters["kernel"]) == ["f(int)", "g(int)", "f(int)", ""]
+    pm = s.perf_metrics()
+    assert list(pm.index) == ["step / f(int)", "step / g(int)", "step"]
+    assert pm.loc["step / f(int)", "gpu__time_duration.sum"] == 22
+    assert pm.loc["step", "gpu__time_duration.sum"] == 100
+
+
 def test_sync_events_table(tmp_path):
     """sync_event records (enable_sync_events) become the syncs table, with their scope's path."""
     start = ('{"type":"session_start","sid":"y1","schema":1,"session_id":"y1-0","app":"syncs","pid":1,'

@@ -263,9 +263,10 @@ struct PcSample {
 
 struct RangeCounters {
   std::string sid;
-  std::string range;
+  std::string range;  // the scope's name
   uint32_t path = 0;
   std::map<std::string, double> metrics;
+  std::string kernel;  // per-kernel ranges (GPUFL_RANGE_PER_KERNEL): the one launch measured; else empty
 };
 
 struct BenchmarkResult {

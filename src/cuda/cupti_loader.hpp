@@ -95,7 +95,8 @@
   X(cuptiRangeProfilerPushRange)                  \
   X(cuptiRangeProfilerPopRange)                   \
   X(cuptiRangeProfilerDecodeData)                 \
-  X(cuptiRangeProfilerGetCounterDataInfo)
+  X(cuptiRangeProfilerGetCounterDataInfo)         \
+  X(cuptiRangeProfilerCounterDataGetRangeInfo)
 #define GPUFL_CUPTI_FUNCTIONS(X) \
   GPUFL_CUPTI_TRACING(X)         \
   GPUFL_CUPTI_OPTIONAL(X)        \

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "core/demangle.hpp"
 #include "cuda/cupti_api.hpp"
 
 namespace gpufl::cuda {
@@ -17,6 +18,7 @@ namespace {
 
 constexpr const char* kTime = "gpu__time_duration.sum";
 constexpr size_t kMaxRanges = 2;  // one range per session; slack for CUPTI's bookkeeping
+constexpr size_t kMaxKernelRanges = 64;  // per-kernel ranges in one outermost scope (default)
 
 // Metrics that need two passes on their own, as a ratio of two single-pass counters.
 struct RatioDef {
@@ -184,6 +186,13 @@ struct RangeProfilerEngine::Context {
 RangeProfilerEngine::RangeProfilerEngine() : wanted_(defaultRangeMetrics()) {
   if (const char* v = std::getenv("GPUFL_RANGE_PHASE"))
     phase_ = std::max<uint64_t>(1, std::strtoull(v, nullptr, 10));
+  if (const char* v = std::getenv("GPUFL_RANGE_PER_KERNEL")) per_kernel_ = *v && *v != '0';
+  max_ranges_ = kMaxRanges;
+  if (per_kernel_) {
+    max_ranges_ = kMaxKernelRanges;
+    if (const char* v = std::getenv("GPUFL_RANGE_MAX_KERNELS"))
+      max_ranges_ = std::clamp<size_t>(std::strtoull(v, nullptr, 10), 1, 4096);
+  }
 }
 RangeProfilerEngine::~RangeProfilerEngine() = default;
 
@@ -238,6 +247,9 @@ bool RangeProfilerEngine::setUpLocked(Context& c, uint32_t device) {
         (plan.groups.size() > 1
              ? ", taking turns every " + std::to_string(phase_) + " ranges (a switch costs ~170 ms)"
              : std::string());
+    if (per_kernel_)
+      text += "; one range per kernel launch in the outermost scope (GPUFL_RANGE_PER_KERNEL), up to " +
+              std::to_string(max_ranges_) + " per scope instance";
     for (const std::string& u : plan.unavailable) text += "; unavailable per scope: " + u;
     if (ctx_.note) ctx_.note("range_profiler", plan.unavailable.empty() ? "on" : "degraded", text);
     plans_[c.chip] = std::move(plan);
@@ -271,8 +283,8 @@ bool RangeProfilerEngine::setUpLocked(Context& c, uint32_t device) {
     size.pRangeProfilerObject = c.object;
     size.pMetricNames = g->names.data();
     size.numMetrics = g->names.size();
-    size.maxNumOfRanges = kMaxRanges;
-    size.maxNumRangeTreeNodes = kMaxRanges;
+    size.maxNumOfRanges = max_ranges_;
+    size.maxNumRangeTreeNodes = max_ranges_;
     if (r = cupti::cuptiRangeProfilerGetCounterDataSize(&size); r != CUPTI_SUCCESS) {
       fail("cuptiRangeProfilerGetCounterDataSize", r);
       return false;
@@ -374,8 +386,8 @@ void RangeProfilerEngine::onScopeBegin(uint32_t path, const char* name) {
   size.pRangeProfilerObject = c->object;
   size.pMetricNames = group.names.data();
   size.numMetrics = group.names.size();
-  size.maxNumOfRanges = kMaxRanges;
-  size.maxNumRangeTreeNodes = kMaxRanges;
+  size.maxNumOfRanges = max_ranges_;
+  size.maxNumRangeTreeNodes = max_ranges_;
   if (CUptiResult r = cupti::cuptiRangeProfilerGetCounterDataSize(&size); r != CUPTI_SUCCESS) {
     c->usable = false;
     fail("cuptiRangeProfilerGetCounterDataSize", r);
@@ -401,9 +413,11 @@ void RangeProfilerEngine::onScopeBegin(uint32_t path, const char* name) {
   set.pConfig = group.config.data();
   set.counterDataImageSize = group.counter_data.size();
   set.pCounterDataImage = group.counter_data.data();
-  set.range = CUPTI_UserRange;
+  // Per kernel: auto ranges (CUPTI makes each launch a range) with user replay; auto ranges with
+  // kernel replay crashed on the H200 (header comment).
+  set.range = per_kernel_ ? CUPTI_AutoRange : CUPTI_UserRange;
   set.replayMode = CUPTI_UserReplay;
-  set.maxRangesPerPass = kMaxRanges;
+  set.maxRangesPerPass = max_ranges_;
   set.numNestingLevels = 1;
   set.minNestingLevel = 1;
   set.passIndex = 0;
@@ -419,7 +433,7 @@ void RangeProfilerEngine::onScopeBegin(uint32_t path, const char* name) {
   const char* call = "cuptiRangeProfilerSetConfig";
   if (r == CUPTI_SUCCESS)
     r = cupti::cuptiRangeProfilerStart(&begin), call = "cuptiRangeProfilerStart";
-  if (r == CUPTI_SUCCESS)
+  if (r == CUPTI_SUCCESS && !per_kernel_)
     r = cupti::cuptiRangeProfilerPushRange(&push), call = "cuptiRangeProfilerPushRange";
   if (r != CUPTI_SUCCESS) {
     c->usable = false;  // a failing context stays off; tracing goes on
@@ -453,8 +467,9 @@ void RangeProfilerEngine::closeLocked(bool keep) {
   auto decode = cuptiParams<CUpti_RangeProfiler_DecodeData_Params>(
       CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
   decode.pRangeProfilerObject = c.object;
-  CUptiResult r = cupti::cuptiRangeProfilerPopRange(&pop);
+  CUptiResult r = CUPTI_SUCCESS;
   const char* call = "cuptiRangeProfilerPopRange";
+  if (!per_kernel_) r = cupti::cuptiRangeProfilerPopRange(&pop);
   if (r == CUPTI_SUCCESS) r = cupti::cuptiRangeProfilerStop(&stop), call = "cuptiRangeProfilerStop";
   if (r == CUPTI_SUCCESS)
     r = cupti::cuptiRangeProfilerDecodeData(&decode), call = "cuptiRangeProfilerDecodeData";
@@ -465,44 +480,71 @@ void RangeProfilerEngine::closeLocked(bool keep) {
   if (r == CUPTI_SUCCESS)
     r = cupti::cuptiRangeProfilerGetCounterDataInfo(&info),
     call = "cuptiRangeProfilerGetCounterDataInfo";
-  std::vector<double> values(group.names.size(), NAN);
-  if (r == CUPTI_SUCCESS && keep && info.numTotalRanges > 0) {
-    auto eval = cuptiParams<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
-        CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
-    eval.pHostObject = group.host;
-    eval.pCounterDataImage = group.counter_data.data();
-    eval.counterDataImageSize = group.counter_data.size();
-    eval.rangeIndex = 0;
-    eval.ppMetricNames = group.names.data();
-    eval.numMetrics = group.names.size();
-    eval.pMetricValues = values.data();
-    r = cupti::cuptiProfilerHostEvaluateToGpuValues(&eval),
-    call = "cuptiProfilerHostEvaluateToGpuValues";
+  const size_t ranges = keep && r == CUPTI_SUCCESS ? info.numTotalRanges : 0;
+  if (per_kernel_ && ranges >= max_ranges_) ++kernels_without_range_;
+  std::vector<RangeCounters> records;
+  for (size_t i = 0; i < ranges && r == CUPTI_SUCCESS; ++i) {
+    RangeCounters rc;
+    if (evaluateRangeLocked(group, i, open, &rc, &r, &call)) records.push_back(std::move(rc));
   }
   if (r != CUPTI_SUCCESS) {
     c.usable = false;
     fail(call, r);
     return;
   }
-  if (keep && info.numTotalRanges > 0) {
-    RangeCounters rc;
-    rc.range = open.name;
-    rc.path = open.path;
-    std::map<std::string, double>& parts = ratio_parts_[open.path];
-    for (size_t i = 0; i < values.size(); ++i) {
-      if (std::isnan(values[i])) continue;
-      rc.metrics[group.metrics[i]] = values[i];
-      parts[group.metrics[i]] = values[i];
-    }
-    // A ratio whose two counters need separate passes: from the latest instance that collected
-    // each.
-    for (const auto& ratio : plans_[c.chip].ratios) {
-      auto part = parts.find(ratio.part), rest = parts.find(ratio.rest);
-      if (part == parts.end() || rest == parts.end() || part->second + rest->second <= 0) continue;
-      if (!rc.metrics.count(ratio.part) && !rc.metrics.count(ratio.rest)) continue;
-      rc.metrics[ratio.name] = 100.0 * part->second / (part->second + rest->second);
-    }
+  for (RangeCounters& rc : records) {
+    addRatiosLocked(c.chip, ratio_parts_[{rc.path, rc.kernel}], rc);
     pending_.push_back(std::move(rc));
+  }
+}
+
+bool RangeProfilerEngine::evaluateRangeLocked(const Group& group, size_t index,
+                                              const Open& open, RangeCounters* rc, CUptiResult* r,
+                                              const char** call) {
+  std::vector<double> values(group.names.size(), NAN);
+  auto eval = cuptiParams<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+      CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+  eval.pHostObject = group.host;
+  eval.pCounterDataImage = group.counter_data.data();
+  eval.counterDataImageSize = group.counter_data.size();
+  eval.rangeIndex = index;
+  eval.ppMetricNames = const_cast<const char**>(group.names.data());
+  eval.numMetrics = group.names.size();
+  eval.pMetricValues = values.data();
+  *r = cupti::cuptiProfilerHostEvaluateToGpuValues(&eval);
+  *call = "cuptiProfilerHostEvaluateToGpuValues";
+  if (*r != CUPTI_SUCCESS) return false;
+  rc->range = open.name;
+  rc->path = open.path;
+  if (per_kernel_) {
+    // CUPTI names an auto range after its kernel. A missing name costs the record, not the engine.
+    auto range = cuptiParams<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(
+        CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
+    range.pCounterDataImage = group.counter_data.data();
+    range.counterDataImageSize = group.counter_data.size();
+    range.rangeIndex = index;
+    range.rangeDelimiter = "/";
+    if (cupti::cuptiRangeProfilerCounterDataGetRangeInfo(&range) != CUPTI_SUCCESS ||
+        range.rangeName == nullptr)
+      return false;
+    rc->kernel = demangle(range.rangeName);
+  }
+  for (size_t i = 0; i < values.size(); ++i)
+    if (!std::isnan(values[i])) rc->metrics[group.metrics[i]] = values[i];
+  return true;
+}
+
+// A ratio whose two counters need separate passes: from the latest instance that collected each.
+void RangeProfilerEngine::addRatiosLocked(const std::string& chip, RatioParts& parts,
+                                          RangeCounters& rc) const {
+  for (const auto& [name, value] : rc.metrics) parts[name] = value;
+  auto plan = plans_.find(chip);
+  if (plan == plans_.end()) return;
+  for (const auto& ratio : plan->second.ratios) {
+    auto part = parts.find(ratio.part), rest = parts.find(ratio.rest);
+    if (part == parts.end() || rest == parts.end() || part->second + rest->second <= 0) continue;
+    if (!rc.metrics.count(ratio.part) && !rc.metrics.count(ratio.rest)) continue;
+    rc.metrics[ratio.name] = 100.0 * part->second / (part->second + rest->second);
   }
 }
 
@@ -533,6 +575,13 @@ void RangeProfilerEngine::stop() {
       CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
   cupti::cuptiProfilerDeInitialize(&deinit);
   started_ = false;
+  if (kernels_without_range_ > 0 && ctx_.note) {
+    ctx_.note("range_profiler", "degraded",
+              std::to_string(kernels_without_range_) + " scope instances launched " +
+                  std::to_string(max_ranges_) +
+                  " kernels or more: launches past that have no counters "
+                  "(GPUFL_RANGE_MAX_KERNELS)");
+  }
   if (skipped_ > 0 && ctx_.note) {
     ctx_.note("range_profiler", "on",
               std::to_string(skipped_) +

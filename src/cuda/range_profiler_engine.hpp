@@ -29,7 +29,9 @@
 //   - Each range adds a CUPTI kernel named "WaitNs" (~80 us) to the trace.
 //   - Auto ranges with kernel replay (all metrics per kernel) crashed with SIGSEGV at the first
 //   kernel
-//     launch on the H200, so per-kernel ranges are not offered.
+//     launch on the H200. Per-kernel ranges (GPUFL_RANGE_PER_KERNEL=1) use auto ranges with user
+//     replay instead: every kernel launched in the outermost scope is a range of its own (up to
+//     GPUFL_RANGE_MAX_KERNELS, 64), one range_counters record per launch with `kernel` set.
 //   - Counters need privileges: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES turns the engine off with a
 //   note.
 // One range is open at a time per process: scopes nested in a profiled scope, and scopes of other
@@ -104,10 +106,16 @@ class RangeProfilerEngine final : public DeepEngine {
     size_t group = 0;
     std::thread::id thread;
   };
+  using RatioParts = std::map<std::string, double>;  // latest value of each ratio counter
 
   Context* contextLocked(CUcontext handle);
   bool setUpLocked(Context& c, uint32_t device);
   void closeLocked(bool keep);  // ends the open range; keep: evaluate and queue its counters
+  // Evaluates range `index` of `group`'s decoded counter data into a record (kernel: its range name
+  // when ranges are per kernel); false when CUPTI fails (`call` names the failing function).
+  bool evaluateRangeLocked(const Group& group, size_t index, const Open& open, RangeCounters* rc,
+                           CUptiResult* r, const char** call);
+  void addRatiosLocked(const std::string& chip, RatioParts& parts, RangeCounters& rc) const;
   void fail(const std::string& reason, CUptiResult r);
 
   EngineContext ctx_;
@@ -118,8 +126,11 @@ class RangeProfilerEngine final : public DeepEngine {
   std::map<std::string, RangeMetricPlan> plans_;  // by chip
   uint64_t ranges_begun_ = 0;
   uint64_t phase_ = 16;  // ranges per metric group before the next group's turn (GPUFL_RANGE_PHASE)
-  std::map<uint32_t, std::map<std::string, double>>
-      ratio_parts_;  // latest part/rest values per path
+  bool per_kernel_ = false;  // GPUFL_RANGE_PER_KERNEL: auto ranges, one per kernel launch
+  size_t max_ranges_ = 2;    // per Start/Stop: 2 for a scope range, GPUFL_RANGE_MAX_KERNELS per kernel
+  // Latest part/rest values per scope path (and kernel, per-kernel ranges).
+  std::map<std::pair<uint32_t, std::string>, RatioParts> ratio_parts_;
+  uint64_t kernels_without_range_ = 0;  // per-kernel mode: scopes that reached max_ranges_
   Open open_;
   std::vector<RangeCounters> pending_;
   uint64_t skipped_ = 0;  // scopes not profiled because another range was open

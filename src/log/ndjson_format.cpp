@@ -341,6 +341,7 @@ void formatPcSample(std::string& out, const PcSample& e) {
 void formatRangeCounters(std::string& out, const RangeCounters& e) {
   head(out, "{\"type\":\"range_counters\",\"sid\":", e.sid);
   str<"range">(out, e.range);
+  optStr<"kernel">(out, e.kernel);
   if (e.path) num<"p">(out, e.path);
   object<"metrics">(out, e.metrics, [&](double v) { appendNumber(out, v); });
   end(out);

@@ -394,6 +394,11 @@ TEST(NdjsonFormat, DeepRecordsAndBenchmark) {
             "{\"type\":\"range_counters\",\"sid\":\"s\",\"range\":\"step/forward\",\"p\":3,"
             "\"metrics\":{\"a\":0.1,\"b\":null,\"c\":2e+20}}\n");
   out.clear();
+  formatRangeCounters(out, RangeCounters{"s", "step", 1, {{"a", 2}}, "k(int)"});
+  EXPECT_EQ(out,
+            "{\"type\":\"range_counters\",\"sid\":\"s\",\"range\":\"step\",\"kernel\":\"k(int)\","
+            "\"p\":1,\"metrics\":{\"a\":2}}\n");
+  out.clear();
   formatStack(out, StackDef{"s", 5, {"main+0x10 (a.out)", "f\x01"}});
   EXPECT_EQ(out,
             "{\"type\":\"stack\",\"sid\":\"s\",\"id\":5,\"frames\":[\"main+0x10 "

@@ -277,6 +277,7 @@ void parseRangeCounters(od::object& obj, RecordContext& c, RangeCounters& out) {
   bool range = false, metrics = false;
   forEachField(obj, c, [&](std::string_view key, od::value& v) {
     if (key == "range") range = c.string(v, key, out.range);
+    else if (key == "kernel") c.string(v, key, out.kernel);
     else if (key == "p") c.number(v, key, out.path);
     else if (key == "metrics") metrics = c.numberMap(v, key, out.metrics);
   });

@@ -37,6 +37,7 @@ const char* const kLog = R"log({"type":"session_start","sid":"abcd1234","schema"
 {"type":"sass_metric","sid":"abcd1234","func":"_Z3fooPf","pc":16,"launches":2,"inst_executed":100,"thread_inst_executed":3200,"sectors_global":40,"sectors_global_ideal":10,"sass":"LDG.E R2, [R4]","source":"foo.cu:12"}
 {"type":"pc_sample","sid":"abcd1234","func":"_Z3fooPf","pc":32,"stall":"long_scoreboard","count":17,"sass":"FADD","source":"foo.cu:13"}
 {"type":"range_counters","sid":"abcd1234","range":"outer/inner","p":2,"metrics":{"sm__cycles":1e6,"dram__bytes":2048}}
+{"type":"range_counters","sid":"abcd1234","range":"outer/inner","kernel":"addOne(float*, int)","p":2,"metrics":{"gpu__time_duration.sum":3200}}
 {"type":"benchmark","sid":"abcd1234","name":"gemm","shape":"512x512","iterations":20,"median_ns":1000,"min_ns":900,"max_ns":1500,"mean_ns":1050}
 {"type":"session_end","sid":"abcd1234","end_ns":9000,"kernels":1,"memcpys":2,"scopes":1,"dropped":{"scope":0,"launch":3},"overhead_ns":{"writer":500,"cupti_callbacks":20},"cpu_time_ns":800,"buffers":4,"bytes_written":12345}
 )log";
@@ -162,9 +163,12 @@ TEST(RecordTypes, EveryTypeReadsIntoItsStruct) {
   ASSERT_EQ(v->pcs.size(), 1u);
   EXPECT_EQ(v->pcs[0].stall, "long_scoreboard");
   EXPECT_EQ(v->pcs[0].count, 17u);
-  ASSERT_EQ(v->ranges.size(), 1u);
+  ASSERT_EQ(v->ranges.size(), 2u);
   EXPECT_EQ(v->ranges[0].path, 2u);
   EXPECT_DOUBLE_EQ(v->ranges[0].metrics.at("sm__cycles"), 1e6);
+  EXPECT_EQ(v->ranges[0].kernel, "");
+  EXPECT_EQ(v->ranges[1].kernel, "addOne(float*, int)");
+  EXPECT_DOUBLE_EQ(v->ranges[1].metrics.at("gpu__time_duration.sum"), 3200);
   ASSERT_EQ(v->benchmarks.size(), 1u);
   EXPECT_EQ(v->benchmarks[0].shape, "512x512");
   EXPECT_EQ(v->benchmarks[0].mean_ns, 1050);

@@ -253,6 +253,7 @@ void profile(JsonWriter& w, const ProfileSummary& p) {
   for (const RangeCounterRow& r : p.ranges) {
     w.beginObject();
     w.field("range", r.range);
+    if (!r.kernel.empty()) w.field("kernel", r.kernel);
     w.field("instances", r.instances);
     if (r.path != 0) w.field("path", r.path);
     w.key("metrics").beginObject();

@@ -13,8 +13,8 @@ bool isAdditiveMetric(const std::string& name) {
 }
 
 void RangeAggregator::add(const RangeCounters& r) {
-  auto [it, inserted] = index_.try_emplace(r.range, ranges_.size());
-  if (inserted) ranges_.push_back(RangeAcc{r.range, r.path, 0, {}});
+  auto [it, inserted] = index_.try_emplace({r.range, r.kernel}, ranges_.size());
+  if (inserted) ranges_.push_back(RangeAcc{r.range, r.kernel, r.path, 0, {}});
   RangeAcc& range = ranges_[it->second];
   if (range.path == 0) range.path = r.path;
   ++range.instances;
@@ -38,7 +38,7 @@ std::vector<RangeCounterRow> RangeAggregator::rows() const {
   std::vector<RangeCounterRow> out;
   out.reserve(ranges_.size());
   for (const RangeAcc& range : ranges_) {
-    RangeCounterRow row{range.name, {}, range.instances, range.path};
+    RangeCounterRow row{range.name, range.kernel, {}, range.instances, range.path};
     for (const auto& [name, m] : range.metrics) {
       if (isAdditiveMetric(name)) {
         row.metrics[name] = m.sum;

@@ -1,4 +1,5 @@
-// Range-profiler counters per range name (a scope path, or a kernel), over all its instances: a scope
+// Range-profiler counters per range name (a scope path, or a kernel), and per kernel when ranges are
+// per kernel launch (GPUFL_RANGE_PER_KERNEL), over all its instances: a scope
 // entered 300 times is 300 range_counters records. Counts (metric names ending in ".sum": bytes,
 // cycles, durations) are totals over the instances; every other metric (percentages, averages,
 // ratios) is a mean over the instances that collected it, weighted by each instance's
@@ -33,13 +34,13 @@ class RangeAggregator {
     uint64_t count = 0, weighted_count = 0;
   };
   struct RangeAcc {
-    std::string name;
+    std::string name, kernel;
     uint32_t path = 0;
     uint64_t instances = 0;
     std::map<std::string, MetricAcc> metrics;
   };
   std::vector<RangeAcc> ranges_;
-  std::map<std::string, size_t> index_;
+  std::map<std::pair<std::string, std::string>, size_t> index_;  // by (range, kernel)
 };
 
 }  // namespace gpufl::report

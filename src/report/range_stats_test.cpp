@@ -50,6 +50,27 @@ TEST(RangeAggregator, EachMetricOverTheInstancesThatCollectedIt) {
   EXPECT_TRUE(rows[1].metrics.empty());  // NaN (not collected) is left out
 }
 
+// Per-kernel ranges: a row per (scope, kernel), apart from the scope's own whole-range row.
+TEST(RangeAggregator, PerKernelRangesAreRowsOfTheirOwn) {
+  RangeAggregator a;
+  RangeCounters k1 = range("step", {{"gpu__time_duration.sum", 10}});
+  k1.kernel = "fwd(float*)";
+  RangeCounters k2 = range("step", {{"gpu__time_duration.sum", 30}});
+  k2.kernel = "bwd(float*)";
+  a.add(k1);
+  a.add(k2);
+  a.add(k1);
+  a.add(range("step", {{"gpu__time_duration.sum", 200}}));
+  auto rows = a.rows();
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].kernel, "fwd(float*)");
+  EXPECT_EQ(rows[0].instances, 2u);
+  EXPECT_DOUBLE_EQ(rows[0].metrics.at("gpu__time_duration.sum"), 20);
+  EXPECT_EQ(rows[1].kernel, "bwd(float*)");
+  EXPECT_EQ(rows[2].kernel, "");
+  EXPECT_DOUBLE_EQ(rows[2].metrics.at("gpu__time_duration.sum"), 200);
+}
+
 TEST(RangeAggregator, AdditiveMeansDotSum) {
   EXPECT_TRUE(isAdditiveMetric("dram__bytes_write.sum"));
   EXPECT_FALSE(isAdditiveMetric("sm__warps_active.avg.pct_of_peak_sustained_active"));

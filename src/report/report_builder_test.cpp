@@ -324,6 +324,26 @@ TEST(ReportBuilder, RangeCountersRenderWithTheWaitNsCaveat) {
   EXPECT_NE(text.find("4.212"), std::string::npos) << text;
 }
 
+// Per-kernel ranges are shown per scope and kernel, with their launch count, in text and JSON.
+TEST(ReportBuilder, PerKernelRangesNameTheirKernel) {
+  ReportBuilder b;
+  session(b, 0, 1'000'000'000);
+  for (double t : {3000.0, 5000.0}) {
+    RangeCounters rc;
+    rc.range = "train_step";
+    rc.kernel = "void addOne<float>(float*, int)";
+    rc.path = 1;
+    rc.metrics = {{"gpu__time_duration.sum", t}};
+    b.onRangeCounters(rc);
+  }
+  Report r = b.build();
+  std::string text = renderText(r, {.top_n = 10, .generated_at = "fixed"});
+  EXPECT_NE(text.find("    train_step  kernel addOne<float>  (2 launches)"), std::string::npos) << text;
+  EXPECT_NE(text.find("8,000"), std::string::npos) << text;
+  std::string json = renderJson(r, {.top_n = 10, .generated_at = "fixed"});
+  EXPECT_NE(json.find("\"kernel\": \"void addOne<float>(float*, int)\""), std::string::npos) << json;
+}
+
 // A scope profiled twice, with its traced kernels: one row with the instance count, .sum totals,
 // rates averaged, and the scope's kernel time from the trace beside it.
 TEST(ReportBuilder, RangeRowsJoinTheScopesTracedKernels) {

@@ -235,6 +235,7 @@ struct FunctionProfile {
 
 struct RangeCounterRow {
   std::string range;
+  std::string kernel;  // per-kernel ranges: the kernel (one row per scope and kernel); else empty
   // ".sum" metrics: totals over the range's instances; others: time-weighted means (range_stats.hpp).
   std::map<std::string, double> metrics;
   uint64_t instances = 0;  // range_counters records of this range

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/demangle.hpp"
 #include "report/scope_stats.hpp"
 #include "report/text_common.hpp"
 
@@ -120,11 +121,17 @@ void ranges(TextOut& out, const ProfileSummary& p, const ScopeSummary& scopes) {
                " more ranges (see --json)");
       break;
     }
-    out.line("    " + row.range +
-             (row.instances > 1 ? "  (" + formatCount(row.instances) + " ranges)" : ""));
+    if (!row.kernel.empty()) {  // one launch per range: no WaitNs, no idle time inside
+      out.line("    " + row.range + "  kernel " + readableKernelName(row.kernel) + "  (" +
+               formatCount(row.instances) + (row.instances == 1 ? " launch)" : " launches)"));
+    } else {
+      out.line("    " + row.range +
+               (row.instances > 1 ? "  (" + formatCount(row.instances) + " ranges)" : ""));
+    }
     // The scope's own kernels from the trace: their summed GPU time is what the range's
     // gpu__time_duration holds apart from CUPTI's WaitNs kernel and idle time.
-    if (const ScopeRow* s = findScopeRow(scopes, row.path); s != nullptr && s->kernels_incl > 0) {
+    if (const ScopeRow* s = findScopeRow(scopes, row.path);
+        row.kernel.empty() && s != nullptr && s->kernels_incl > 0) {
       out.line("      kernels in this scope (trace, every call): " + formatCount(s->kernels_incl) +
                ", " + formatDuration(static_cast<double>(s->gpu_incl_ns)) + " GPU time over " +
                formatCount(s->calls) + " call" + (s->calls == 1 ? "" : "s"));
