@@ -80,6 +80,8 @@ SHORT = {"inst_executed": "inst", "thread_inst_executed": "thread_inst", "sector
          "l1tex__t_sector_hit_rate.pct": "l1_hit", "lts__t_sector_hit_rate.pct": "l2_hit",
          "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active": "tensor",
          "sm__throughput.avg.pct_of_peak_sustained_elapsed": "sm_throughput"}
+# Metrics that depend on what the caches hold when the kernel starts (compared again with flushed caches).
+CACHE_METRICS = ["dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sector_hit_rate.pct"]
 RUN_TIMEOUT_S = 180
 NCU_TIMEOUT_S = 300
 RANGE_TOLERANCE = 0.05
@@ -519,9 +521,12 @@ def compare_ranges(demo, scopes, oracle, brief=None):
     return flagged
 
 
-def compare_kernel_ranges(demo, kernels, oracle, brief=None):
+def compare_kernel_ranges(demo, kernels, oracle, brief=None, flushed=None):
     """Per-kernel ranges: one table per kernel (and one line per kernel into `brief`), each record one launch,
-    so no division; returns the number of flagged values plus kernels that could not be compared."""
+    so no division; returns the number of flagged values plus kernels that could not be compared. `flushed`:
+    ncu launches of the cache-dependent metrics (CACHE_METRICS) under --cache-control all, shown beside (not
+    counted): the first per-kernel run on the H200 read about each kernel's whole input from DRAM where ncu
+    without flushing read next to nothing, as if the range profiler's start left the L2 cold."""
     brief = [] if brief is None else brief
     flagged = 0
     unranged = sorted(set(oracle) - set(kernels))
@@ -545,6 +550,10 @@ def compare_kernel_ranges(demo, kernels, oracle, brief=None):
             if m == "gpu__time_duration.sum" and g is not None and nv is not None:
                 extra_us, note = waitns_excess(g, nv, 1)
                 out(f"    range duration - ncu kernel time: {extra_us:+.1f} us per launch{note}")
+        if flushed and flushed.get(kernel):
+            out("  vs ncu --cache-control all (caches flushed before each launch; not counted):")
+            for m in CACHE_METRICS:
+                line.append("all:" + metric_row(m, k["metrics"].get(m, []), flushed[kernel], 1)[3])
         brief.append(f"    {kernel} ({k['ranges']} ranges): " + " ".join(line))
     return flagged
 
@@ -611,10 +620,12 @@ def range_kernel_part(binary, gpufl, demo, cwd, oracle, summary):
                                    "GPUFL_LOG_PATH": "rangek"}, save_as="rangek.program")
     records = gpufl_records(gpufl, cwd, "rangek")
     check_engine(records, "RangeProfiler")
-    return kernel_ranges_summary(demo, records, oracle, rc, summary)
+    flushed = ncu_by_kernel(merge_launches(
+        [run_ncu([m], DEMOS[demo], binary, False, cwd, f"ncu_flush_{i}") for i, m in enumerate(CACHE_METRICS)]))
+    return kernel_ranges_summary(demo, records, oracle, rc, summary, flushed)
 
 
-def kernel_ranges_summary(demo, records, oracle, rc, summary):
+def kernel_ranges_summary(demo, records, oracle, rc, summary, flushed=None):
     """Compares the per-kernel ranges of a run that exited with rc and appends its summary lines. The mode may
     fail on the GPU (no records with `kernel`, or a crash): that is reported, with the profiler's notes."""
     exit_text = "" if rc == 0 else f" [program exit {rc}]"
@@ -627,7 +638,7 @@ def kernel_ranges_summary(demo, records, oracle, rc, summary):
         summary.append(f"RANGE/K {demo:27s} no per-kernel ranges; {waitns}{exit_text}")
         return 1
     brief = []
-    flagged = compare_kernel_ranges(demo, kernels, oracle, brief)
+    flagged = compare_kernel_ranges(demo, kernels, oracle, brief, flushed)
     summary.append(f"RANGE/K {demo:27s} {flagged} value(s) outside {RANGE_TOLERANCE:.0%} or kernel(s) not compared; "
                    f"{waitns}{exit_text}; ratios gpufl/ncu (one launch per range):")
     summary.extend(brief)

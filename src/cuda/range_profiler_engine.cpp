@@ -440,7 +440,17 @@ void RangeProfilerEngine::onScopeBegin(uint32_t path, const char* name) {
     fail(call, r);
     return;
   }
-  open_ = {true, path, name, current, g, std::this_thread::get_id()};
+  open_ = {true, path, name, current, g, std::this_thread::get_id(), {}};
+}
+
+void RangeProfilerEngine::onLaunchEnter(const LaunchSite& launch) {
+  if (!per_kernel_ || !started_) return;
+  std::lock_guard lock(mutex_);
+  // Auto ranges follow the launches on the context, from any thread, in submission order.
+  if (open_.active && launch.context == open_.context && open_.launches.size() < max_ranges_)
+    open_.launches.emplace_back(launch.symbol != nullptr ? launch.symbol
+                                : launch.is_graph         ? "(graph launch)"
+                                                          : "(unnamed kernel)");
 }
 
 void RangeProfilerEngine::onScopeEnd(uint32_t path) {
@@ -517,17 +527,21 @@ bool RangeProfilerEngine::evaluateRangeLocked(const Group& group, size_t index,
   rc->range = open.name;
   rc->path = open.path;
   if (per_kernel_) {
-    // CUPTI names an auto range after its kernel. A missing name costs the record, not the engine.
-    auto range = cuptiParams<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(
-        CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
-    range.pCounterDataImage = group.counter_data.data();
-    range.counterDataImageSize = group.counter_data.size();
-    range.rangeIndex = index;
-    range.rangeDelimiter = "/";
-    if (cupti::cuptiRangeProfilerCounterDataGetRangeInfo(&range) != CUPTI_SUCCESS ||
-        range.rangeName == nullptr)
-      return false;
-    rc->kernel = demangle(range.rangeName);
+    // CUPTI numbers auto ranges ("0", "1", ...) instead of naming them: range i is the i-th launch
+    // seen since Start. Should the counts ever disagree, the record keeps CUPTI's name, marked.
+    if (index < open.launches.size()) {
+      rc->kernel = demangle(open.launches[index]);
+    } else {
+      auto range = cuptiParams<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(
+          CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
+      range.pCounterDataImage = group.counter_data.data();
+      range.counterDataImageSize = group.counter_data.size();
+      range.rangeIndex = index;
+      range.rangeDelimiter = "/";
+      const bool named = cupti::cuptiRangeProfilerCounterDataGetRangeInfo(&range) == CUPTI_SUCCESS &&
+                         range.rangeName != nullptr;
+      rc->kernel = std::string("(auto range ") + (named ? range.rangeName : "?") + ", launch unknown)";
+    }
   }
   for (size_t i = 0; i < values.size(); ++i)
     if (!std::isnan(values[i])) rc->metrics[group.metrics[i]] = values[i];
