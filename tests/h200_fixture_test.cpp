@@ -50,6 +50,17 @@ TEST(H200Fixtures, SharedMemoryLimitedReductionAndItsFix) {
   expectContains(text, "Limiting Resource:  warps");
 }
 
+// The reductions with per-kernel ranges (GPUFL_RANGE_PER_KERNEL=1, deep_truth's run 2026-11-29):
+// a row per scope and kernel, 20 launches each, durations of the kernels alone (~20 us each).
+TEST(H200Fixtures, PerKernelRangesOfTheReductions) {
+  std::string text = reportOf("range_per_kernel");
+  expectContains(text, "one range per kernel launch in the scope");
+  expectContains(text, "    naive  kernel block_reduce_naive  (20 launches)");
+  expectContains(text, "    optimized  kernel block_reduce_optimized  (20 launches)");
+  expectContains(text, "419,232");  // gpu__time_duration.sum over the naive kernel's 20 launches
+  EXPECT_EQ(text.find("WaitNs kernel per range"), std::string::npos);
+}
+
 TEST(H200Fixtures, PyTorchTrainingLoopUnderGpuflTrace) {
   std::string text = reportOf("pytorch_train_trace");
   expectContains(text, "Memory Transfer Summary");

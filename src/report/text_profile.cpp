@@ -110,10 +110,18 @@ std::string metricValue(double v) {
 void ranges(TextOut& out, const ProfileSummary& p, const ScopeSummary& scopes) {
   out.line();
   out.line("  Range Profiler Counters:");
-  // Measured on the H200: CUPTI launches a ~80 us WaitNs kernel inside every profiled range.
-  out.line("    (per scope, over the whole range: gpu__time_duration includes CUPTI's own ~80 us");
-  out.line("    WaitNs kernel per range, so short scopes read long; rates average over idle time.");
-  out.line("    A scope profiled N times: .sum counters are totals, the others time-weighted means)");
+  bool any_scope_range = false;
+  for (const RangeCounterRow& row : p.ranges) any_scope_range |= row.kernel.empty();
+  if (any_scope_range) {
+    // Measured on the H200: CUPTI launches a ~80 us WaitNs kernel inside every profiled range.
+    out.line("    (per scope, over the whole range: gpu__time_duration includes CUPTI's own ~80 us");
+    out.line("    WaitNs kernel per range, so short scopes read long; rates average over idle time.");
+    out.line("    A scope profiled N times: .sum counters are totals, the others time-weighted means)");
+  } else {
+    // Measured on the H200: a per-kernel range lasts its kernel (within ~1 us of ncu's time).
+    out.line("    (one range per kernel launch in the scope: the kernel alone, no WaitNs inside.");
+    out.line("    A kernel profiled N times: .sum counters are totals, the others time-weighted means)");
+  }
   size_t shown = 0;
   for (const RangeCounterRow& row : p.ranges) {
     if (shown++ == kMaxRanges) {
