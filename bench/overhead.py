@@ -5,10 +5,11 @@ Each case runs plain, under the bare-CUPTI floor library (bench/floor_inject.cpp
 callbacks, records thrown away) and under `gpufl trace`, interleaved, REPEATS times; whole-process wall time.
 Prints medians and the ratios gpufl/floor and floor/plain. The order of the modes is shuffled in each repeat
 (seeded), so a slow drift of the machine does not favour the mode that always runs first. A program that
-prints "launches in S s" (examples/cuda/tiny_kernels) also gets its launch loop's time compared: the
-per-launch cost without process start-up, CUDA init and shutdown, which vary by tens of ms between runs.
+prints "launches in S s" (examples/cuda/tiny_kernels) or "steps in S s" (examples/python/train_loop.py) also gets
+its loop's time compared: the cost per launch or step without process start-up, CUDA init and shutdown, which
+vary by tens of ms (seconds, for PyTorch's import) between runs.
 
-Usage: bench/overhead.py BUILD_DIR [--repeats N] [--out DIR]
+Usage: bench/overhead.py BUILD_DIR [--repeats N] [--torch-repeats N] [--skip-tiny] [--skip-torch] [--out DIR]
 """
 import argparse
 import os
@@ -23,7 +24,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-LOOP_TIME = re.compile(r"launches in ([0-9.]+) s")
+LOOP_TIME = re.compile(r"(?:launches|steps) in ([0-9.]+) s")
 GPUFL_TIME = re.compile(r"init ([0-9.]+) ms, shutdown ([0-9.]+) ms on the program's thread")
 
 
@@ -95,11 +96,11 @@ def run_case(name, cmd, build, repeats, out, variants=()):
           f"   gpufl/floor {best['gpufl'] / best['floor']:.3f}x")
     if "floor" in loop_times and "gpufl" in loop_times:
         loop = {k: statistics.median(v) for k, v in loop_times.items()}
-        print(f"{name}: launch loop median s: " + "  ".join(f"{k} {v:.3f}" for k, v in loop.items()))
+        print(f"{name}: loop median s: " + "  ".join(f"{k} {v:.3f}" for k, v in loop.items()))
         fastest = {k: min(v) for k, v in loop_times.items()}
-        print(f"{name}: launch loop fastest s: " + "  ".join(f"{k} {v:.3f}" for k, v in fastest.items())
+        print(f"{name}: loop fastest s: " + "  ".join(f"{k} {v:.3f}" for k, v in fastest.items())
               + f"   gpufl/floor {fastest['gpufl'] / fastest['floor']:.3f}x")
-        print(f"{name}: launch loop gpufl/floor {loop['gpufl'] / loop['floor']:.3f}x   floor/plain "
+        print(f"{name}: loop gpufl/floor {loop['gpufl'] / loop['floor']:.3f}x   floor/plain "
               f"{loop['floor'] / loop['plain']:.3f}x   "
               + "  ".join(f"{k}/floor {v / loop['floor']:.3f}x" for k, v in loop.items()
                           if k not in ("plain", "floor", "gpufl")))
@@ -113,9 +114,20 @@ def main():
     ap.add_argument("--out", default=None)
     ap.add_argument("--torch-repeats", type=int, default=None, help="repeats of the PyTorch case (default: --repeats)")
     ap.add_argument("--skip-torch", action="store_true")
+    ap.add_argument("--skip-tiny", action="store_true", help="only the PyTorch case")
     args = ap.parse_args()
     out = args.out or tempfile.mkdtemp(prefix="gpufl-overhead-")
     os.makedirs(out, exist_ok=True)
+    if not args.skip_tiny:
+        run_tiny(args, out)
+    if not args.skip_torch:
+        script = os.path.join(HERE, "..", "examples", "python", "train_loop.py")
+        run_case("pytorch_train_300", [sys.executable, script, "--steps", "300"], args.build,
+                 args.torch_repeats or args.repeats, out)
+    print(f"logs of the traced runs: {out}")
+
+
+def run_tiny(args, out):
     run_case("tiny_kernels_200k", [os.path.join(args.build, "examples", "cuda", "tiny_kernels"), "200000"],
              args.build, args.repeats, out,
              # Each suspect of the gpufl/floor gap alone (docs/measurements.md).
@@ -126,11 +138,6 @@ def main():
                        ("gpufl_sample_1s", {}, ["--sample-rate", "1000"]),
                        ("gpufl_no_nvtx", {}, ["--no-nvtx"]),
                        ("floor_ts_callback", {"FLOOR_TIMESTAMP_CALLBACK": "1"}, [])])
-    if not args.skip_torch:
-        script = os.path.join(HERE, "..", "examples", "python", "train_loop.py")
-        run_case("pytorch_train_300", [sys.executable, script, "--steps", "300"], args.build,
-                 args.torch_repeats or args.repeats, out)
-    print(f"logs of the traced runs: {out}")
 
 
 if __name__ == "__main__":

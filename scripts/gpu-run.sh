@@ -68,7 +68,9 @@ fi
 
 if has bench; then
   log "overhead bench"
-  bounded python3 bench/overhead.py "$BUILD" --repeats "${GPUFL_BENCH_REPEATS:-7}" --torch-repeats 3 --out /tmp/gpufl-overhead-logs > "$RES/overhead.txt" 2>&1
+  # GPUFL_BENCH_ARGS: more options, e.g. "--skip-tiny --torch-repeats 9" (only the PyTorch case).
+  bounded python3 bench/overhead.py "$BUILD" --repeats "${GPUFL_BENCH_REPEATS:-7}" --torch-repeats 3 \
+    ${GPUFL_BENCH_ARGS:-} --out /tmp/gpufl-overhead-logs > "$RES/overhead.txt" 2>&1
   tail -20 "$RES/overhead.txt"
   # Compactness on a real trace: zstd -3 over the session's files, per kernel event.
   if command -v zstd >/dev/null; then
