@@ -36,7 +36,7 @@ struct InitOptions {
   bool enable_kernel_details = true; // registers, shared memory, occupancy per launch shape
   bool enable_stack_trace = false;   // host call stack of each launch
   bool enable_debug_output = false;  // gpufl's own diagnostics on stderr
-  bool enable_nvtx = false;  // NVTX push/pop ranges become scopes (on under gpufl trace; docs/nvtx.md)
+  bool enable_nvtx = true;  // NVTX push/pop ranges become scopes (docs/nvtx.md)
   bool enable_sync_events = false;  // host waits on the GPU (stream/event/device synchronize) as records
   bool enable_memory_events = false;  // device/pinned/managed allocations and releases as records
   ProfilingEngine profiling_engine = ProfilingEngine::None;

@@ -120,7 +120,7 @@ def init(
     *,
     deep_launches_per_kernel: Optional[int] = None,
     rotate_bytes: Optional[int] = None,
-    enable_nvtx: bool = False,
+    enable_nvtx: bool = True,
     enable_sync_events: bool = False,
     enable_memory_events: bool = False,
 ) -> bool:
@@ -129,7 +129,8 @@ def init(
     `log_path` is a prefix: "./run" writes run.device.log, run.scope.log and run.system.log (default
     "./<app_name>"). `profiling_engine` is a ProfilingEngine, its name as a string, or None.
 
-    `enable_nvtx` (default off in linked mode: see docs/nvtx.md; on under `gpufl trace`): NVTX push/pop ranges, e.g. `with torch.cuda.nvtx.range("fwd"):`, become scopes
+    `enable_nvtx` (default on, as under `gpufl trace`; docs/nvtx.md): NVTX push/pop ranges, e.g.
+    `with torch.cuda.nvtx.range("fwd"):`, become scopes
     like gpufl.Scope. Call init() before the program's first NVTX call, or run under `gpufl trace` (docs/nvtx.md).
 
     `enable_sync_events`: also record each time the host waits for the GPU (torch.cuda.synchronize, .item(),

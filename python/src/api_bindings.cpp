@@ -75,7 +75,7 @@ void bindApi(nb::module_& m) {
   m.def("init", &initPy, nb::arg("app_name"), nb::arg("log_path"), nb::arg("sampling_auto_start"),
         nb::arg("system_sample_rate_ms"), nb::arg("enable_kernel_details"), nb::arg("enable_stack_trace"),
         nb::arg("enable_debug_output"), nb::arg("profiling_engine"), nb::arg("deep_launches_per_kernel"),
-        nb::arg("rotate_bytes"), nb::arg("enable_nvtx") = false, nb::arg("enable_sync_events") = false,
+        nb::arg("rotate_bytes"), nb::arg("enable_nvtx") = true, nb::arg("enable_sync_events") = false,
         nb::arg("enable_memory_events") = false);
   m.def("shutdown", &shutdown, nb::call_guard<nb::gil_scoped_release>());
   m.def("is_profiling", &isProfiling);

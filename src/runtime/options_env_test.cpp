@@ -104,10 +104,9 @@ TEST(OptionsEnvTest, SyncEventsAreOffByDefaultAndGpuflSyncEventsSwitchesThem) {
   EXPECT_EQ(optionsJson(o).at("enable_memory_events"), "true");
 }
 
-TEST(OptionsEnvTest, NvtxIsOffByDefaultWhenLinkedAndGpuflNvtxSwitchesIt) {
+TEST(OptionsEnvTest, NvtxIsOnByDefaultAndGpuflNvtxSwitchesIt) {
   InitOptions o;
-  EXPECT_FALSE(o.enable_nvtx);  // linked default (docs/nvtx.md); gpufl trace turns it on
-  o.enable_nvtx = true;
+  EXPECT_TRUE(o.enable_nvtx);  // docs/nvtx.md
   std::vector<OptionIssue> issues;
   applyEnvOverrides(o, fakeEnv({{"GPUFL_NVTX", "0"}}), &issues);
   EXPECT_FALSE(o.enable_nvtx);
