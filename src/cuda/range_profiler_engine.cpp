@@ -490,7 +490,9 @@ void RangeProfilerEngine::closeLocked(bool keep) {
   if (r == CUPTI_SUCCESS)
     r = cupti::cuptiRangeProfilerGetCounterDataInfo(&info),
     call = "cuptiRangeProfilerGetCounterDataInfo";
-  const size_t ranges = keep && r == CUPTI_SUCCESS ? info.numTotalRanges : 0;
+  // A scope range is range 0 (the image has room for 2); per kernel, every launch is one.
+  size_t ranges = keep && r == CUPTI_SUCCESS ? info.numTotalRanges : 0;
+  if (!per_kernel_) ranges = std::min<size_t>(ranges, 1);
   if (per_kernel_ && ranges >= max_ranges_) ++kernels_without_range_;
   std::vector<RangeCounters> records;
   for (size_t i = 0; i < ranges && r == CUPTI_SUCCESS; ++i) {
