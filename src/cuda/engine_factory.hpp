@@ -3,7 +3,8 @@
 //   None                -> none
 //   SassMetrics         -> SassMetricsEngine
 //   PcSampling          -> PcSamplingEngine (deep preset; GPUFL_PC_SAMPLING_PRESET=light for
-//   always-on) PcSamplingWithSass  -> SassMetricsEngine + PcSamplingEngine, sharing one
+//                          always-on: period 2^16, no cubins kept, so no SASS text)
+//   PcSamplingWithSass  -> SassMetricsEngine + PcSamplingEngine, sharing one
 //   LaunchScheduler and one
 //                          CubinStore. Alternate mode (default): SASS metrics on the odd launches
 //                          among the first N of each function (a kernel launched once gets SASS

@@ -29,6 +29,18 @@ TEST(EngineFactory, EnginesPerProfilingEngine) {
             std::vector<std::string>{"range_profiler"});
 }
 
+// The light preset keeps no cubins (no SASS text, no nvdisasm); the deep preset and SASS do.
+TEST(EngineFactory, LightPcSamplingKeepsNoCubins) {
+  DeepOptions light;
+  light.light_pc_sampling = true;
+  auto engines = makeEngines(ProfilingEngine::PcSampling, light);
+  ASSERT_EQ(engines.size(), 1u);
+  EXPECT_EQ(engines[0]->workDetails(), "");
+  EXPECT_NE(makeEngines(ProfilingEngine::PcSampling, DeepOptions{})[0]->workDetails(), "");
+  for (const auto& e : makeEngines(ProfilingEngine::PcSamplingWithSass, light))
+    EXPECT_NE(e->workDetails(), "") << e->name();  // SASS metrics need the cubins
+}
+
 TEST(EngineFactory, SassNeedsSerializedKernelActivity) {
   DeepOptions o;
   auto any = [](const std::vector<std::unique_ptr<DeepEngine>>& engines) {

@@ -99,7 +99,8 @@ bool PcSamplingEngine::start(const EngineContext& ctx) {
   note("on", "continuous, period 2^" + std::to_string(options_.period) +
                  " cycles, hardware buffer " +
                  std::to_string(options_.hardware_buffer_bytes >> 20) + " MiB" +
-                 (alternate() ? "; paused during the launches SASS metrics instrument" : ""));
+                 (alternate() ? "; paused during the launches SASS metrics instrument" : "") +
+                 (cubins_ ? "" : "; no SASS text or source lines (light preset: no cubins kept)"));
   return true;
 }
 
