@@ -174,7 +174,8 @@ void addTraceCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--debug", args->debug, "gpufl diagnostics on stderr");
   cmd->add_flag("--stack", args->stack, "record the host call stack of each launch");
   cmd->add_flag("--light", args->light,
-                "PC sampling every 2^16 cycles instead of 2^12: the preset for always-on use");
+                "PC sampling every 2^16 cycles instead of 2^12, hot PCs without SASS text: the "
+                "preset for always-on use");
   cmd->add_flag("--sync", args->sync,
                 "record each time the program waits for the GPU (stream/event/device synchronize)");
   cmd->add_flag("--memory", args->memory,
