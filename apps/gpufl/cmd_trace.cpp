@@ -75,6 +75,7 @@ struct TraceArgs {
   bool light = false;
   bool sync = false;
   bool memory = false;
+  bool kernel_ranges = false;
   bool quiet = false;
   bool no_nvtx = false;
   std::vector<std::string> command;
@@ -103,6 +104,7 @@ int runTraced(const TraceArgs& a, CliContext& ctx) {
   env_request.light = a.light;
   env_request.sync = a.sync;
   env_request.memory = a.memory;
+  env_request.kernel_ranges = a.kernel_ranges;
   env_request.nvtx = !a.no_nvtx;
   // Built before fork: the child only calls setenv and exec.
   const auto child_env =
@@ -180,6 +182,9 @@ void addTraceCommand(CLI::App& app, CliContext& ctx) {
                 "record each time the program waits for the GPU (stream/event/device synchronize)");
   cmd->add_flag("--memory", args->memory,
                 "record device, pinned and managed memory allocations and releases");
+  cmd->add_flag("--kernel-ranges", args->kernel_ranges,
+                "with --engine RangeProfiler: counters per kernel launch inside the outermost scope "
+                "instead of per scope");
   cmd->add_flag("-q,--quiet", args->quiet, "no summary after the program ends");
   cmd->add_flag("--no-nvtx", args->no_nvtx,
                 "do not turn NVTX ranges (torch.cuda.nvtx.range, ...) into scopes");

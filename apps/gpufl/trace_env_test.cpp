@@ -84,6 +84,10 @@ TEST(TraceEnv, DebugAndStackFlags) {
   r.memory = true;
   env = asMap(traceEnvironment(r, GetEnv{}));
   EXPECT_EQ(env["GPUFL_MEMORY_EVENTS"], "1");
+  EXPECT_EQ(env.count("GPUFL_RANGE_PER_KERNEL"), 0u);
+  r.kernel_ranges = true;
+  env = asMap(traceEnvironment(r, GetEnv{}));
+  EXPECT_EQ(env["GPUFL_RANGE_PER_KERNEL"], "1");
 }
 
 }  // namespace
