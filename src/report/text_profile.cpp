@@ -120,7 +120,9 @@ void ranges(TextOut& out, const ProfileSummary& p, const ScopeSummary& scopes) {
   } else {
     // Measured on the H200: a per-kernel range lasts its kernel (within ~1 us of ncu's time).
     out.line("    (one range per kernel launch in the scope: the kernel alone, no WaitNs inside.");
-    out.line("    A kernel profiled N times: .sum counters are totals, the others time-weighted means)");
+    out.line("    A kernel profiled N times: .sum counters are totals, the others time-weighted means.");
+    // Measured there too: short kernels' DRAM bytes matched neither ncu cache mode.
+    out.line("    DRAM bytes of short kernels depend on what L2 held when they started)");
   }
   size_t shown = 0;
   for (const RangeCounterRow& row : p.ranges) {
