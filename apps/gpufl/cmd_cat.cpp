@@ -22,72 +22,6 @@ struct CatArgs {
   std::string channel;
 };
 
-// Forwards the records of one channel (session start/end belong to every channel), or all when none
-// is chosen. Every EventVisitor method must be here, or cat drops that record kind without a word
-// (device, sync and memory records were, until 2026-11-29): cli_test's CatKeepsEveryRecordType checks.
-class ChannelFilter : public EventVisitor {
- public:
-  ChannelFilter(EventVisitor& next, std::optional<Channel> only) : next_(next), only_(only) {}
-  void onSessionStart(const SessionStart& e) override { next_.onSessionStart(e); }
-  void onSessionEnd(const SessionEnd& e) override { next_.onSessionEnd(e); }
-  void onNote(const Note& e) override {
-    if (on(Channel::Device)) next_.onNote(e);
-  }
-  void onDevice(const DeviceEvent& e) override {
-    if (on(Channel::Device)) next_.onDevice(e);
-  }
-  void onKernelDef(const KernelDef& e) override {
-    if (on(Channel::Device)) next_.onKernelDef(e);
-  }
-  void onKernel(const KernelEvent& e) override {
-    if (on(Channel::Device)) next_.onKernel(e);
-  }
-  void onMemcpy(const MemcpyEvent& e) override {
-    if (on(Channel::Device)) next_.onMemcpy(e);
-  }
-  void onSync(const SyncEvent& e) override {
-    if (on(Channel::Device)) next_.onSync(e);
-  }
-  void onMemory(const MemoryEvent& e) override {
-    if (on(Channel::Device)) next_.onMemory(e);
-  }
-  void onStack(const StackDef& e) override {
-    if (on(Channel::Device)) next_.onStack(e);
-  }
-  void onSassMetric(const SassMetric& e) override {
-    if (on(Channel::Device)) next_.onSassMetric(e);
-  }
-  void onPcSample(const PcSample& e) override {
-    if (on(Channel::Device)) next_.onPcSample(e);
-  }
-  void onBenchmark(const BenchmarkResult& e) override {
-    if (on(Channel::Device)) next_.onBenchmark(e);
-  }
-  void onScopePath(const ScopePath& e) override {
-    if (on(Channel::Scope)) next_.onScopePath(e);
-  }
-  void onScopeBegin(const ScopeBegin& e) override {
-    if (on(Channel::Scope)) next_.onScopeBegin(e);
-  }
-  void onScopeEnd(const ScopeEnd& e) override {
-    if (on(Channel::Scope)) next_.onScopeEnd(e);
-  }
-  void onRangeCounters(const RangeCounters& e) override {
-    if (on(Channel::Scope)) next_.onRangeCounters(e);
-  }
-  void onGpuSample(const GpuSample& e) override {
-    if (on(Channel::System)) next_.onGpuSample(e);
-  }
-  void onHostSample(const HostSample& e) override {
-    if (on(Channel::System)) next_.onHostSample(e);
-  }
-
- private:
-  bool on(Channel c) const { return !only_ || *only_ == c; }
-  EventVisitor& next_;
-  std::optional<Channel> only_;
-};
-
 std::optional<Channel> parseChannel(const std::string& name) {
   for (Channel c : {Channel::Device, Channel::Scope, Channel::System})
     if (name == channelName(c)) return c;
@@ -104,11 +38,12 @@ void runCat(const CatArgs& a, CliContext& ctx) {
   }
 #if GPUFL_CLI_HAVE_CAT
   ctx.out.flush();  // the writer writes to the FILE* behind `out`
-  auto writer = log::LogWriter::toStream(ctx.out_file);
-  ChannelFilter filter(*writer, only);
+  // The writer knows each record's channel: it leaves out the others' (CatKeepsEveryRecordType checks
+  // that no record kind is lost; a hand-written filter here once dropped device, sync and memory).
+  auto writer = log::LogWriter::toStream(ctx.out_file, only);
   log::ReadOptions options;
   options.session = a.session;
-  log::ReadResult r = log::readPrefix(a.prefix, options, filter);
+  log::ReadResult r = log::readPrefix(a.prefix, options, *writer);
   writer->close();
   std::fflush(ctx.out_file);
   for (const log::ReadWarning& w : r.warnings)

@@ -26,9 +26,10 @@ class NdjsonLogWriter final : public LogWriter {
 
   // Stream mode (`gpufl cat`): one ChannelFile for everything, session records once, kernels
   // absolute.
-  void attach(std::FILE* stream) {
+  void attach(std::FILE* stream, std::optional<Channel> only) {
     files_[0].attach(stream);
     stream_mode_ = true;
+    only_ = only;
   }
 
   ~NdjsonLogWriter() override { close(); }
@@ -54,6 +55,7 @@ class NdjsonLogWriter final : public LogWriter {
   }
 
   void onKernel(const KernelEvent& e) override {
+    if (skipped(Channel::Device)) return;
     if (stream_mode_) {
       formatKernelEventAbsolute(line(Channel::Device), e);
     } else {
@@ -114,6 +116,9 @@ class NdjsonLogWriter final : public LogWriter {
 
  private:
   int channelCount() const { return stream_mode_ ? 1 : 3; }
+  // A stream limited to one channel leaves the others' records out (every handler routes through
+  // put() or checks here, so a new record kind is filtered by the channel it is written to).
+  bool skipped(Channel c) const { return only_ && *only_ != c; }
   ChannelFile& file(Channel c) { return files_[stream_mode_ ? 0 : static_cast<int>(c)]; }
 
   // The buffer a record of channel `c` is formatted into; commit(c) must follow.
@@ -144,6 +149,7 @@ class NdjsonLogWriter final : public LogWriter {
 
   template <typename Event>
   void put(Channel c, void (*format)(std::string&, const Event&), const Event& e) {
+    if (skipped(c)) return;
     format(line(c), e);
     commit(c);
   }
@@ -158,6 +164,7 @@ class NdjsonLogWriter final : public LogWriter {
   KernelDeltaEncoder delta_;  // for the device channel's active file
   SegmentCompressor compressor_;
   bool stream_mode_ = false;
+  std::optional<Channel> only_;  // stream mode: just this channel
   bool closed_ = false;
   size_t line_start_ = 0;
   uint64_t records_ = 0;
@@ -179,12 +186,12 @@ std::unique_ptr<LogWriter> LogWriter::open(const LogWriterOptions& options, std:
   return w;
 }
 
-std::unique_ptr<LogWriter> LogWriter::toStream(std::FILE* stream) {
+std::unique_ptr<LogWriter> LogWriter::toStream(std::FILE* stream, std::optional<Channel> only) {
   LogWriterOptions options;
   options.rotate_bytes = 0;
   options.compress_rotated = false;
   auto w = std::make_unique<NdjsonLogWriter>(options);
-  w->attach(stream);
+  w->attach(stream, only);
   return w;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/event_visitor.hpp"
@@ -36,8 +37,10 @@ class LogWriter : public EventVisitor {
  public:
   // Opens (appending to) the channel files; nullptr and *error set when a file cannot be opened.
   static std::unique_ptr<LogWriter> open(const LogWriterOptions& options, std::string* error);
-  // A writer to a stream (stdout for `gpufl cat`): every channel goes to the same stream, no rotation.
-  static std::unique_ptr<LogWriter> toStream(std::FILE* stream);
+  // A writer to a stream (stdout for `gpufl cat`): every channel goes to the same stream, no rotation;
+  // with `only`, just that channel's records (session start and end belong to every channel).
+  static std::unique_ptr<LogWriter> toStream(std::FILE* stream,
+                                             std::optional<Channel> only = std::nullopt);
   ~LogWriter() override;
 
   // Pushes buffered lines to the OS. Called periodically by the session and at shutdown.

@@ -268,5 +268,28 @@ TEST_F(LogWriterTest, StreamGetsEveryRecordOnceWithAbsoluteKernels) {
       << l[2];
 }
 
+// A stream limited to one channel: that channel's records plus the session start and end.
+TEST_F(LogWriterTest, StreamOfOneChannel) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  {
+    auto w = LogWriter::toStream(f, Channel::Scope);
+    w->onSessionStart(session("eeeeeeee"));
+    w->onKernel(kernel("eeeeeeee", 0));
+    w->onScopeEnd(ScopeEnd{"eeeeeeee", 1});
+    w->onSessionEnd(SessionEnd{.sid = "eeeeeeee", .end_ns = 9});
+    w->flush();
+  }
+  std::rewind(f);
+  std::string text(1 << 16, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), f));
+  std::fclose(f);
+  const auto l = lines(text);
+  ASSERT_EQ(l.size(), 3u) << text;
+  EXPECT_NE(l[0].find("session_start"), std::string::npos);
+  EXPECT_NE(l[1].find("scope_end"), std::string::npos);
+  EXPECT_NE(l[2].find("session_end"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpufl::log
