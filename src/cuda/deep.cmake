@@ -8,6 +8,7 @@ add_library(gpufl_cuda_deep STATIC
   ${CMAKE_CURRENT_LIST_DIR}/cubin_sass.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sass_metrics_engine.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pc_sampling_engine.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/range_metric_plan.cpp
   ${CMAKE_CURRENT_LIST_DIR}/range_profiler_engine.cpp
   ${CMAKE_CURRENT_LIST_DIR}/engine_factory.cpp
 )
@@ -20,6 +21,7 @@ gpufl_add_test(deep_engines_test
   ${CMAKE_CURRENT_LIST_DIR}/cubin_sass_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sass_metrics_engine_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pc_sampling_engine_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/range_metric_plan_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/range_profiler_engine_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/engine_factory_test.cpp
   LIBS gpufl_cuda_deep)

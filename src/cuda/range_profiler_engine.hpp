@@ -45,7 +45,6 @@
 #include <cupti.h>
 
 #include <atomic>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -56,31 +55,9 @@
 
 #include "cuda/deep_engine.hpp"
 #include "cuda/deep_support.hpp"
+#include "cuda/range_metric_plan.hpp"
 
 namespace gpufl::cuda {
-
-// The default metrics: SM throughput, L1 and L2 hit rates, DRAM bytes, duration (bandwidth), tensor
-// pipe use (HMMA/HGMMA on sm_90) and achieved occupancy. GPUFL_RANGE_METRICS (comma-separated)
-// replaces it.
-std::vector<std::string> defaultRangeMetrics();
-
-struct RangeMetricPlan {
-  std::vector<std::vector<std::string>> groups;  // each collectable in one pass
-  struct Ratio {                                 // name = 100 * part / (part + rest), %
-    std::string name, part, rest;
-  };
-  std::vector<Ratio> ratios;
-  std::vector<std::string> unavailable;  // with why: "name (8 passes)"
-};
-
-// Splits `wanted` into single-pass groups. `passes(metrics)` is the number of passes the chip needs
-// for those metrics together, 0 when one is not a metric of the chip.
-RangeMetricPlan planRangeMetrics(
-    const std::vector<std::string>& wanted,
-    const std::function<size_t(const std::vector<std::string>&)>& passes);
-
-// cuptiProfilerHostGetNumOfPasses for `metrics` on `chip` (works without a GPU); 0 when invalid.
-size_t hostPassCount(const std::string& chip, const std::vector<std::string>& metrics);
 
 class RangeProfilerEngine final : public DeepEngine {
  public:
