@@ -65,29 +65,27 @@ TEST(TraceEnv, AnExistingNvtxInjectionIsKept) {
   EXPECT_EQ(env["NVTX_INJECTION64_PATH"], "/opt/gpufl/lib/libgpufl_inject.so");  // empty = unset
 }
 
-TEST(TraceEnv, DebugAndStackFlags) {
-  TraceEnvRequest r = request();
-  r.debug = true;
-  r.stack = true;
-  auto env = asMap(traceEnvironment(r, GetEnv{}));
-  EXPECT_EQ(env["GPUFL_DEBUG"], "1");
-  EXPECT_EQ(env["GPUFL_STACK_TRACE"], "1");
-  EXPECT_EQ(env.count("GPUFL_PC_SAMPLING_PRESET"), 0u);
-  r.light = true;
-  env = asMap(traceEnvironment(r, GetEnv{}));
-  EXPECT_EQ(env["GPUFL_PC_SAMPLING_PRESET"], "light");
-  EXPECT_EQ(env.count("GPUFL_SYNC_EVENTS"), 0u);
-  r.sync = true;
-  env = asMap(traceEnvironment(r, GetEnv{}));
-  EXPECT_EQ(env["GPUFL_SYNC_EVENTS"], "1");
-  EXPECT_EQ(env.count("GPUFL_MEMORY_EVENTS"), 0u);
-  r.memory = true;
-  env = asMap(traceEnvironment(r, GetEnv{}));
-  EXPECT_EQ(env["GPUFL_MEMORY_EVENTS"], "1");
-  EXPECT_EQ(env.count("GPUFL_RANGE_PER_KERNEL"), 0u);
-  r.kernel_ranges = true;
-  env = asMap(traceEnvironment(r, GetEnv{}));
-  EXPECT_EQ(env["GPUFL_RANGE_PER_KERNEL"], "1");
+// Each flag sets its variable, and only when given.
+TEST(TraceEnv, FlagsSetTheirVariables) {
+  struct Flag {
+    bool TraceEnvRequest::*member;
+    const char* variable;
+    const char* value;
+  };
+  const Flag flags[] = {
+      {&TraceEnvRequest::debug, "GPUFL_DEBUG", "1"},
+      {&TraceEnvRequest::stack, "GPUFL_STACK_TRACE", "1"},
+      {&TraceEnvRequest::light, "GPUFL_PC_SAMPLING_PRESET", "light"},
+      {&TraceEnvRequest::sync, "GPUFL_SYNC_EVENTS", "1"},
+      {&TraceEnvRequest::memory, "GPUFL_MEMORY_EVENTS", "1"},
+      {&TraceEnvRequest::kernel_ranges, "GPUFL_RANGE_PER_KERNEL", "1"},
+  };
+  for (const Flag& f : flags) {
+    TraceEnvRequest r = request();
+    EXPECT_EQ(asMap(traceEnvironment(r, GetEnv{})).count(f.variable), 0u) << f.variable;
+    r.*f.member = true;
+    EXPECT_EQ(asMap(traceEnvironment(r, GetEnv{}))[f.variable], f.value) << f.variable;
+  }
 }
 
 }  // namespace
