@@ -245,11 +245,13 @@ TEST_F(LogWriterTest, FullDiskIsCountedNotFatal) {
             fs::file_size(prefix_ + ".scope.log") + fs::file_size(prefix_ + ".system.log"));
 }
 
-TEST_F(LogWriterTest, StreamGetsEveryRecordOnceWithAbsoluteKernels) {
+// One session (two kernels, a scope end) through a stream writer; the lines it wrote.
+std::vector<std::string> streamed(std::optional<Channel> only = std::nullopt) {
   std::FILE* f = std::tmpfile();
-  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f, nullptr);
+  if (f == nullptr) return {};
   {
-    auto w = LogWriter::toStream(f);
+    auto w = LogWriter::toStream(f, only);
     w->onSessionStart(session("eeeeeeee"));
     w->onKernel(kernel("eeeeeeee", 0));
     w->onKernel(kernel("eeeeeeee", 1));
@@ -261,7 +263,11 @@ TEST_F(LogWriterTest, StreamGetsEveryRecordOnceWithAbsoluteKernels) {
   std::string text(1 << 16, '\0');
   text.resize(std::fread(text.data(), 1, text.size(), f));
   std::fclose(f);
-  const auto l = lines(text);
+  return lines(text);
+}
+
+TEST_F(LogWriterTest, StreamGetsEveryRecordOnceWithAbsoluteKernels) {
+  const auto l = streamed();
   ASSERT_EQ(l.size(), 5u);
   EXPECT_NE(l[0].find("\"devices\""), std::string::npos);
   EXPECT_NE(l[2].find("\"corr\":12,\"start_ns\":1003000,\"end_ns\":1004032}"), std::string::npos)
@@ -270,22 +276,8 @@ TEST_F(LogWriterTest, StreamGetsEveryRecordOnceWithAbsoluteKernels) {
 
 // A stream limited to one channel: that channel's records plus the session start and end.
 TEST_F(LogWriterTest, StreamOfOneChannel) {
-  std::FILE* f = std::tmpfile();
-  ASSERT_NE(f, nullptr);
-  {
-    auto w = LogWriter::toStream(f, Channel::Scope);
-    w->onSessionStart(session("eeeeeeee"));
-    w->onKernel(kernel("eeeeeeee", 0));
-    w->onScopeEnd(ScopeEnd{"eeeeeeee", 1});
-    w->onSessionEnd(SessionEnd{.sid = "eeeeeeee", .end_ns = 9});
-    w->flush();
-  }
-  std::rewind(f);
-  std::string text(1 << 16, '\0');
-  text.resize(std::fread(text.data(), 1, text.size(), f));
-  std::fclose(f);
-  const auto l = lines(text);
-  ASSERT_EQ(l.size(), 3u) << text;
+  const auto l = streamed(Channel::Scope);
+  ASSERT_EQ(l.size(), 3u);
   EXPECT_NE(l[0].find("session_start"), std::string::npos);
   EXPECT_NE(l[1].find("scope_end"), std::string::npos);
   EXPECT_NE(l[2].find("session_end"), std::string::npos);
