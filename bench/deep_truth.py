@@ -28,7 +28,12 @@ programs' output. Every subprocess has a timeout; the exact commands are printed
 Exit status: 1 when any SASS counter differs from ncu's or is missing (after all demos ran), else 0. The range
 profiler comparison is reported, not counted in the status.
 
+   With --cold-l2 the demos read a buffer of 3x the L2's size before each scope (GPUFL_EXAMPLE_COLD_L2=1,
+   examples/cuda/common.cuh), in gpufl's runs and ncu's: each measured kernel starts with none of its data in L2,
+   as under ncu's default --cache-control all, so short kernels' DRAM bytes and L2 hit rate can be compared.
+
 Usage: bench/deep_truth.py BUILD_DIR OUT_DIR [--demos a,b] [--skip-sass] [--skip-range] [--range-per-kernel]
+                           [--cold-l2]
        (--range-per-kernel: part b also compares per-kernel ranges, GPUFL_RANGE_PER_KERNEL=1, with ncu)
        bench/deep_truth.py --self-test        (parsers against fake data; no GPU)
 """
@@ -88,7 +93,7 @@ RANGE_TOLERANCE = 0.05
 WARP_EFF_TOLERANCE = 0.1
 WAITNS_US = (40.0, 150.0)  # a duration excess in this band reads as the range's extra WaitNs kernel
 OUR_ENV = ("GPUFL_ENGINE", "GPUFL_DISABLE", "GPUFL_LOG_PATH", "GPUFL_PC_SAMPLING_PRESET",
-           "GPUFL_RANGE_PER_KERNEL")
+           "GPUFL_RANGE_PER_KERNEL", "GPUFL_EXAMPLE_COLD_L2")
 
 
 out = print  # replaced by a Tee in main()
@@ -171,19 +176,20 @@ def ncu_command(metrics, launch_count, binary, cache_control_none):
     return cmd + [binary]
 
 
-def run_ncu(metrics, launch_count, binary, cache_control_none, cwd, tag):
-    """Runs ncu (GPUFL_DISABLE=1), keeps its raw output and the CSV part; returns the parsed launches. ncu
-    refuses the whole run when one metric is unknown: the metrics its messages name are dropped and it runs
-    once more."""
+def run_ncu(metrics, launch_count, binary, cache_control_none, cwd, tag, demo_env=None):
+    """Runs ncu (GPUFL_DISABLE=1, plus demo_env), keeps its raw output and the CSV part; returns the parsed
+    launches. ncu refuses the whole run when one metric is unknown: the metrics its messages name are dropped and
+    it runs once more."""
     cmd = ncu_command(metrics, launch_count, binary, cache_control_none)
-    rc, text, err = run(cmd, cwd, {"GPUFL_DISABLE": "1"}, timeout=NCU_TIMEOUT_S, save_as=tag + ".raw")
+    env = {"GPUFL_DISABLE": "1", **(demo_env or {})}
+    rc, text, err = run(cmd, cwd, env, timeout=NCU_TIMEOUT_S, save_as=tag + ".raw")
     launches = parse_ncu_csv(extract_ncu_csv(text))
     messages = "\n".join(l for l in (text + "\n" + err).splitlines() if "==ERROR==" in l or "==WARNING==" in l)
     named = [m for m in metrics if m in messages]
     if not launches and named and len(named) < len(metrics) and rc != "timeout":
         out(f"  ncu named {named} in its messages; running once more without them")
         cmd = ncu_command([m for m in metrics if m not in named], launch_count, binary, cache_control_none)
-        rc, text, err = run(cmd, cwd, {"GPUFL_DISABLE": "1"}, timeout=NCU_TIMEOUT_S, save_as=tag + ".retry.raw")
+        rc, text, err = run(cmd, cwd, env, timeout=NCU_TIMEOUT_S, save_as=tag + ".retry.raw")
         launches = parse_ncu_csv(extract_ncu_csv(text))
     with open(os.path.join(cwd, tag + ".csv"), "w") as f:
         f.write(extract_ncu_csv(text))
@@ -599,11 +605,25 @@ def print_range_notes(records):
     return len(notes)
 
 
-def range_part(build, gpufl, demo, cwd, summary, per_kernel=False):
+def cold_l2_env(cold_l2):
+    """The demos' environment for --cold-l2 (examples/cuda/common.cuh: an L2 eviction kernel before each
+    scope), for gpufl's runs and ncu's alike."""
+    return {"GPUFL_EXAMPLE_COLD_L2": "1"} if cold_l2 else {}
+
+
+def ncu_launch_count(demo, cold_l2):
+    """--launch-count for the demo: with --cold-l2 every measured launch follows one eviction launch."""
+    count = DEMOS[demo]
+    return count * 2 if count and cold_l2 else count
+
+
+def range_part(build, gpufl, demo, cwd, summary, per_kernel=False, cold_l2=False):
     binary = os.path.join(build, "examples", "cuda", demo)
-    out(f"\n=== {demo}: range profiler, gpufl RangeProfiler vs ncu")
+    demo_env = cold_l2_env(cold_l2)
+    out(f"\n=== {demo}: range profiler, gpufl RangeProfiler vs ncu{' (cold L2 before each scope)' if cold_l2 else ''}")
     remove_logs(cwd, "range")
-    rc, _, _ = run([binary], cwd, {"GPUFL_ENGINE": "RangeProfiler", "GPUFL_LOG_PATH": "range"}, save_as="range.program")
+    rc, _, _ = run([binary], cwd, {"GPUFL_ENGINE": "RangeProfiler", "GPUFL_LOG_PATH": "range", **demo_env},
+                   save_as="range.program")
     records = gpufl_records(gpufl, cwd, "range")
     check_engine(records, "RangeProfiler")
     print_range_notes(records)
@@ -611,27 +631,30 @@ def range_part(build, gpufl, demo, cwd, summary, per_kernel=False):
     # One ncu run per metric: a multi-metric run is replayed pass by pass with other cache contents than the
     # program's own run (DRAM bytes read 0.00-3.7x of ours that way on the H200); a single-pass run is not.
     oracle = ncu_by_kernel(merge_launches(
-        [run_ncu([m], DEMOS[demo], binary, True, cwd, f"ncu_range_{i}") for i, m in enumerate(RANGE_METRICS)]))
+        [run_ncu([m], ncu_launch_count(demo, cold_l2), binary, True, cwd, f"ncu_range_{i}", demo_env)
+         for i, m in enumerate(RANGE_METRICS)]))
     brief = []
     flagged = compare_ranges(demo, scopes, oracle, brief)
     summary.append(f"RANGE  {demo:28s} {flagged} value(s) outside {RANGE_TOLERANCE:.0%} or scope(s) not compared"
                    f"{'' if rc == 0 else f' [program exit {rc}]'}; ratios gpufl/ncu (.sum per launch):")
     summary.extend(brief)
     if per_kernel:
-        flagged += range_kernel_part(binary, gpufl, demo, cwd, oracle, summary)
+        flagged += range_kernel_part(binary, gpufl, demo, cwd, oracle, summary, cold_l2)
     return flagged
 
 
-def range_kernel_part(binary, gpufl, demo, cwd, oracle, summary):
+def range_kernel_part(binary, gpufl, demo, cwd, oracle, summary, cold_l2=False):
     """The demo once more with per-kernel ranges, compared with the ncu launches of the per-scope part."""
+    demo_env = cold_l2_env(cold_l2)
     out(f"\n=== {demo}: per-kernel ranges (GPUFL_RANGE_PER_KERNEL=1) vs ncu")
     remove_logs(cwd, "rangek")
     rc, _, _ = run([binary], cwd, {"GPUFL_ENGINE": "RangeProfiler", "GPUFL_RANGE_PER_KERNEL": "1",
-                                   "GPUFL_LOG_PATH": "rangek"}, save_as="rangek.program")
+                                   "GPUFL_LOG_PATH": "rangek", **demo_env}, save_as="rangek.program")
     records = gpufl_records(gpufl, cwd, "rangek")
     check_engine(records, "RangeProfiler")
     flushed = ncu_by_kernel(merge_launches(
-        [run_ncu([m], DEMOS[demo], binary, False, cwd, f"ncu_flush_{i}") for i, m in enumerate(CACHE_METRICS)]))
+        [run_ncu([m], ncu_launch_count(demo, cold_l2), binary, False, cwd, f"ncu_flush_{i}", demo_env)
+         for i, m in enumerate(CACHE_METRICS)]))
     return kernel_ranges_summary(demo, records, oracle, rc, summary, flushed)
 
 
@@ -664,6 +687,8 @@ def main():
     ap.add_argument("--skip-range", action="store_true")
     ap.add_argument("--range-per-kernel", action="store_true",
                     help="part b also runs with GPUFL_RANGE_PER_KERNEL=1 and compares per-kernel ranges with ncu")
+    ap.add_argument("--cold-l2", action="store_true",
+                    help="part b: the demos evict L2 before each scope (GPUFL_EXAMPLE_COLD_L2=1), for gpufl and ncu")
     ap.add_argument("--self-test", action="store_true", help="check the parsers on fake data and exit")
     args = ap.parse_args()
     if args.self_test:
@@ -696,8 +721,10 @@ def main():
         if not args.skip_sass:
             sass_problems += sass_part(build, gpufl, demo, cwd, summary)
         if not args.skip_range:
-            range_part(build, gpufl, demo, cwd, summary, args.range_per_kernel)
+            range_part(build, gpufl, demo, cwd, summary, args.range_per_kernel, args.cold_l2)
     out("\n== summary")
+    if args.cold_l2 and not args.skip_range:
+        out("(range parts with --cold-l2: L2 evicted before each scope, in gpufl's and ncu's runs)")
     for line in summary:
         out(line)
     out(f"SASS: {'every counter equal to ncu' if not sass_problems else f'{sass_problems} problem(s)'}; "

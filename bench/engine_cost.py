@@ -20,7 +20,12 @@ Each program runs once untimed first (file cache, driver). The rounds stop early
 --budget-s (default 240 s, keeps the default run near 4 minutes on an H200); the output says so.
 Logs of the first round stay in OUT_DIR/logs; later rounds' logs are deleted after counting.
 
+With --ncu the demos also run under Nsight Compute collecting the same counters (ncu-sass: SassMetrics' four,
+ncu-range: the range profiler's eight, ncu's default cache control and kernel replay): the reference for the deep
+engines' fixed costs on short programs. --configs runs only the named engines (plus plain and None).
+
 Usage: bench/engine_cost.py BUILD_DIR OUT_DIR [--repeats N] [--torch-steps S] [--budget-s T] [--skip-torch]
+                            [--demos a,b] [--configs label,...] [--ncu]
        bench/engine_cost.py --self-test
 """
 import argparse
@@ -29,6 +34,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -50,6 +56,16 @@ CONFIGS = [
     ("PcSamplingWithSass", "PcSamplingWithSass", {}),
     ("RangeProfiler", "RangeProfiler", {}),
 ]
+# Nsight Compute on the demos for the same counters (--ncu), the reference for the deep engines' fixed costs:
+# label -> ncu arguments. Not on the PyTorch loop: ncu replays every kernel of every step.
+NCU_CONFIGS = {
+    "ncu-sass": ["--metrics", "smsp__sass_inst_executed.sum,smsp__sass_thread_inst_executed.sum,"
+                 "smsp__sass_sectors_mem_global.sum,smsp__sass_sectors_mem_global_ideal.sum"],
+    "ncu-range": ["--metrics", "gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,"
+                  "sm__warps_active.avg.pct_of_peak_sustained_active,l1tex__t_sector_hit_rate.pct,"
+                  "lts__t_sector_hit_rate.pct,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,"
+                  "sm__throughput.avg.pct_of_peak_sustained_elapsed"],
+}
 # the records each engine should produce
 EXPECTED = {"PcSampling": ["pc_sample"], "SassMetrics": ["sass_metric"],
             "PcSamplingWithSass": ["pc_sample", "sass_metric"], "RangeProfiler": ["range_counters"]}
@@ -69,6 +85,10 @@ def command_for(case, config, build, prefix, steps):
     label, engine, extra = config
     env = dict(extra)
     gpufl = os.path.join(build, "apps", "gpufl", "gpufl")
+    if label in NCU_CONFIGS:
+        env["GPUFL_DISABLE"] = "1"  # two CUPTI clients conflict
+        ncu = shutil.which("ncu") or "/usr/local/cuda/bin/ncu"
+        return [ncu, "--clock-control", "none"] + NCU_CONFIGS[label] + [os.path.join(build, "examples", "cuda", case)], env
     if case == TORCH:
         program = [sys.executable, os.path.normpath(os.path.join(HERE, "..", "examples", "python", "train_loop.py")),
                    "--steps", str(steps)]
@@ -145,23 +165,26 @@ def span(values):
     return f"{lo}" if lo == hi else f"{lo}..{hi}"
 
 
-def summarize(results, cases, out_fn=None):
+def summarize(results, cases, out_fn=None, configs=None):
     """results[(case, label)] = list of {rc, wall, steps, counts}. Prints the table; returns the failure count."""
     out_fn = out_fn or out
+    configs = configs or CONFIGS
     failures = 0
     head = (f"{'case':26s} {'engine':19s} {'ok':>5s} {'wall s':>8s} {'vs None%':>9s} {'vs plain%':>9s} "
             f"{'steps s':>8s} {'vs None%':>9s} {'vs plain%':>9s}  " + " ".join(f"{c:>14s}" for c in COUNTED))
     out_fn(head)
     for case in cases:
         med = {}
-        for label, engine, _ in CONFIGS:
+        for label, engine, _ in configs:
             runs = results.get((case, label), [])
             ok = [r for r in runs if r["rc"] == 0]
             med[label] = (statistics.median(r["wall"] for r in ok) if ok else None,
                           statistics.median(r["steps"] for r in ok if r["steps"] is not None)
                           if any(r["steps"] is not None for r in ok) else None)
-        for label, engine, _ in CONFIGS:
+        for label, engine, _ in configs:
             runs = results.get((case, label), [])
+            if not runs:
+                continue  # e.g. ncu rows on the PyTorch loop
             ok = [r for r in runs if r["rc"] == 0]
             failures += len(runs) - len(ok)
             wall, steps = med[label]
@@ -192,6 +215,18 @@ def summarize(results, cases, out_fn=None):
     return failures
 
 
+def chosen_configs(labels, with_ncu):
+    """CONFIGS restricted to plain, None and the comma-separated labels (all when empty), plus the ncu rows."""
+    wanted = {l for l in labels.split(",") if l}
+    known = {c[0] for c in CONFIGS} | set(NCU_CONFIGS)
+    unknown = wanted - known
+    if unknown:
+        sys.exit(f"engine_cost: unknown --configs {sorted(unknown)}; known: {', '.join(sorted(known))}")
+    configs = [c for c in CONFIGS if not wanted or c[0] in wanted | {"plain", "None"}]
+    ncu = [(label, None, {}) for label in NCU_CONFIGS if with_ncu or label in wanted]
+    return configs + ncu
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("build", nargs="?")
@@ -200,7 +235,11 @@ def main():
     ap.add_argument("--torch-steps", type=int, default=200)
     ap.add_argument("--budget-s", type=float, default=240, help="start no round that would end after this")
     ap.add_argument("--skip-torch", action="store_true")
-    ap.add_argument("--demos", default=",".join(DEMOS))
+    ap.add_argument("--demos", default=",".join(DEMOS), help='comma-separated; "" for the PyTorch loop alone')
+    ap.add_argument("--configs", default="",
+                    help="comma-separated labels to run besides plain and None (default: every engine)")
+    ap.add_argument("--ncu", action="store_true",
+                    help="the demos also under Nsight Compute for the same counters: " + ", ".join(NCU_CONFIGS))
     ap.add_argument("--self-test", action="store_true")
     args = ap.parse_args()
     if args.self_test:
@@ -216,6 +255,7 @@ def main():
     logs = os.path.abspath(os.path.join(args.out_dir, "logs"))
     os.makedirs(logs, exist_ok=True)
     cases = [d for d in args.demos.split(",") if d] + ([] if args.skip_torch else [TORCH])
+    configs = chosen_configs(args.configs, args.ncu)
     t_start = time.perf_counter()
     out(f"engine_cost: build {build}, {time.strftime('%Y-%m-%d %H:%M:%S')}, repeats {args.repeats}, "
         f"torch steps {args.torch_steps}, budget {args.budget_s:.0f} s")
@@ -232,8 +272,10 @@ def main():
     for rnd in range(args.repeats):
         t_round = time.perf_counter()
         for case in cases:
-            for config in CONFIGS:
+            for config in configs:
                 label, engine, _ = config
+                if label in NCU_CONFIGS and case == TORCH:
+                    continue
                 prefix = os.path.join(logs, f"{case}.{label}.r{rnd}")
                 remove_logs(prefix)
                 cmd, env = command_for(case, config, build, prefix, args.torch_steps)
@@ -263,7 +305,7 @@ def main():
 
     out(f"\n== engine cost: medians of {rounds_done} round(s); whole-process wall s; 'steps s' = train_loop's own "
         f"timing of {args.torch_steps} steps; record counts from `gpufl cat` (range over runs)")
-    failures = summarize(results, cases)
+    failures = summarize(results, cases, configs=configs)
     for (case, label), n in sorted(notes.items()):
         for line in n:
             out(f"  note {case} {label}: {line}")
@@ -304,6 +346,11 @@ def self_test():
     sass_line = next(l for l in lines if " SassMetrics " in l)
     assert "NO DATA" in sass_line and "0..5" in sass_line  # sass_metric never written; pc_sample counts shown
     assert "0..5 (1x0!)" in next(l for l in lines if " PcSampling " in l)  # a PC sampling run without samples
+    assert [c[0] for c in chosen_configs("PcSampling-light", False)] == ["plain", "None", "PcSampling-light"]
+    assert [c[0] for c in chosen_configs("", True)][-2:] == ["ncu-sass", "ncu-range"]
+    cmd, env = command_for("matmul_tiling_demo", ("ncu-sass", None, {}), "/b", "/o/p", 50)
+    assert cmd[1:3] == ["--clock-control", "none"] and cmd[-1] == "/b/examples/cuda/matmul_tiling_demo", cmd
+    assert env == {"GPUFL_DISABLE": "1"}
     print("self-test passed")
 
 

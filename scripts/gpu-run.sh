@@ -97,7 +97,9 @@ fi
 
 if has cost; then
   log "engine cost"
-  bounded python3 bench/engine_cost.py "$BUILD" "$RES/cost" --budget-s "${GPUFL_COST_BUDGET_S:-240}" > "$RES/cost.txt" 2>&1
+  # GPUFL_COST_ARGS: more options, e.g. "--demos= --configs PcSampling,PcSampling-light" or "--ncu".
+  bounded python3 bench/engine_cost.py "$BUILD" "$RES/cost" --budget-s "${GPUFL_COST_BUDGET_S:-240}" \
+    ${GPUFL_COST_ARGS:-} > "$RES/cost.txt" 2>&1
   echo "engine_cost exit $?"
   if grep -q '^== engine cost' "$RES/cost.txt"; then sed -n '/^== engine cost/,$p' "$RES/cost.txt" | cut -c1-200 | tail -60
   else tail -30 "$RES/cost.txt"; fi

@@ -1,5 +1,6 @@
 // Seed 03, "Memory Coalescing": the same matmul with threads mapped to rows (uncoalesced) or to columns
-// (coalesced). M=512, K=256, N=512. The main() body around the two GFL_SCOPEs is the seed's, unchanged.
+// (coalesced). M=512, K=256, N=512. The main() body around the two GFL_SCOPEs is the seed's,
+// plus coldL2() calls that do nothing unless asked for (common.cuh).
 #include "common.cuh"
 #include "gpufl/gpufl.hpp"
 
@@ -46,10 +47,12 @@ int main() {
     opts.profiling_engine = gpufl::ProfilingEngine::PcSamplingWithSass;
     gpufl::init(opts);
 
+    coldL2();  // nothing unless GPUFL_EXAMPLE_COLD_L2=1 (common.cuh)
     GFL_SCOPE("row-per-thread") {
         matmul_row_per_thread<<<blocks, threads>>>(d_A, d_B, d_C, M, K, N);
     }
 
+    coldL2();
     GFL_SCOPE("col-per-thread") {
         matmul_col_per_thread<<<blocks, threads>>>(d_A, d_B, d_C, M, K, N);
     }

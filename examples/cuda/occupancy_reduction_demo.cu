@@ -46,8 +46,10 @@ int main() {
   gpufl::init(opts);
 
   for (int rep = 0; rep < 20; ++rep) {
+    coldL2();
     GFL_SCOPE("naive") { block_reduce_naive<<<GRID, BLOCK>>>(d_in, d_out, N); }
     size_t smem_bytes = BLOCK * sizeof(float);  // 256 × 4 = 1 KB
+    coldL2();
     GFL_SCOPE("optimized") { block_reduce_optimized<<<GRID, BLOCK, smem_bytes>>>(d_in, d_out, N); }
   }
   std::vector<float> partial(GRID);

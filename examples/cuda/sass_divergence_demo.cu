@@ -80,10 +80,15 @@ int main() {
   opts.profiling_engine = gpufl::ProfilingEngine::SassMetrics;
   gpufl::init(opts);
 
+  coldL2();
   GFL_SCOPE("uniformWork") { uniformWork<<<grid, block>>>(d_out, d_in, n); }
+  coldL2();
   GFL_SCOPE("branchByWarpLane") { branchByWarpLane<<<grid, block>>>(d_out, d_in, n); }
+  coldL2();
   GFL_SCOPE("branchByWarpQuad") { branchByWarpQuad<<<grid, block>>>(d_out, d_in, n); }
+  coldL2();
   GFL_SCOPE("earlyExit") { earlyExit<<<grid, block>>>(d_out, d_in, 0.5f, n); }
+  coldL2();
   GFL_SCOPE("indirectBranch") { indirectBranch<<<grid, block>>>(d_out, d_in, n); }
   CUDA_CHECK(cudaDeviceSynchronize());
 
