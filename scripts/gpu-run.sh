@@ -57,6 +57,16 @@ if has examples; then
     bounded timeout 120 "$BUILD/examples/cuda/$demo" > "$demo.report.txt" 2> "$demo.stderr.txt"
     echo "$demo exit $?"
   done
+  # Every demo with both deep engines (PcSamplingWithSass): which kernels got which data, and the report.
+  for demo in memory_coalescing_demo sass_divergence_demo occupancy_reduction_demo matmul_tiling_demo; do
+    GPUFL_ENGINE=PcSamplingWithSass GPUFL_LOG_PATH=withsass_$demo bounded timeout 120 "$BUILD/examples/cuda/$demo" \
+      > "withsass_$demo.report.txt" 2>&1
+    echo "$demo PcSamplingWithSass exit $?"
+    "$BUILD/apps/gpufl/gpufl" cat "withsass_$demo" | grep -E '"feature":"(pc_sampling|sass_metrics|deep_engines)"' \
+      | cut -c1-700
+    "$BUILD/apps/gpufl/gpufl" cat "withsass_$demo" | grep '"pc_sample"' \
+      | python3 -c "import sys,json,collections as c; n=c.Counter(); [n.update({(r['func'][:40], r.get('patched', False)): r['count']}) for r in map(json.loads, sys.stdin)]; print('  pc samples (func, patched):', dict(n))"
+  done
   # Plain traces of unmodified programs: the C++ kernel zoo and a PyTorch training loop.
   bounded timeout 120 "$BUILD/apps/gpufl/gpufl" trace -o zoo_trace -- "$BUILD/examples/cuda/kernel_zoo" 10 \
     > zoo_trace.txt 2>&1; echo "kernel_zoo trace exit $?"

@@ -35,6 +35,14 @@ def _frame(columns: Dict[str, object], order: Optional[List[str]] = None) -> pd.
     return pd.DataFrame(cols, copy=False)
 
 
+def _pc_sample_frame(raw: Dict[str, object]) -> pd.DataFrame:
+    """PC samples; `patched` (bool): sampled on a launch SASS metrics instrumented too, so its stalls lean toward
+    wait (PcSamplingWithSass, kernels with no other sampled launch)."""
+    df = _frame({k: v for k, v in raw.items() if k != "patched"})
+    df["patched"] = np.asarray(raw["patched"]).view(bool)
+    return df
+
+
 def _lookup(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     """Row index in `keys` of each value of `wanted` (-1 when absent). Keys are small ids: a table beats hashing."""
     keys = np.asarray(keys, dtype=np.int64)
@@ -234,7 +242,7 @@ def load(prefix: str, session_id: Optional[str] = None, max_warnings: int = 100)
         gpu_samples=timed("gpu_samples"),
         host_samples=timed("host_samples"),
         sass_metrics=_frame(tables["sass_metrics"]),
-        pc_samples=_frame(tables["pc_samples"]),
+        pc_samples=_pc_sample_frame(tables["pc_samples"]),
         range_counters=_frame(tables["range_counters"]),
         notes=notes,
         stacks=stacks,

@@ -201,6 +201,7 @@ nb::dict pcSamples(PcSampleTable& t) {
   d["count"] = array(t.count);
   d["sass"] = strings(t.sass);
   d["source"] = strings(t.source);
+  d["patched"] = array(t.patched);
   return d;
 }
 

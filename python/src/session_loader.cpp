@@ -275,6 +275,7 @@ void SessionColumns::onPcSample(const PcSample& e) {
   pushOptionalString(t.source, e.source);
   t.pc.push_back(e.pc);
   t.count.push_back(e.count);
+  t.patched.push_back(e.patched ? 1 : 0);
 }
 
 void SessionColumns::onRangeCounters(const RangeCounters& e) {

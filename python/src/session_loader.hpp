@@ -123,6 +123,7 @@ struct SassTable {
 struct PcSampleTable {
   StringColumn func, stall, sass, source;
   std::vector<uint64_t> pc, count;
+  std::vector<uint8_t> patched;  // 1: sampled on SASS-patched code (pc_sample `patched`)
 };
 
 // Long format: one row per (range, metric).

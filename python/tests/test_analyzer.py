@@ -169,6 +169,9 @@ def test_stalls(sample):
     assert mm["samples"].tolist() == [600, 300, 100]
     assert mm["fraction"].tolist() == pytest.approx([0.6, 0.3, 0.1])
     assert st["kernel"].tolist()[0] == "matmul_row_per_thread"
+    pcs = sample.pc_samples
+    assert pcs["patched"].dtype == bool  # sampled on SASS-patched code: only the reduction's row here
+    assert pcs.loc[pcs["patched"], "func"].astype(object).tolist() == [REDUCE]
     assert pretty_stall("smsp__pcsamp_warps_issue_stalled_long_scoreboard_not_issued") == "Long Scoreboard (idle)"
     assert pretty_stall("lg_throttle") == "LG Throttle"  # the C++ report's label, not "Lg Throttle"
     assert pretty_stall("mio_throttle_not_issued") == "MIO Throttle (idle)"

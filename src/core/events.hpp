@@ -259,6 +259,9 @@ struct PcSample {
   uint64_t count = 0;
   std::string sass;
   std::string source;
+  // Sampled on a launch SASS metrics patched too (PcSamplingWithSass: the kernel's first launch,
+  // kept only when the kernel has no clean samples): the stalls lean toward wait.
+  bool patched = false;
 };
 
 struct RangeCounters {

@@ -134,7 +134,7 @@ DeepData LaunchScheduler::rule(uint64_t ordinal, int deep_launches, Mode mode) {
   if (ordinal == 0 || deep_launches <= 0 || ordinal > static_cast<uint64_t>(deep_launches)) {
     return DeepData::None;
   }
-  if (mode == Mode::Both) return DeepData::Both;
+  if (mode == Mode::Both || ordinal == 1) return DeepData::Both;
   return (ordinal % 2 == 1) ? DeepData::Sass : DeepData::PcSampling;
 }
 
@@ -189,17 +189,22 @@ std::string LaunchScheduler::describe(size_t max_kernels) const {
   if (sass_off_.load(std::memory_order_relaxed))
     return "SASS metrics off (see the sass_metrics note): PC sampling on every launch";
   std::string text =
-      "SASS metrics on the odd launches among the first " + std::to_string(deep_launches_) +
-      " of each kernel, PC sampling on all other launches (samples of SASS-patched code "
-      "would be biased; a kernel launched once has SASS metrics only)";
+      "SASS metrics and PC sampling together on each kernel's first launch, then SASS on the odd "
+      "launches among the first " +
+      std::to_string(deep_launches_) +
+      " and PC sampling on all others (samples of SASS-patched code are biased: the first "
+      "launch's stalls count only for kernels without other sampled launches)";
   for (size_t i = 0; i < all.size() && i < max_kernels; ++i) {
-    uint64_t sass = 0;
+    uint64_t both = 0, sass = 0;
     for (uint64_t n = 1;
-         n <= all[i].second && n <= static_cast<uint64_t>(std::max(deep_launches_, 0)); ++n)
-      sass += hasSass(rule(n, deep_launches_, mode_)) ? 1 : 0;
-    text += (i == 0 ? ": " : "; ") + all[i].first + " SASS " + std::to_string(sass) + "/PC " +
-            std::to_string(all[i].second - sass) + " of " + std::to_string(all[i].second) +
-            " launches";
+         n <= all[i].second && n <= static_cast<uint64_t>(std::max(deep_launches_, 0)); ++n) {
+      const DeepData d = rule(n, deep_launches_, mode_);
+      both += d == DeepData::Both ? 1 : 0;
+      sass += d == DeepData::Sass ? 1 : 0;
+    }
+    text += (i == 0 ? ": " : "; ") + all[i].first + " both " + std::to_string(both) + "/SASS " +
+            std::to_string(sass) + "/PC " + std::to_string(all[i].second - both - sass) + " of " +
+            std::to_string(all[i].second) + " launches";
   }
   if (all.size() > max_kernels)
     text += "; and " + std::to_string(all.size() - max_kernels) + " more kernels";

@@ -93,9 +93,10 @@ inline bool hasPcSampling(DeepData d) {
 }
 
 // Decides, per function, which of its launches the deep engines instrument. Only the first
-// `deep_launches` launches of each function are instrumented. In Alternate mode (PC sampling and
-// SASS cannot share a launch) odd launches get SASS and even ones PC sampling, so a function
-// launched once gets SASS metrics. Thread-safe; the engines of one session share one scheduler, and
+// `deep_launches` launches of each function are instrumented. In Alternate mode (samples of
+// SASS-patched code are biased) the first launch gets both, so a function launched once still has
+// both kinds of data, then odd launches get SASS and even ones PC sampling (the PC sampling engine
+// keeps the first launch's samples only for functions that have no clean ones). Thread-safe; the engines of one session share one scheduler, and
 // the decision for a launch is made once (the second engine asking about the same correlation id
 // gets the same answer).
 class LaunchScheduler {

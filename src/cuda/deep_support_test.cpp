@@ -44,9 +44,9 @@ TEST(LaunchScheduler, FirstNLaunchesGetBoth) {
   EXPECT_EQ(LaunchScheduler::rule(1, 0, LaunchScheduler::Mode::Both), DeepData::None);
 }
 
-TEST(LaunchScheduler, AlternateOddSassEvenPcSampling) {
+TEST(LaunchScheduler, AlternateBothFirstThenOddSassEvenPcSampling) {
   using M = LaunchScheduler::Mode;
-  EXPECT_EQ(LaunchScheduler::rule(1, 5, M::Alternate), DeepData::Sass);  // launched once: SASS
+  EXPECT_EQ(LaunchScheduler::rule(1, 5, M::Alternate), DeepData::Both);  // launched once: both
   EXPECT_EQ(LaunchScheduler::rule(2, 5, M::Alternate), DeepData::PcSampling);
   EXPECT_EQ(LaunchScheduler::rule(3, 5, M::Alternate), DeepData::Sass);
   EXPECT_EQ(LaunchScheduler::rule(4, 5, M::Alternate), DeepData::PcSampling);
@@ -72,7 +72,7 @@ TEST(LaunchScheduler, CountsPerFunctionAndAnswersEachLaunchOnce) {
 
 TEST(LaunchScheduler, AlternateSassDoneAfterLastOddLaunch) {
   LaunchScheduler s(4, LaunchScheduler::Mode::Alternate);
-  s.decide(1, "k");               // SASS
+  s.decide(1, "k");               // both
   s.decide(2, "k");               // PC
   EXPECT_FALSE(s.sassDone("k"));  // launch 3 would be SASS
   s.decide(3, "k");
@@ -81,7 +81,7 @@ TEST(LaunchScheduler, AlternateSassDoneAfterLastOddLaunch) {
 
 TEST(LaunchScheduler, SassUnavailableTurnsSassLaunchesIntoPcSampling) {
   LaunchScheduler s(5, LaunchScheduler::Mode::Alternate);
-  EXPECT_EQ(s.decide(1, "k"), DeepData::Sass);
+  EXPECT_EQ(s.decide(1, "k"), DeepData::Both);
   s.sassUnavailable();
   EXPECT_TRUE(s.sassDone("k"));
   EXPECT_EQ(s.decide(2, "k"), DeepData::PcSampling);
@@ -102,10 +102,10 @@ TEST(LaunchScheduler, DescribesWhichKernelGotWhat) {
   alt.decide(101, "twice");
   alt.decide(102, "twice");
   const std::string text = alt.describe(2);
-  EXPECT_NE(text.find("big SASS 3/PC 4 of 7 launches"), std::string::npos) << text;
-  EXPECT_NE(text.find("twice SASS 1/PC 1 of 2 launches"), std::string::npos) << text;
+  EXPECT_NE(text.find("big both 1/SASS 2/PC 4 of 7 launches"), std::string::npos) << text;
+  EXPECT_NE(text.find("twice both 1/SASS 0/PC 1 of 2 launches"), std::string::npos) << text;
   EXPECT_NE(text.find("and 1 more kernels"), std::string::npos) << text;
-  EXPECT_NE(alt.describe(5).find("once SASS 1/PC 0 of 1 launches"), std::string::npos);
+  EXPECT_NE(alt.describe(5).find("once both 1/SASS 0/PC 0 of 1 launches"), std::string::npos);
 }
 
 TEST(LaunchScheduler, ThreadSafeCounting) {

@@ -4,12 +4,12 @@
 //   SassMetrics         -> SassMetricsEngine
 //   PcSampling          -> PcSamplingEngine (deep preset; GPUFL_PC_SAMPLING_PRESET=light for
 //                          always-on: period 2^16, no cubins kept, so no SASS text)
-//   PcSamplingWithSass  -> SassMetricsEngine + PcSamplingEngine, sharing one
-//   LaunchScheduler and one
-//                          CubinStore. Alternate mode (default): SASS metrics on the odd launches
-//                          among the first N of each function (a kernel launched once gets SASS
-//                          metrics), PC sampling on every other launch, because samples of
-//                          SASS-patched code are biased (measured on the H200).
+//   PcSamplingWithSass  -> SassMetricsEngine + PcSamplingEngine, sharing one LaunchScheduler and
+//                          one CubinStore. Alternate mode (default): both on each function's first
+//                          launch (a kernel launched once has both), then SASS metrics on the odd
+//                          launches among the first N and PC sampling on all others, because
+//                          samples of SASS-patched code are biased (measured on the H200); the
+//                          first launch's samples count only for kernels without clean ones.
 //                          GPUFL_DEEP_COMBINE=both puts both on the same launches (CUPTI allows it
 //                          on sm_90).
 //   RangeProfiler       -> RangeProfilerEngine

@@ -55,6 +55,29 @@ std::vector<PcSampleAggregator::Row> PcSampleAggregator::take() {
   return out;
 }
 
+void PatchedSamples::sawClean(const std::string& function) {
+  if (!clean_.count(function)) clean_.insert(function);
+}
+
+PatchedSamples::Result PatchedSamples::take() {
+  Result result;
+  std::string last_left_out;
+  for (PcSampleAggregator::Row& row : patched_.take()) {  // sorted by function
+    if (clean_.count(row.function)) {
+      result.left_out_samples += row.count;
+      if (result.left_out_functions == 0 || last_left_out != row.function) {
+        ++result.left_out_functions;
+        last_left_out = row.function;
+      }
+      continue;
+    }
+    if (result.kept_functions.empty() || result.kept_functions.back() != row.function)
+      result.kept_functions.push_back(row.function);
+    result.kept.push_back(std::move(row));
+  }
+  return result;
+}
+
 void PcSamplingEngine::Buffer::init(size_t pcs_count, size_t reason_count) {
   pcs.assign(pcs_count, CUpti_PCSamplingPCData{});
   reasons.assign(pcs_count * reason_count, CUpti_PCSamplingStallReason{});
@@ -219,28 +242,38 @@ void PcSamplingEngine::onLaunchEnter(const LaunchSite& launch) {
     it = contexts_.find(launch.context);
   }
   if (!alternate() || it == contexts_.end() || !it->second) return;
-  // Alternate mode: sample every launch except those SASS instruments (patched code would bias the
-  // stall reasons). The waits keep a SASS-patched kernel out of the samples and the sampled kernels
-  // out of the SASS range; they happen only around SASS launches (at most deep_launches per
-  // function).
+  // Alternate mode: sample every launch except those SASS alone instruments (patched code would
+  // bias the stall reasons); a function's first launch has both, its samples collected apart. The
+  // waits keep patched kernels out of the clean samples; they happen only around the first
+  // deep_launches launches of each function.
   Context& c = *it->second;
-  const bool sass = launch.symbol != nullptr && !launch.is_graph &&
-                    hasSass(scheduler_->decide(launch.correlation_id, launch.symbol));
-  if (sass && c.sampling) {
-    synchronizeContext(c.handle);
+  const DeepData data = launch.symbol != nullptr && !launch.is_graph
+                            ? scheduler_->decide(launch.correlation_id, launch.symbol)
+                            : DeepData::None;
+  const bool patched = data == DeepData::Both;
+  const bool sample = patched || !hasSass(data);
+  if (sample != c.sampling || patched != c.patched) switchPhaseLocked(c, sample, patched);
+}
+
+void PcSamplingEngine::switchPhaseLocked(Context& c, bool sample, bool patched) {
+  synchronizeContext(c.handle);
+  if (c.sampling) {
     auto stop = cuptiParams<CUpti_PCSamplingStopParams>(CUpti_PCSamplingStopParamsSize);
     stop.ctx = c.handle;
     cupti::cuptiPCSamplingStop(&stop);
     c.sampling = false;
-  } else if (!sass && !c.sampling) {
-    synchronizeContext(c.handle);
-    auto start = cuptiParams<CUpti_PCSamplingStartParams>(CUpti_PCSamplingStartParamsSize);
-    start.ctx = c.handle;
-    if (CUptiResult r = cupti::cuptiPCSamplingStart(&start); r == CUPTI_SUCCESS) {
-      c.sampling = true;
-    } else if (noted_.insert("start").second) {
-      note("degraded", cuptiError("cuptiPCSamplingStart", r));
-    }
+  }
+  if (patched != c.patched) {
+    collectLocked(c);  // what was sampled so far belongs to the phase that ends here
+    c.patched = patched;
+  }
+  if (!sample) return;
+  auto start = cuptiParams<CUpti_PCSamplingStartParams>(CUpti_PCSamplingStartParamsSize);
+  start.ctx = c.handle;
+  if (CUptiResult r = cupti::cuptiPCSamplingStart(&start); r == CUPTI_SUCCESS) {
+    c.sampling = true;
+  } else if (noted_.insert("start").second) {
+    note("degraded", cuptiError("cuptiPCSamplingStart", r));
   }
 }
 
@@ -270,10 +303,14 @@ void PcSamplingEngine::collectLocked(Context& c) {
       const CUpti_PCSamplingPCData& pc = c.user->pcs[i];
       // CUPTI owns functionName (shared with other records); it is copied, never freed here.
       const std::string function = pc.functionName ? pc.functionName : "";
+      if (!c.patched && alternate()) patched_.sawClean(function);
       for (size_t k = 0; k < pc.stallReasonCount && k < c.reason_count; ++k) {
-        aggregator_.add(pc.cubinCrc, function, pc.pcOffset,
-                        c.reasons.name(pc.stallReason[k].pcSamplingStallReasonIndex),
-                        pc.stallReason[k].samples);
+        const std::string& stall = c.reasons.name(pc.stallReason[k].pcSamplingStallReasonIndex);
+        if (c.patched) {
+          patched_.add(pc.cubinCrc, function, pc.pcOffset, stall, pc.stallReason[k].samples);
+        } else {
+          aggregator_.add(pc.cubinCrc, function, pc.pcOffset, stall, pc.stallReason[k].samples);
+        }
       }
     }
     if (d.totalNumPcs == 0 || d.remainingNumPcs == 0) return;
@@ -290,7 +327,7 @@ void PcSamplingEngine::disableLocked(Context& c) {
 }
 
 void PcSamplingEngine::drain(EventVisitor& out) {
-  std::vector<PcSampleAggregator::Row> rows;
+  std::vector<PcSampleAggregator::Row> rows, patched;
   {
     std::lock_guard lock(mutex_);
     for (auto& [handle, c] : contexts_)
@@ -299,7 +336,29 @@ void PcSamplingEngine::drain(EventVisitor& out) {
     if (started_ && now - last_emit_ns_ < options_.emit_interval_ns) return;
     last_emit_ns_ = now;
     rows = aggregator_.take();
+    if (!started_) patched.swap(patched_kept_);  // decided at stop()
   }
+  emit(rows, false, out);
+  emit(patched, true, out);
+}
+
+void PcSamplingEngine::notePatchedLocked() {
+  PatchedSamples::Result patched = patched_.take();  // every clean sample has been collected
+  patched_kept_ = std::move(patched.kept);
+  if (patched.kept_functions.empty() && patched.left_out_samples == 0) return;
+  std::string kept;
+  for (const std::string& f : patched.kept_functions) kept += (kept.empty() ? "" : ", ") + f;
+  if (kept.size() > 600) kept = kept.substr(0, 600) + "...";
+  note("on", "stall samples of SASS-patched launches (each kernel's first): kept for " +
+                 std::to_string(patched.kept_functions.size()) +
+                 " kernel(s) with no other sampled launch, their stalls biased toward wait" +
+                 (kept.empty() ? "" : " (" + kept + ")") + "; left out for " +
+                 std::to_string(patched.left_out_functions) + " kernel(s) with clean samples (" +
+                 std::to_string(patched.left_out_samples) + " samples)");
+}
+
+void PcSamplingEngine::emit(const std::vector<PcSampleAggregator::Row>& rows, bool patched,
+                            EventVisitor& out) {
   if (cubins_) {
     std::vector<std::pair<uint64_t, std::string>> functions;
     for (const PcSampleAggregator::Row& row : rows)
@@ -323,6 +382,7 @@ void PcSamplingEngine::drain(EventVisitor& out) {
     s.count = row.count;
     s.sass = instruction.text;
     s.source = instruction.source;
+    s.patched = patched;
     out.onPcSample(s);
   }
 }
@@ -340,6 +400,7 @@ void PcSamplingEngine::stop() {
     disableLocked(*c);
   }
   started_ = false;  // the final drain() writes everything
+  notePatchedLocked();
   note("on", std::to_string(total_samples_) + " samples, " + std::to_string(dropped_samples_) +
                  " dropped by the hardware, hardware buffer full " + std::to_string(buffer_full_) +
                  " times");

@@ -2,22 +2,21 @@
 //
 // What CUPTI allows (cupti_pcsampling.h, and measured on the H200, CUDA 13.0, driver 580.159.04):
 //   - cuptiPCSamplingEnable per context (75-110 ms), then attributes: period 2^5..2^31 cycles
-//   (CUPTI picks
-//     11 when unset), scratch buffer (default 1 MB), hardware buffer (default 512 MB: set
+//     (CUPTI picks 11 when unset), scratch buffer (default 1 MB), hardware buffer (default 512 MB: set
 //     explicitly), collection mode, output format, and the "sampling data buffer" CUPTI decodes
 //     into. The buffer given to cuptiPCSamplingGetData must be a different one: sharing it returned
 //     no samples.
 //   - CUPTI's worker threads decode the hardware buffer every WORKER_THREAD_PERIODIC_SLEEP_SPAN
-//   (default
-//     100 ms): GetData right after a kernel returns nothing; GetData from the writer thread every
+//     (default 100 ms): GetData right after a kernel returns nothing; GetData from the writer thread every
 //     drain returns what was decoded since. At stop the engine waits for the context, sleeps two
 //     spans, collects, then disables (Disable took 40-60 ms).
 //   - It can run on the same launches as SASS metrics (both gave data on one launch, kernels traced
-//   with
-//     CUPTI_ACTIVITY_KIND_KERNEL), but samples of SASS-patched code are biased: rowK's
+//     with CUPTI_ACTIVITY_KIND_KERNEL), but samples of SASS-patched code are biased: rowK's
 //     long_scoreboard share fell from 90% to 40% and "wait" rose from 5% to 45%. So with SASS
 //     metrics the engine runs in alternate mode (start/stop control): sampling pauses for the
-//     launches SASS instruments.
+//     launches SASS alone instruments; each kernel's first launch has both (LaunchScheduler), and
+//     its samples, collected apart, count only for kernels that have no clean samples (a kernel
+//     launched once: the seed's coalescing demo).
 // Kernel durations measured by CUPTI activity while sampling (period 2^12) were within 1% of
 // untraced runs on the H200, so sampled launches are not reported as instrumented.
 #pragma once
@@ -76,6 +75,28 @@ class PcSampleAggregator {
   std::map<std::tuple<std::string, uint64_t, uint64_t, std::string>, uint64_t> rows_;
 };
 
+// Samples of launches that SASS metrics patched too, kept apart from the clean ones: at the end they
+// are kept for the functions that have no clean samples and left out (counted) for the others.
+class PatchedSamples {
+ public:
+  void add(uint64_t crc, const std::string& function, uint64_t pc, const std::string& stall,
+           uint64_t n) {
+    patched_.add(crc, function, pc, stall, n);
+  }
+  void sawClean(const std::string& function);  // a clean sample of `function` was collected
+  struct Result {
+    std::vector<PcSampleAggregator::Row> kept;  // of functions without clean samples
+    std::vector<std::string> kept_functions;
+    uint64_t left_out_samples = 0;
+    size_t left_out_functions = 0;
+  };
+  Result take();
+
+ private:
+  PcSampleAggregator patched_;
+  std::set<std::string> clean_;
+};
+
 class PcSamplingEngine final : public DeepEngine {
  public:
   PcSamplingEngine(std::shared_ptr<LaunchScheduler> scheduler, std::shared_ptr<CubinStore> cubins,
@@ -105,6 +126,7 @@ class PcSamplingEngine final : public DeepEngine {
     CUcontext handle = nullptr;
     bool enabled = false;
     bool sampling = false;  // started (always, unless alternate mode)
+    bool patched = false;   // the samples being taken are of a launch SASS metrics patched too
     size_t reason_count = 0;
     StallReasonTable reasons;
     std::unique_ptr<Buffer> staging;  // CUPTI's SAMPLING_DATA_BUFFER
@@ -116,6 +138,12 @@ class PcSamplingEngine final : public DeepEngine {
   }
   bool enableLocked(CUcontext context);
   void collectLocked(Context& c);
+  // Alternate mode, at a launch whose data differs from the last one's: waits for the context, stops
+  // sampling, collects what the previous phase sampled when it changes from patched to clean or back,
+  // and starts sampling again when `sample`.
+  void switchPhaseLocked(Context& c, bool sample, bool patched);
+  void emit(const std::vector<PcSampleAggregator::Row>& rows, bool patched, EventVisitor& out);
+  void notePatchedLocked();  // at stop: decides which patched samples are kept, and says so
   void disableLocked(Context& c);
   void note(const std::string& status, const std::string& reason);
 
@@ -128,6 +156,8 @@ class PcSamplingEngine final : public DeepEngine {
   mutable std::mutex mutex_;  // guards everything below and every PC Sampling API call
   std::map<CUcontext, std::unique_ptr<Context>> contexts_;
   PcSampleAggregator aggregator_;
+  PatchedSamples patched_;
+  std::vector<PcSampleAggregator::Row> patched_kept_;  // written by the final drain
   int64_t last_emit_ns_ = 0;
   uint64_t total_samples_ = 0, dropped_samples_ = 0, buffer_full_ = 0;
   std::set<std::string> noted_;

@@ -28,6 +28,27 @@ TEST(PcSampleAggregator, CountsPerFunctionPcAndReason) {
   EXPECT_TRUE(agg.take().empty());
 }
 
+TEST(PatchedSamples, KeptOnlyForFunctionsWithoutCleanSamples) {
+  PatchedSamples patched;
+  patched.add(7, "once", 0x10, "wait", 40);  // launched once: its patched samples are all it has
+  patched.add(7, "once", 0x20, "long_scoreboard", 2);
+  patched.add(7, "often", 0x10, "wait", 30);  // launched again and sampled clean
+  patched.add(7, "often", 0x30, "wait", 5);
+  patched.add(7, "also_often", 0x10, "wait", 1);
+  patched.sawClean("often");
+  patched.sawClean("often");
+  patched.sawClean("also_often");
+  patched.sawClean("never_patched");
+  PatchedSamples::Result r = patched.take();
+  ASSERT_EQ(r.kept.size(), 2u);
+  EXPECT_EQ(r.kept[0].function, "once");
+  EXPECT_EQ(r.kept[0].count + r.kept[1].count, 42u);
+  EXPECT_EQ(r.kept_functions, std::vector<std::string>{"once"});
+  EXPECT_EQ(r.left_out_samples, 36u);
+  EXPECT_EQ(r.left_out_functions, 2u);
+  EXPECT_TRUE(patched.take().kept.empty());  // taken once
+}
+
 TEST(PcSamplingOptions, PresetsBoundedBuffersAndOverrides) {
   unsetenv("GPUFL_PC_SAMPLING_PERIOD");
   unsetenv("GPUFL_PC_SAMPLING_HW_BUFFER_MB");

@@ -3,19 +3,16 @@
 //
 // What CUPTI allows (cupti_sass_metrics.h, and measured on the H200, CUDA 13.0):
 //   - cuptiProfilerInitialize first; cuptiSassMetricsSetConfig once per device (after an Unset, a
-//   second
-//     SetConfig returned CUPTI_ERROR_OUT_OF_MEMORY); Enable/Disable per context mark a range: every
+//     second SetConfig returned CUPTI_ERROR_OUT_OF_MEMORY); Enable/Disable per context mark a range: every
 //     kernel launched between them is patched and counted. With enableLazyPatching a function is
 //     patched at its first launch in the range (Enable took 30-60 us). Eager patching patched
 //     nothing: with lazy module loading the functions are loaded after Enable.
 //   - Values accumulate over all launches in the range until cuptiSassMetricsFlushData; one record
-//   per
-//     (instruction, metric) at GPU granularity. Disable drops unflushed records, so the engine
+//     per (instruction, metric) at GPU granularity. Disable drops unflushed records, so the engine
 //     waits for the context and flushes before every Disable.
 //   - Enable/Disable work from inside a launch callback (measured: 60 us each).
 //   - Values equal Nsight Compute's, but only when kernels are traced with
-//   CUPTI_ACTIVITY_KIND_KERNEL:
-//     with CONCURRENT_KERNEL every value reads 0 (see DeepEngine::needsSerializedKernelActivity).
+//     CUPTI_ACTIVITY_KIND_KERNEL: with CONCURRENT_KERNEL every value reads 0 (see DeepEngine::needsSerializedKernelActivity).
 // Instrumented launches run 20-60x slower (patched instructions; measured on loop-heavy kernels).
 #pragma once
 

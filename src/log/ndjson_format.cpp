@@ -335,6 +335,7 @@ void formatPcSample(std::string& out, const PcSample& e) {
   num<"count">(out, e.count);
   optStr<"sass">(out, e.sass);
   optStr<"source">(out, e.source);
+  if (e.patched) num<"patched">(out, true);
   end(out);
 }
 

@@ -388,6 +388,13 @@ TEST(NdjsonFormat, DeepRecordsAndBenchmark) {
             "{\"type\":\"pc_sample\",\"sid\":\"s\",\"func\":\"_Z1kv\",\"pc\":32,\"stall\":"
             "\"long_scoreboard\",\"count\":9,\"source\":\"k.cu:12\"}\n");
   out.clear();
+  PcSample patched{"s", "_Z1kv", 32, "wait", 1, "", ""};
+  patched.patched = true;
+  formatPcSample(out, patched);
+  EXPECT_EQ(out,
+            "{\"type\":\"pc_sample\",\"sid\":\"s\",\"func\":\"_Z1kv\",\"pc\":32,\"stall\":"
+            "\"wait\",\"count\":1,\"patched\":true}\n");
+  out.clear();
   formatRangeCounters(out,
                       RangeCounters{"s", "step/forward", 3, {{"a", 0.1}, {"b", NAN}, {"c", 2e20}}});
   EXPECT_EQ(out,

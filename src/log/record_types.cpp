@@ -269,6 +269,7 @@ void parsePcSample(od::object& obj, RecordContext& c, PcSample& out) {
     else if (key == "count") count = c.number(v, key, out.count);
     else if (key == "sass") c.string(v, key, out.sass);
     else if (key == "source") c.string(v, key, out.source);
+    else if (key == "patched") c.boolean(v, key, out.patched);
   });
   c.require({{"func", func}, {"pc", pc}, {"stall", stall}, {"count", count}});
 }

@@ -35,7 +35,7 @@ const char* const kLog = R"log({"type":"session_start","sid":"abcd1234","schema"
 {"type":"system_sample","sid":"abcd1234","gpu":0,"ts_ns":3000,"util_gpu":87,"util_mem":40,"mem_used_bytes":1000,"mem_total_bytes":2000,"temp_c":55,"power_mw":300000,"power_limit_mw":700000,"energy_mj":123456,"clk_sm":1980,"clk_mem":2619,"clk_gfx":1980,"pcie_rx_kbps":10,"pcie_tx_kbps":20,"throttle":4,"throttle_reasons":["sw_power_cap"]}
 {"type":"host_sample","sid":"abcd1234","ts_ns":3001,"cpu_pct":12.5,"proc_cpu_pct":99.5,"ram_used_bytes":5,"ram_total_bytes":10,"proc_rss_bytes":2}
 {"type":"sass_metric","sid":"abcd1234","func":"_Z3fooPf","pc":16,"launches":2,"inst_executed":100,"thread_inst_executed":3200,"sectors_global":40,"sectors_global_ideal":10,"sass":"LDG.E R2, [R4]","source":"foo.cu:12"}
-{"type":"pc_sample","sid":"abcd1234","func":"_Z3fooPf","pc":32,"stall":"long_scoreboard","count":17,"sass":"FADD","source":"foo.cu:13"}
+{"type":"pc_sample","sid":"abcd1234","func":"_Z3fooPf","pc":32,"stall":"long_scoreboard","count":17,"sass":"FADD","source":"foo.cu:13","patched":true}
 {"type":"range_counters","sid":"abcd1234","range":"outer/inner","p":2,"metrics":{"sm__cycles":1e6,"dram__bytes":2048}}
 {"type":"range_counters","sid":"abcd1234","range":"outer/inner","kernel":"addOne(float*, int)","p":2,"metrics":{"gpu__time_duration.sum":3200}}
 {"type":"benchmark","sid":"abcd1234","name":"gemm","shape":"512x512","iterations":20,"median_ns":1000,"min_ns":900,"max_ns":1500,"mean_ns":1050}
@@ -162,6 +162,7 @@ TEST(RecordTypes, EveryTypeReadsIntoItsStruct) {
   EXPECT_EQ(v->sass[0].source, "foo.cu:12");
   ASSERT_EQ(v->pcs.size(), 1u);
   EXPECT_EQ(v->pcs[0].stall, "long_scoreboard");
+  EXPECT_TRUE(v->pcs[0].patched);
   EXPECT_EQ(v->pcs[0].count, 17u);
   ASSERT_EQ(v->ranges.size(), 2u);
   EXPECT_EQ(v->ranges[0].path, 2u);

@@ -175,6 +175,7 @@ void addCards(Report& r) {
       c.warp_efficiency_pct = f->sass.warpEfficiencyPct(r.profile.warp_size);
       c.threads_per_warp = f->sass.threadsPerWarp();
       c.stall_samples = f->stall_samples;
+      c.patched_samples = f->patched_samples;
       for (size_t s = 0; s < f->stalls.size() && s < 3; ++s) c.stalls.push_back(f->stalls[s]);
       for (const KernelGroup& other : k.groups)
         if (other.mangled == g.mangled) ++c.function_groups;

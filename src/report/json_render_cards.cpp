@@ -84,6 +84,7 @@ void cards(JsonWriter& w, const Report& r) {
     g.def.waves ? w.value(*g.def.waves) : w.null();
     sass(w, c);
     w.field("stall_samples", c.stall_samples);
+    w.field("patched_samples", c.patched_samples);
     w.key("top_stalls").beginArray();
     for (const StallCount& s : c.stalls) {
       w.beginObject();

@@ -58,6 +58,7 @@ void function(JsonWriter& w, const FunctionProfile& f, int warp_size) {
   w.field("launches", f.launches);
   sassTotals(w, f.sass, warp_size);
   w.field("stall_samples", f.stall_samples);
+  w.field("patched_samples", f.patched_samples);
   w.key("stalls").beginArray();
   for (const StallCount& s : f.stalls) {
     w.beginObject();

@@ -81,6 +81,7 @@ void ProfileAggregator::onSassMetric(const SassMetric& m) {
 void ProfileAggregator::onPcSample(const PcSample& s) {
   FuncAcc& f = funcs_[s.func];
   f.samples += s.count;
+  if (s.patched) f.patched_samples += s.count;
   f.stalls[s.stall] += s.count;
   PcAcc& pc = f.pcs[s.pc];
   pc.samples += s.count;
@@ -103,6 +104,7 @@ FunctionProfile ProfileAggregator::finishFunction(
   fp.sass = acc.sass;
   fp.launches = acc.launches;
   fp.stall_samples = acc.samples;
+  fp.patched_samples = acc.patched_samples;
   for (const auto& [reason, n] : acc.stalls) fp.stalls.push_back({reason, stallLabel(reason), n});
   std::stable_sort(fp.stalls.begin(), fp.stalls.end(),
                    [](const StallCount& a, const StallCount& b) { return a.samples > b.samples; });

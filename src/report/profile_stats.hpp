@@ -41,7 +41,7 @@ class ProfileAggregator {
     bool has_sass = false;
     SassTotals sass;
     uint64_t launches = 0;
-    uint64_t samples = 0;
+    uint64_t samples = 0, patched_samples = 0;
     std::map<std::string, uint64_t> stalls;
     std::map<uint64_t, PcAcc> pcs;
   };

@@ -227,6 +227,7 @@ struct FunctionProfile {
   SassTotals sass;
   uint64_t launches = 0;  // instrumented launches (largest count seen on its pcs)
   uint64_t stall_samples = 0;
+  uint64_t patched_samples = 0;     // of stall_samples: sampled on SASS-patched code (biased)
   std::vector<StallCount> stalls;   // by samples, descending
   bool hot_by_samples = false;      // hot list ranked by PC samples (else by warp instructions)
   std::vector<HotInstruction> hot;  // at most 5
@@ -268,6 +269,7 @@ struct KernelCard {
   double memory_efficiency_pct = 0, warp_efficiency_pct = 0, threads_per_warp = 0;
   // PC samples of the function: the top 3 stall reasons.
   uint64_t stall_samples = 0;
+  uint64_t patched_samples = 0;  // of stall_samples: sampled on SASS-patched code (biased)
   std::vector<StallCount> stalls;
   // DRAM-side bandwidth estimate: sectors x 32 B per instrumented launch / a median duration.
   bool has_bandwidth = false;

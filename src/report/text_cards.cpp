@@ -76,7 +76,11 @@ void stalls(TextOut& out, const KernelCard& c) {
     v += s.label + " " +
          formatPercent(100.0 * static_cast<double>(s.samples) / static_cast<double>(c.stall_samples));
   }
-  field(out, "Top Stalls", v + " (of " + formatCount(c.stall_samples) + " samples)");
+  field(out, "Top Stalls",
+        v + " (of " + formatCount(c.stall_samples) + " samples" +
+            (c.patched_samples ? ", " + patchedSamplesText(c.patched_samples, c.stall_samples)
+                               : "") +
+            ")");
 }
 
 // Global sectors are what L1 requested from L2, so the rate is an upper bound on DRAM traffic; above

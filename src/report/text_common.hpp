@@ -14,6 +14,8 @@ namespace gpufl::report::text {
 inline constexpr size_t kRuleWidth = 79;      // "=====" banners
 inline constexpr size_t kTopLabelWidth = 22;  // "  Application:          "
 inline constexpr size_t kSubLabelWidth = 20;  // "    SMs:                "
+// "all" or "N of the" samples taken on SASS-patched code (pc_sample `patched`), and why it matters.
+std::string patchedSamplesText(uint64_t patched, uint64_t total);
 
 class TextOut {
  public:

@@ -72,6 +72,10 @@ void functionBlock(TextOut& out, const FunctionProfile& f, int warp) {
   out.dashes(kBlockWidth);
   if (!f.stalls.empty()) {
     out.line("    Stalls:");
+    if (f.patched_samples) {
+      out.wrapped("samples: " + patchedSamplesText(f.patched_samples, f.stall_samples) + ")",
+                  kRuleWidth, "      (", "       ");
+    }
     uint64_t other = 0;
     for (size_t i = 0; i < f.stalls.size(); ++i) {
       if (i < kMaxStallRows) {

@@ -34,6 +34,11 @@ void TextOut::wrapped(std::string_view text, size_t width, std::string_view firs
   for (const std::string& l : wrapText(text, width, first, rest)) line(l);
 }
 
+std::string patchedSamplesText(uint64_t patched, uint64_t total) {
+  return (patched >= total ? std::string("all") : formatCount(patched) + " of them") +
+         " on the launch SASS metrics instrumented (the only one sampled): stalls lean toward Wait";
+}
+
 std::string utcTime(int64_t unix_ns) {
   std::time_t t = static_cast<std::time_t>(unix_ns / 1000000000);
   std::tm tm{};

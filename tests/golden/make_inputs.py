@@ -198,7 +198,9 @@ def coalescing():
                (0x340, "math_pipe_throttle", 251), (0x340, "dispatch_stall", 200)]
     for pc, stall, n in samples:
         sass = {0x2A0: lds, 0x2C0: ldb, 0x340: fma}[pc]
-        s.add("device", "pc_sample", func=row, pc=pc, stall=stall, count=n, sass=sass, source=src + "12")
+        # Each kernel runs once: PcSamplingWithSass samples it on the launch SASS metrics patch too.
+        s.add("device", "pc_sample", func=row, pc=pc, stall=stall, count=n, sass=sass, source=src + "12",
+              patched=True)
     s.add("scope", "scope_path", p=1, parent=0, name="row-per-thread", depth=0)
     s.add("scope", "scope_path", p=2, parent=0, name="col-per-thread", depth=0)
     s.add("scope", "scope_begin", p=1, name="row-per-thread", tag="", depth=0, tid=77, id=1, ts_ns=t0 + 290 * MS)

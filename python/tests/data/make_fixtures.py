@@ -146,7 +146,7 @@ def sample():
         rec("pc_sample", new, func=MATMUL, pc=672, stall="long_scoreboard", count=600, sass="LDG.E.CONSTANT"),
         rec("pc_sample", new, func=MATMUL, pc=672, stall="wait", count=300),
         rec("pc_sample", new, func=MATMUL, pc=832, stall="selected", count=100),
-        rec("pc_sample", new, func=REDUCE, pc=16, stall="barrier", count=50),
+        rec("pc_sample", new, func=REDUCE, pc=16, stall="barrier", count=50, patched=True),
         rec("benchmark", new, name="matmul_row_per_thread", shape="M=512", iterations=20, median_ns=9 * MS,
             min_ns=8 * MS, max_ns=11 * MS, mean_ns=9 * MS),
         session_end(new, end, 7, 5, 5),
