@@ -127,6 +127,43 @@ bool PcSamplingEngine::start(const EngineContext& ctx) {
   return true;
 }
 
+CUptiResult PcSamplingEngine::configureLocked(Context& c, std::string* refused) {
+  std::vector<CUpti_PCSamplingConfigurationInfo> config;
+  config.push_back(attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE));
+  config.back().attributeData.collectionModeData.collectionMode =
+      CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS;
+  config.push_back(attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD));
+  config.back().attributeData.samplingPeriodData.samplingPeriod = options_.period;
+  config.push_back(attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE));
+  config.back().attributeData.scratchBufferSizeData.scratchBufferSize =
+      options_.scratch_buffer_bytes;
+  config.push_back(attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_HARDWARE_BUFFER_SIZE));
+  config.back().attributeData.hardwareBufferSizeData.hardwareBufferSize =
+      options_.hardware_buffer_bytes;
+  config.push_back(attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL));
+  config.back().attributeData.enableStartStopControlData.enableStartStopControl =
+      alternate() ? 1 : 0;
+  config.push_back(attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT));
+  config.back().attributeData.outputDataFormatData.outputDataFormat =
+      CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
+  config.push_back(attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER));
+  config.back().attributeData.samplingDataBufferData.samplingDataBuffer = &c.staging->data;
+  config.push_back(
+      attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_WORKER_THREAD_PERIODIC_SLEEP_SPAN));
+  config.back().attributeData.workerThreadPeriodicSleepSpanData.workerThreadPeriodicSleepSpan =
+      options_.worker_sleep_ms;
+  auto set = cuptiParams<CUpti_PCSamplingConfigurationInfoParams>(
+      CUpti_PCSamplingConfigurationInfoParamsSize);
+  set.ctx = c.handle;
+  set.numAttributes = config.size();
+  set.pPCSamplingConfigurationInfo = config.data();
+  const CUptiResult r = cupti::cuptiPCSamplingSetConfigurationAttribute(&set);
+  for (const auto& a : config)  // CUPTI flags the attribute it refused
+    if (r != CUPTI_SUCCESS && a.attributeStatus != CUPTI_SUCCESS)
+      *refused += " attribute " + std::to_string(a.attributeType);
+  return r;
+}
+
 bool PcSamplingEngine::enableLocked(CUcontext context) {
   auto c = std::make_unique<Context>();
   c->handle = context;
@@ -171,42 +208,10 @@ bool PcSamplingEngine::enableLocked(CUcontext context) {
   c->staging->init(options_.pcs_per_read, c->reason_count);
   c->user->init(options_.pcs_per_read, c->reason_count);
 
-  std::vector<CUpti_PCSamplingConfigurationInfo> config;
-  config.push_back(attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE));
-  config.back().attributeData.collectionModeData.collectionMode =
-      CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS;
-  config.push_back(attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD));
-  config.back().attributeData.samplingPeriodData.samplingPeriod = options_.period;
-  config.push_back(attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE));
-  config.back().attributeData.scratchBufferSizeData.scratchBufferSize =
-      options_.scratch_buffer_bytes;
-  config.push_back(attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_HARDWARE_BUFFER_SIZE));
-  config.back().attributeData.hardwareBufferSizeData.hardwareBufferSize =
-      options_.hardware_buffer_bytes;
-  config.push_back(attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL));
-  config.back().attributeData.enableStartStopControlData.enableStartStopControl =
-      alternate() ? 1 : 0;
-  config.push_back(attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT));
-  config.back().attributeData.outputDataFormatData.outputDataFormat =
-      CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
-  config.push_back(attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER));
-  config.back().attributeData.samplingDataBufferData.samplingDataBuffer = &c->staging->data;
-  config.push_back(
-      attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_WORKER_THREAD_PERIODIC_SLEEP_SPAN));
-  config.back().attributeData.workerThreadPeriodicSleepSpanData.workerThreadPeriodicSleepSpan =
-      options_.worker_sleep_ms;
-  auto set = cuptiParams<CUpti_PCSamplingConfigurationInfoParams>(
-      CUpti_PCSamplingConfigurationInfoParamsSize);
-  set.ctx = context;
-  set.numAttributes = config.size();
-  set.pPCSamplingConfigurationInfo = config.data();
-  if (r = cupti::cuptiPCSamplingSetConfigurationAttribute(&set); r != CUPTI_SUCCESS) {
-    std::string which;  // CUPTI flags the attribute it refused
-    for (const auto& a : config)
-      if (a.attributeStatus != CUPTI_SUCCESS)
-        which += " attribute " + std::to_string(a.attributeType);
+  std::string refused;
+  if (r = configureLocked(*c, &refused); r != CUPTI_SUCCESS) {
     disableLocked(*c);
-    return fail("cuptiPCSamplingSetConfigurationAttribute" + which, r);
+    return fail("cuptiPCSamplingSetConfigurationAttribute" + refused, r);
   }
   c->sampling = !alternate();  // continuous mode samples from Enable on
   contexts_[context] = std::move(c);
@@ -293,6 +298,12 @@ void PcSamplingEngine::collectLocked(Context& c) {
              "hardware buffer full, samples lost: raise GPUFL_PC_SAMPLING_HW_BUFFER_MB or "
              "GPUFL_PC_SAMPLING_PERIOD");
       }
+      // With start/stop control (alternate mode) every later read failed too after an overflow
+      // (H200, a 432 ms SASS-patched 2048^3 matmul sampled at 2^12): start afresh.
+      if (r == CUPTI_ERROR_OUT_OF_MEMORY) {
+        restartLocked(c);
+        return;
+      }
     } else if (r != CUPTI_SUCCESS) {
       if (noted_.insert("get").second) note("degraded", cuptiError("cuptiPCSamplingGetData", r));
       return;
@@ -314,6 +325,33 @@ void PcSamplingEngine::collectLocked(Context& c) {
       }
     }
     if (d.totalNumPcs == 0 || d.remainingNumPcs == 0) return;
+  }
+}
+
+void PcSamplingEngine::restartLocked(Context& c) {
+  const bool was_sampling = c.sampling;
+  disableLocked(c);
+  auto enable = cuptiParams<CUpti_PCSamplingEnableParams>(CUpti_PCSamplingEnableParamsSize);
+  enable.ctx = c.handle;
+  std::string refused;
+  CUptiResult r = cupti::cuptiPCSamplingEnable(&enable);
+  if (r == CUPTI_SUCCESS) {
+    c.enabled = true;
+    r = configureLocked(c, &refused);
+  }
+  if (r != CUPTI_SUCCESS) {
+    disableLocked(c);
+    note("degraded", "after a hardware buffer overflow, PC sampling could not restart on a "
+                     "context: " + cuptiError("cuptiPCSamplingEnable/SetConfigurationAttribute" +
+                                              refused, r));
+    return;
+  }
+  ++restarts_;
+  c.sampling = !alternate();
+  if (was_sampling && alternate()) {
+    auto start = cuptiParams<CUpti_PCSamplingStartParams>(CUpti_PCSamplingStartParamsSize);
+    start.ctx = c.handle;
+    c.sampling = cupti::cuptiPCSamplingStart(&start) == CUPTI_SUCCESS;
   }
 }
 
@@ -403,7 +441,7 @@ void PcSamplingEngine::stop() {
   notePatchedLocked();
   note("on", std::to_string(total_samples_) + " samples, " + std::to_string(dropped_samples_) +
                  " dropped by the hardware, hardware buffer full " + std::to_string(buffer_full_) +
-                 " times");
+                 " times, restarted after an overflow " + std::to_string(restarts_) + " times");
 }
 
 }  // namespace gpufl::cuda

@@ -138,6 +138,10 @@ class PcSamplingEngine final : public DeepEngine {
   }
   bool enableLocked(CUcontext context);
   void collectLocked(Context& c);
+  // cuptiPCSamplingSetConfigurationAttribute with the engine's options; names refused attributes.
+  CUptiResult configureLocked(Context& c, std::string* refused);
+  // Disable, Enable and configure again (after an overflow), sampling again if it was.
+  void restartLocked(Context& c);
   // Alternate mode, at a launch whose data differs from the last one's: waits for the context, stops
   // sampling, collects what the previous phase sampled when it changes from patched to clean or back,
   // and starts sampling again when `sample`.
@@ -159,7 +163,7 @@ class PcSamplingEngine final : public DeepEngine {
   PatchedSamples patched_;
   std::vector<PcSampleAggregator::Row> patched_kept_;  // written by the final drain
   int64_t last_emit_ns_ = 0;
-  uint64_t total_samples_ = 0, dropped_samples_ = 0, buffer_full_ = 0;
+  uint64_t total_samples_ = 0, dropped_samples_ = 0, buffer_full_ = 0, restarts_ = 0;
   std::set<std::string> noted_;
 };
 
