@@ -29,7 +29,7 @@ Exit status: 1 when any SASS counter differs from ncu's or is missing (after all
 profiler comparison is reported, not counted in the status.
 
    With --cold-l2 the demos read a buffer of 3x the L2's size before each scope (GPUFL_EXAMPLE_COLD_L2=1,
-   examples/cuda/common.cuh), in gpufl's runs and ncu's: each measured kernel starts with none of its data in L2,
+   examples/cuda/cold_l2.hpp), in gpufl's runs and ncu's: each measured kernel starts with none of its data in L2,
    as under ncu's default --cache-control all, so short kernels' DRAM bytes and L2 hit rate can be compared; ncu
    then measures CACHE_METRICS under --cache-control all (without flushing, its passes of a multi-pass metric
    such as the L2 hit rate see the earlier passes' lines in L2), the rest under --cache-control none.
@@ -456,7 +456,7 @@ def metric_row(m, values, ncu_launches, launches_per_range):
     elif nv is None:
         flag = "  (no ncu value)"
     elif pp is not None and abs(pp) < PCT_POINTS_EQUAL:
-        flag = "  (within 0.5 pp)" if abs(ratio - 1) > RANGE_TOLERANCE else ""
+        flag = "  (within 0.5 pp)" if ratio is None or abs(ratio - 1) > RANGE_TOLERANCE else ""
     elif ratio is None or abs(ratio - 1) > RANGE_TOLERANCE:
         flag = "  <-- off"
         off = 1
@@ -612,7 +612,7 @@ def print_range_notes(records):
 
 
 def cold_l2_env(cold_l2):
-    """The demos' environment for --cold-l2 (examples/cuda/common.cuh: an L2 eviction kernel before each
+    """The demos' environment for --cold-l2 (examples/cuda/cold_l2.hpp: an L2 eviction kernel before each
     scope), for gpufl's runs and ncu's alike."""
     return {"GPUFL_EXAMPLE_COLD_L2": "1"} if cold_l2 else {}
 
@@ -878,6 +878,9 @@ def self_test():
             print(f"  {k:20s} launches {v['launches']} uniform {v['uniform']} rows {v['rows']} "
                   + " ".join(f"{c}={v['sums'][c] // max(v['launches'], 1):,}" for c in SASS_COUNTERS))
         assert {"uniformWork", "branchByWarpLane", "earlyExit"} <= set(real), set(real)
+    # A pct metric at 0 on ncu's side and 0.3 on ours: no ratio, within 0.5 pp, not off.
+    assert metric_row("sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active", [0.3],
+                      [{"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active": 0.0}], 1)[2] == 0
     print("self-test passed")
 
 

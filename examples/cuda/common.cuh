@@ -1,12 +1,10 @@
-// Small helpers shared by the examples: error checks, deterministic input, and an L2 eviction for
-// comparing cache-dependent counters with Nsight Compute.
+// Small helpers shared by the examples: error checks and deterministic input.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <random>
 #include <vector>
 
@@ -26,44 +24,4 @@ inline std::vector<float> randomFloats(size_t n, unsigned seed = 42) {
   std::vector<float> v(n);
   for (auto& x : v) x = dist(rng);
   return v;
-}
-
-// With GPUFL_EXAMPLE_COLD_L2=1, coldL2() reads a buffer of three times the L2's size before the next
-// kernel, so that kernel starts with none of its data in L2 and the earlier kernels' dirty lines are
-// written back here, not during it: the state Nsight Compute's default --cache-control all gives each
-// profiled kernel. A short kernel's DRAM bytes and L2 hit rate depend on what L2 holds when it starts
-// (docs/measurements.md, 2026-11-29); bench/deep_truth.py --cold-l2 sets the variable for gpufl and ncu
-// alike. Without it, coldL2() does nothing.
-static __global__ void coldL2Read(const float4* buffer, size_t count, float4* never_written) {
-  float sum = 0.0f;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
-    const float4 v = buffer[i];
-    sum += v.x + v.y + v.z + v.w;
-  }
-  if (sum == -1.0f) *never_written = make_float4(sum, sum, sum, sum);  // the buffer is zeros: keeps the loads
-}
-
-inline void coldL2() {
-  static const bool wanted = [] {
-    const char* v = std::getenv("GPUFL_EXAMPLE_COLD_L2");
-    return v && std::strcmp(v, "1") == 0;
-  }();
-  if (!wanted) return;
-  static float4* buffer = nullptr;
-  static size_t count = 0;
-  static int sms = 0;
-  if (!buffer) {
-    int device = 0, l2_bytes = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    count = 3 * size_t(l2_bytes) / sizeof(float4);
-    CUDA_CHECK(cudaMalloc(&buffer, (count + 1) * sizeof(float4)));
-    CUDA_CHECK(cudaMemset(buffer, 0, (count + 1) * sizeof(float4)));
-    // The memset leaves the buffer's last lines dirty in L2, and reading them keeps them dirty: one read
-    // more writes them back (measured: 2.6-4.4 MB of DRAM writes in the first kernel after, 2026-11-30).
-    coldL2Read<<<sms * 4, 256>>>(buffer, count, buffer + count);
-  }
-  coldL2Read<<<sms * 4, 256>>>(buffer, count, buffer + count);
-  CUDA_CHECK(cudaGetLastError());
 }

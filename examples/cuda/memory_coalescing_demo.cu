@@ -1,6 +1,7 @@
 // Seed 03, "Memory Coalescing": the same matmul with threads mapped to rows (uncoalesced) or to columns
 // (coalesced). M=512, K=256, N=512. The main() body around the two GFL_SCOPEs is the seed's,
-// plus coldL2() calls that do nothing unless asked for (common.cuh).
+// plus coldL2() calls that do nothing unless asked for (cold_l2.hpp).
+#include "cold_l2.hpp"
 #include "common.cuh"
 #include "gpufl/gpufl.hpp"
 
@@ -47,7 +48,7 @@ int main() {
     opts.profiling_engine = gpufl::ProfilingEngine::PcSamplingWithSass;
     gpufl::init(opts);
 
-    coldL2();  // nothing unless GPUFL_EXAMPLE_COLD_L2=1 (common.cuh)
+    coldL2();  // nothing unless GPUFL_EXAMPLE_COLD_L2=1 (cold_l2.hpp)
     GFL_SCOPE("row-per-thread") {
         matmul_row_per_thread<<<blocks, threads>>>(d_A, d_B, d_C, M, K, N);
     }

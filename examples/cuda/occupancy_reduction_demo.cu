@@ -1,5 +1,6 @@
 // Seed 03, "What Is Actually Limiting Your Kernel?": a block reduction that reserves 16 KB of static shared
 // memory (occupancy limited by shared memory) and the same reduction with 1 KB of dynamic shared memory.
+#include "cold_l2.hpp"
 #include "common.cuh"
 #include "gpufl/gpufl.hpp"
 

@@ -1,5 +1,6 @@
 // Seed 03, "Detecting Thread Divergence": five kernels with different divergence patterns, n = 2^20,
 // each in its own scope, under the SassMetrics engine.
+#include "cold_l2.hpp"
 #include "common.cuh"
 #include "gpufl/gpufl.hpp"
 
