@@ -5,9 +5,7 @@
 // profiled kernel. A short kernel's DRAM bytes and L2 hit rate depend on what L2 holds when it starts
 // (docs/measurements.md, 2026-11-29). Without the variable it does nothing.
 //
-// The kernel lives in its own file, so in its own module: beside the demos' kernels in one module,
-// Nsight Compute reported smsp__sass_sectors_mem_global_ideal as n/a for every kernel of the module
-// (H200, CUDA 13.0, 2026-11-30).
+// In its own file (its own module), so the demos' modules hold the seeds' kernels only.
 #pragma once
 
 void coldL2();
