@@ -32,7 +32,8 @@ profiler comparison is reported, not counted in the status.
    examples/cuda/cold_l2.hpp), in gpufl's runs and ncu's: each measured kernel starts with none of its data in L2,
    as under ncu's default --cache-control all, so short kernels' DRAM bytes and L2 hit rate can be compared; ncu
    then measures CACHE_METRICS under --cache-control all (without flushing, its passes of a multi-pass metric
-   such as the L2 hit rate see the earlier passes' lines in L2), the rest under --cache-control none.
+   such as the L2 hit rate see the earlier passes' lines in L2), the rest under --cache-control none. Only the
+   first launch of a scope starts cold, so this is like-for-like for scopes of one launch (not matmul_tiling's 10).
 
 Usage: bench/deep_truth.py BUILD_DIR OUT_DIR [--demos a,b] [--skip-sass] [--skip-range] [--range-per-kernel]
                            [--cold-l2]
