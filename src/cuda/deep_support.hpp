@@ -96,9 +96,9 @@ inline bool hasPcSampling(DeepData d) {
 // `deep_launches` launches of each function are instrumented. In Alternate mode (samples of
 // SASS-patched code are biased) the first launch gets both, so a function launched once still has
 // both kinds of data, then odd launches get SASS and even ones PC sampling (the PC sampling engine
-// keeps the first launch's samples only for functions that have no clean ones). Thread-safe; the engines of one session share one scheduler, and
-// the decision for a launch is made once (the second engine asking about the same correlation id
-// gets the same answer).
+// keeps the first launch's samples only for functions that have no clean ones). Thread-safe; the
+// engines of one session share one scheduler, and the decision for a launch is made once (the
+// second engine asking about the same correlation id gets the same answer).
 class LaunchScheduler {
  public:
   enum class Mode { Both, Alternate };

@@ -272,7 +272,10 @@ void PcSamplingEngine::switchPhaseLocked(Context& c, bool sample, bool patched) 
     collectLocked(c);  // what was sampled so far belongs to the phase that ends here
     c.patched = patched;
   }
-  if (!sample) return;
+  if (sample) startLocked(c);
+}
+
+void PcSamplingEngine::startLocked(Context& c) {
   auto start = cuptiParams<CUpti_PCSamplingStartParams>(CUpti_PCSamplingStartParamsSize);
   start.ctx = c.handle;
   if (CUptiResult r = cupti::cuptiPCSamplingStart(&start); r == CUPTI_SUCCESS) {
@@ -347,12 +350,8 @@ void PcSamplingEngine::restartLocked(Context& c) {
     return;
   }
   ++restarts_;
-  c.sampling = !alternate();
-  if (was_sampling && alternate()) {
-    auto start = cuptiParams<CUpti_PCSamplingStartParams>(CUpti_PCSamplingStartParamsSize);
-    start.ctx = c.handle;
-    c.sampling = cupti::cuptiPCSamplingStart(&start) == CUPTI_SUCCESS;
-  }
+  c.sampling = !alternate();  // continuous mode samples from Enable on
+  if (was_sampling && alternate()) startLocked(c);
 }
 
 void PcSamplingEngine::disableLocked(Context& c) {

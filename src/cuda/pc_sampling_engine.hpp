@@ -146,6 +146,7 @@ class PcSamplingEngine final : public DeepEngine {
   // sampling, collects what the previous phase sampled when it changes from patched to clean or back,
   // and starts sampling again when `sample`.
   void switchPhaseLocked(Context& c, bool sample, bool patched);
+  void startLocked(Context& c);  // cuptiPCSamplingStart (start/stop control); a note when refused
   void emit(const std::vector<PcSampleAggregator::Row>& rows, bool patched, EventVisitor& out);
   void notePatchedLocked();  // at stop: decides which patched samples are kept, and says so
   void disableLocked(Context& c);
