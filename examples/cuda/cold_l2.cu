@@ -34,9 +34,6 @@ void coldL2() {
     count = 3 * size_t(l2_bytes) / sizeof(float4);
     CUDA_CHECK(cudaMalloc(&buffer, (count + 1) * sizeof(float4)));
     CUDA_CHECK(cudaMemset(buffer, 0, (count + 1) * sizeof(float4)));
-    // The memset leaves the buffer's last lines dirty in L2, and reading them keeps them dirty: one read
-    // more writes them back (measured: 2.6-4.4 MB of DRAM writes in the first kernel after, 2026-11-30).
-    coldL2Read<<<sms * 4, 256>>>(buffer, count, buffer + count);
   }
   coldL2Read<<<sms * 4, 256>>>(buffer, count, buffer + count);
   CUDA_CHECK(cudaGetLastError());
