@@ -42,6 +42,7 @@ import time
 from collections import Counter
 
 from bench_common import Tee, env_without, run_in_group
+from deep_truth import RANGE_METRICS, SASS_COUNTERS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEMOS = ["memory_coalescing_demo", "sass_divergence_demo", "matmul_tiling_demo", "occupancy_reduction_demo"]
@@ -58,13 +59,10 @@ CONFIGS = [
 ]
 # Nsight Compute on the demos for the same counters (--ncu), the reference for the deep engines' fixed costs:
 # label -> ncu arguments. Not on the PyTorch loop: ncu replays every kernel of every step.
+# The metric lists are deep_truth's, the comparison that checks those values.
 NCU_CONFIGS = {
-    "ncu-sass": ["--metrics", "smsp__sass_inst_executed.sum,smsp__sass_thread_inst_executed.sum,"
-                 "smsp__sass_sectors_mem_global.sum,smsp__sass_sectors_mem_global_ideal.sum"],
-    "ncu-range": ["--metrics", "gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,"
-                  "sm__warps_active.avg.pct_of_peak_sustained_active,l1tex__t_sector_hit_rate.pct,"
-                  "lts__t_sector_hit_rate.pct,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,"
-                  "sm__throughput.avg.pct_of_peak_sustained_elapsed"],
+    "ncu-sass": ["--metrics", ",".join(SASS_COUNTERS.values())],
+    "ncu-range": ["--metrics", ",".join(RANGE_METRICS)],
 }
 # the records each engine should produce
 EXPECTED = {"PcSampling": ["pc_sample"], "SassMetrics": ["sass_metric"],

@@ -55,10 +55,6 @@ std::vector<PcSampleAggregator::Row> PcSampleAggregator::take() {
   return out;
 }
 
-void PatchedSamples::sawClean(const std::string& function) {
-  if (!clean_.count(function)) clean_.insert(function);
-}
-
 PatchedSamples::Result PatchedSamples::take() {
   Result result;
   std::string last_left_out;

@@ -83,7 +83,8 @@ class PatchedSamples {
            uint64_t n) {
     patched_.add(crc, function, pc, stall, n);
   }
-  void sawClean(const std::string& function);  // a clean sample of `function` was collected
+  // A clean sample of `function` was collected.
+  void sawClean(const std::string& function) { clean_.insert(function); }
   struct Result {
     std::vector<PcSampleAggregator::Row> kept;  // of functions without clean samples
     std::vector<std::string> kept_functions;
