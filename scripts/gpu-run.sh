@@ -6,7 +6,10 @@
 # Usage: scripts/gpu-run.sh [step ...]   steps: build test examples bench ncu python (default: all of these)
 #                                        and, only when named: deep (deep engines vs ncu), cost (engine slowdown),
 #                                        edges (gpufl trace: signals, children, exit codes, no CUDA, Numba),
-#                                        torch-engines (a PyTorch loop under gpufl trace with each engine)
+#                                        torch-engines (a PyTorch loop under gpufl trace with each engine),
+#                                        torture (tests/gpu/torture: real-program patterns x every engine, linked
+#                                        and traced; GPUFL_TORTURE_ARGS passes options), torture-bt (named
+#                                        cases under cuda-gdb: a backtrace where one crashes or hangs)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -38,7 +41,9 @@ if has build; then
   log build
   { nvidia-smi; nvcc --version; cmake --version | head -1; } > "$RES/machine.txt" 2>&1
   cmake --preset h200 -DCMAKE_PREFIX_PATH=$DEPS/usr > "$RES/configure.txt" 2>&1 || { cat "$RES/configure.txt"; exit 1; }
-  cmake --build "$BUILD" -j 16 > "$RES/build.txt" 2>&1 || { tail -50 "$RES/build.txt"; exit 1; }
+  # GPUFL_BUILD_TARGETS: only these targets (a quicker call), e.g. "gpufl gpufl_inject gpufl_torture".
+  cmake --build "$BUILD" -j 16 ${GPUFL_BUILD_TARGETS:+--target $GPUFL_BUILD_TARGETS} > "$RES/build.txt" 2>&1 \
+    || { tail -50 "$RES/build.txt"; exit 1; }
 fi
 
 if has test; then
@@ -142,6 +147,30 @@ if has torch-engines; then
   # Start-up vs shutdown, and the engines' own account of their time (deep_engine_time note).
   python3 bench/log_phases.py $(for e in $runs; do echo "$RES/torch_engines/t_$e"; done) 2>&1 \
     | cut -c1-400 | tee "$RES/torch_engines/phases.txt"
+fi
+
+if has torture; then
+  log "torture suite"
+  # GPUFL_TORTURE_ARGS: e.g. "--cases matmul_once,capture_global --engines None,SassMetrics --modes trace".
+  PY=python3; [ -x /tmp/gpufl-pyvenv/bin/python ] && PY=/tmp/gpufl-pyvenv/bin/python
+  bounded timeout -k 10 "${GPUFL_TORTURE_TIMEOUT_S:-560}" $PY tests/gpu/torture/run_torture.py "$BUILD" \
+    "$RES/torture" ${GPUFL_TORTURE_ARGS:-} > "$RES/torture.txt" 2>&1
+  echo "torture exit $?"
+  grep -E "^(FAIL|torture:)" "$RES/torture.txt" | cut -c1-300
+  # Only the small files come back: the matrix, the results and each failing run's stderr and report.
+  find "$RES/torture/runs" -name '*.log*' -delete 2>/dev/null
+fi
+
+if has torture-bt; then
+  log "torture cases under cuda-gdb"
+  # GPUFL_TORTURE_BT: "case:engine ..." (linked runs), e.g. "matmul_once:PcSamplingWithSass".
+  for ce in ${GPUFL_TORTURE_BT:-matmul_once:PcSamplingWithSass}; do
+    c=${ce%%:*} e=${ce#*:}
+    GPUFL_TORTURE_LINKED=1 GPUFL_ENGINE=$e GPUFL_LOG_PATH=/tmp/bt_$c bounded timeout -k 10 ${GPUFL_TORTURE_BT_S:-150} \
+      /usr/local/cuda/bin/cuda-gdb -batch -ex "set pagination off" -ex run -ex "thread apply all bt 25" \
+      --args "$BUILD/tests/gpu/torture/gpufl_torture" $c > "$RES/bt_${c}_$e.txt" 2>&1
+    echo "bt $c $e exit $?"; grep -E "signal|SIG|^#[0-9]+ " "$RES/bt_${c}_$e.txt" | head -40 | cut -c1-220
+  done
 fi
 
 if has python; then

@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""The torture suite: every case (torture.hpp, torture_py.py) under every engine, linked and under `gpufl trace`.
+
+For each case it runs the program once plain, then once per (engine, mode), and checks that the profiled run
+  - ends within its bound (a multiple of the plain run, never more than --max-s) and with the same exit code,
+  - prints the same RESULT/COUNT/OCCUPANCY lines as the plain run,
+  - logged as many kernels per name as the program counted itself (COUNT lines; Python cases: as many as the
+    trace under engine None), none of them lost,
+  - left a log that `gpufl report` reads to its end (no reader warnings),
+and case-specific truths: the carveout case's kernel_def agrees with the occupancy API; RangeProfiler measured
+something (range_counters) in a program without scopes of its own.
+Writes matrix.md (case x engine: pass/fail, slowdown) and results.json under OUT; logs stay in OUT/runs.
+
+Usage: run_torture.py BUILD OUT [--cases a,b] [--engines E,F] [--modes trace,linked] [--budget-s N]
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# name -> (gpufl trace flags, environment for a linked run)
+ENGINES = {
+    "None": (["--engine", "None"], {"GPUFL_ENGINE": "None"}),
+    "PcSampling": (["--engine", "PcSampling"], {"GPUFL_ENGINE": "PcSampling"}),
+    "PcSamplingLight": (["--engine", "PcSampling", "--light"],
+                        {"GPUFL_ENGINE": "PcSampling", "GPUFL_PC_SAMPLING_PRESET": "light"}),
+    "SassMetrics": (["--engine", "SassMetrics"], {"GPUFL_ENGINE": "SassMetrics"}),
+    "PcSamplingWithSass": (["--engine", "PcSamplingWithSass"], {"GPUFL_ENGINE": "PcSamplingWithSass"}),
+    "RangeProfiler": (["--engine", "RangeProfiler"], {"GPUFL_ENGINE": "RangeProfiler"}),
+    "RangeProfilerKernels": (["--engine", "RangeProfiler", "--kernel-ranges"],
+                             {"GPUFL_ENGINE": "RangeProfiler", "GPUFL_RANGE_PER_KERNEL": "1"}),
+    "SyncMemory": (["--engine", "None", "--sync", "--memory"],
+                   {"GPUFL_ENGINE": "None", "GPUFL_SYNC_EVENTS": "1", "GPUFL_MEMORY_EVENTS": "1"}),
+}
+
+# name -> (kind, args, expected exit code when it is not the plain run's, kernels logged may fall short)
+CPP_CASES = ["threads", "capture_global", "capture_thread_local", "capture_relaxed", "graph_explicit",
+             "cooperative", "cluster", "big_smem", "carveout", "registers", "long_kernel", "matmul_once",
+             "driver_api", "exit_in_flight", "abort", "sigkill", "spawn"]
+PY_CASES = ["torch_mix", "torch_graph", "torch_compile", "numba", "torch_mp", "torch_profiler"]
+ABRUPT = {"abort", "sigkill"}  # the process dies: what was in flight may be missing from the log
+CASE_ARGS = {"long_kernel": ["3"]}
+LINE = re.compile(r"^(RESULT|COUNT|OCCUPANCY|CHILDREN|PROFILER) ")
+
+
+def command(build, case):
+    if case in PY_CASES:
+        return [sys.executable, os.path.join(HERE, "torture_py.py"), case]
+    return [os.path.join(build, "tests/gpu/torture/gpufl_torture"), case] + CASE_ARGS.get(case, [])
+
+
+def run(cmd, env, timeout_s, log_dir):
+    os.makedirs(log_dir, exist_ok=True)
+    t0 = time.monotonic()
+    with open(os.path.join(log_dir, "stdout.txt"), "w") as out, open(os.path.join(log_dir, "stderr.txt"), "w") as err:
+        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=err, cwd=log_dir, start_new_session=True)
+        try:
+            rc = proc.wait(timeout=timeout_s)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            os.killpg(proc.pid, 15)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, 9)
+                proc.wait()
+            rc = proc.returncode
+    wall = time.monotonic() - t0
+    with open(os.path.join(log_dir, "stdout.txt")) as f:
+        stdout = f.read()
+    return {"rc": rc, "wall_s": wall, "timed_out": timed_out, "stdout": stdout}
+
+
+def checked_lines(stdout):
+    return sorted(l for l in stdout.splitlines() if LINE.match(l))
+
+
+def expected_counts(stdout):
+    c = Counter()
+    for l in stdout.splitlines():
+        if l.startswith("COUNT "):
+            _, name, n = l.split()
+            c[name] += int(n)
+    return c
+
+
+def read_logs(prefix):
+    """Every session under prefix (and the pid-suffixed prefixes of child processes), from the raw files."""
+    info = {"kernels": Counter(), "kernel_total": 0, "defs": {}, "notes": [], "range_counters": 0,
+            "sass_metric": 0, "pc_sample": 0, "sync_event": 0, "memory_event": 0, "bad_lines": 0, "sessions": set(),
+            "ended": 0}
+    for path in sorted(glob.glob(prefix + "*.log")):
+        with open(path, errors="replace") as f:
+            for line in f:
+                try:
+                    r = json.loads(line)
+                except ValueError:
+                    info["bad_lines"] += 1
+                    continue
+                t, sid = r.get("type"), r.get("sid")
+                if t == "kernel_def":
+                    info["defs"][(sid, r.get("k"))] = r
+                elif t == "kernel_event":
+                    info["kernel_total"] += 1
+                    info["kernels"][(sid, r.get("k"))] += 1
+                elif t == "note" and r.get("status") in ("off", "degraded"):
+                    info["notes"].append("%s %s: %s" % (r.get("feature"), r.get("status"), r.get("reason", "")[:200]))
+                elif t == "session_start":
+                    info["sessions"].add(sid)
+                elif t == "session_end" and path.endswith(".device.log"):
+                    info["ended"] += 1
+                elif t in ("range_counters", "sass_metric", "pc_sample", "sync_event", "memory_event"):
+                    info[t] += 1
+    by_name = Counter()
+    for (sid, k), n in info["kernels"].items():
+        d = info["defs"].get((sid, k), {})
+        name = d.get("demangled") or d.get("name") or "?"
+        by_name[short_name(name)] += n
+    info["by_name"] = by_name
+    info["sessions"] = len(info["sessions"])
+    return info
+
+
+def short_name(demangled):
+    """graph_step for "(anonymous namespace)::graph_step(float*, int, float)" or "void ns::f<int>(int)"."""
+    name = re.sub(r"\(.*", "", demangled.replace("(anonymous namespace)::", ""))
+    return name.split("<")[0].split("::")[-1].split(" ")[-1]
+
+
+def report_ok(gpufl, prefix):
+    p = subprocess.run([gpufl, "report", prefix], capture_output=True, text=True, timeout=120)
+    m = re.search(r"Reader Warnings:\s*(.*)", p.stdout)
+    warnings = m.group(1).strip() if m else "?"
+    return p.returncode == 0, warnings, p.stdout
+
+
+def check(case, engine, mode, plain, r, info, reference_total, report):
+    why = []
+    if r["timed_out"]:
+        why.append("timed out after %.0f s" % r["wall_s"])
+    if r["rc"] != plain["rc"]:
+        why.append("exit %s, plain %s" % (r["rc"], plain["rc"]))
+    if checked_lines(r["stdout"]) != checked_lines(plain["stdout"]):
+        why.append("output differs")
+    want = expected_counts(plain["stdout"])
+    if want:
+        for name, n in want.items():
+            got = info["by_name"].get(name, 0)
+            if got != n and not (case in ABRUPT and got <= n):
+                why.append("%s: %d kernels logged, program counted %d" % (name, got, n))
+    elif reference_total is not None and info["kernel_total"] != reference_total:
+        why.append("%d kernels logged, %d under engine None" % (info["kernel_total"], reference_total))
+    ok, warnings, text = report
+    if case not in ABRUPT:
+        if not ok:
+            why.append("gpufl report failed")
+        elif warnings not in ("none", "?"):
+            why.append("reader warnings: " + warnings[:120])
+    if case == "carveout":
+        m = re.search(r"OCCUPANCY carveout_kernel max_active_blocks (\d+)", plain["stdout"])
+        for (sid, k), d in info["defs"].items():
+            if "carveout_kernel" in (d.get("demangled") or "") and m and d.get("max_active_blocks") != int(m.group(1)):
+                why.append("kernel_def max_active_blocks %s, occupancy API %s" % (d.get("max_active_blocks"), m.group(1)))
+                break
+    if engine.startswith("RangeProfiler") and info["kernel_total"] > 0 and info["range_counters"] == 0 \
+            and case not in ABRUPT:
+        why.append("no range_counters")
+    return why
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("build")
+    ap.add_argument("out")
+    ap.add_argument("--cases", default=",".join(CPP_CASES + PY_CASES))
+    ap.add_argument("--engines", default=",".join(ENGINES))
+    ap.add_argument("--modes", default="trace,linked")
+    ap.add_argument("--budget-s", type=float, default=540, help="runs that would start after this are skipped")
+    ap.add_argument("--max-s", type=float, default=120, help="no run may take longer than this")
+    args = ap.parse_args()
+    build, out = os.path.abspath(args.build), os.path.abspath(args.out)
+    gpufl = os.path.join(build, "apps/gpufl/gpufl")
+    os.makedirs(out, exist_ok=True)
+    start = time.monotonic()
+    base_env = {k: v for k, v in os.environ.items() if not k.startswith("GPUFL_") and k != "CUDA_INJECTION64_PATH"}
+    base_env["PYTHONUNBUFFERED"] = "1"
+    results = []
+    for case in args.cases.split(","):
+        if time.monotonic() - start > args.budget_s:
+            break
+        cmd = command(build, case)
+        plain = run(cmd, base_env, args.max_s, os.path.join(out, "runs", case, "plain"))
+        print("plain %-22s rc=%s %.2f s" % (case, plain["rc"], plain["wall_s"]), flush=True)
+        bound = min(args.max_s, 30 + 10 * plain["wall_s"])
+        reference_total = None
+        for engine in args.engines.split(","):
+            flags, env_extra = ENGINES[engine]
+            for mode in args.modes.split(","):
+                if time.monotonic() - start > args.budget_s:
+                    results.append({"case": case, "engine": engine, "mode": mode, "status": "SKIP", "why": ["budget"]})
+                    continue
+                d = os.path.join(out, "runs", case, "%s-%s" % (engine, mode))
+                shutil.rmtree(d, ignore_errors=True)
+                prefix = os.path.join(d, "log")
+                env = dict(base_env)
+                if mode == "trace":
+                    c = [gpufl, "trace", "-q", "--sample-rate", "100", "-o", prefix] + flags + ["--"] + cmd
+                else:
+                    c = cmd
+                    env.update(env_extra)
+                    env.update({"GPUFL_TORTURE_LINKED": "1", "GPUFL_LOG_PATH": prefix})
+                r = run(c, env, bound, d)
+                info = read_logs(prefix)
+                report = report_ok(gpufl, prefix) if info["sessions"] else (False, "no log", "")
+                with open(os.path.join(d, "report.txt"), "w") as f:
+                    f.write(report[2])
+                if engine == "None" and mode == "trace":
+                    reference_total = info["kernel_total"]
+                why = check(case, engine, mode, plain, r, info, reference_total, report)
+                row = {"case": case, "engine": engine, "mode": mode, "status": "FAIL" if why else "PASS", "why": why,
+                       "rc": r["rc"], "wall_s": round(r["wall_s"], 2), "plain_s": round(plain["wall_s"], 2),
+                       "slowdown": round(r["wall_s"] / max(plain["wall_s"], 1e-3), 2),
+                       "kernels": info["kernel_total"], "notes": info["notes"][:8],
+                       "deep": {k: info[k] for k in ("range_counters", "sass_metric", "pc_sample", "sync_event",
+                                                     "memory_event")}}
+                results.append(row)
+                print("%s %-22s %-20s %-6s rc=%s %.2f s (x%.2f) kernels=%d %s" % (
+                    row["status"], case, engine, mode, r["rc"], r["wall_s"], row["slowdown"], info["kernel_total"],
+                    "; ".join(why)[:300]), flush=True)
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    write_matrix(results, os.path.join(out, "matrix.md"))
+    failed = sum(r["status"] == "FAIL" for r in results)
+    print("torture: %d runs, %d passed, %d failed, %d skipped" % (
+        len(results), sum(r["status"] == "PASS" for r in results), failed,
+        sum(r["status"] == "SKIP" for r in results)))
+    return 1 if failed else 0
+
+
+def write_matrix(results, path):
+    engines = list(dict.fromkeys(r["engine"] for r in results))
+    cases = list(dict.fromkeys(r["case"] for r in results))
+    cell = {}
+    for r in results:
+        mark = {"PASS": "ok", "FAIL": "FAIL", "SKIP": "-"}[r["status"]]
+        text = mark if r["status"] != "PASS" else "ok x%.1f" % r["slowdown"]
+        cell.setdefault((r["case"], r["engine"]), []).append("%s %s" % (r["mode"][0], text))
+    with open(path, "w") as f:
+        f.write("| case | " + " | ".join(engines) + " |\n|---|" + "---|" * len(engines) + "\n")
+        for c in cases:
+            f.write("| %s | %s |\n" % (c, " | ".join("<br>".join(cell.get((c, e), [])) for e in engines)))
+        f.write("\nt = under `gpufl trace`, l = linked (gpufl.init in the program); x = wall time / plain run.\n\n")
+        for r in results:
+            if r["status"] == "FAIL":
+                f.write("- FAIL %s %s %s: %s\n" % (r["case"], r["engine"], r["mode"], "; ".join(r["why"])))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,164 @@
+// CUDA graphs: stream capture in global and thread-local mode (with another thread launching while a
+// capture is open), capture inside a scope, the explicit graph API with kernel, memcpy and memset
+// nodes, many replays, and a graph relaunched from another thread.
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "torture.hpp"
+
+namespace {
+
+__global__ void graph_step(float* x, int n, float add) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = x[i] * 0.5f + add;
+}
+
+__global__ void outside_capture(float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] += 1.0f;
+}
+
+constexpr int kN = 1 << 16;
+constexpr int kNodes = 50;
+constexpr int kReplays = 20;
+
+double sum(const float* device, int n) {
+  std::vector<float> host(n);
+  TORTURE_CHECK(cudaMemcpy(host.data(), device, n * sizeof(float), cudaMemcpyDeviceToHost));
+  double s = 0;
+  for (float v : host) s += v;
+  return s;
+}
+
+// Captures kNodes launches on a non-blocking stream in `mode`, then replays the graph kReplays
+// times. With `busy_neighbour`, another thread launches ordinary kernels on its own stream while the
+// capture is open (legal in thread-local and relaxed mode).
+int captureAndReplay(cudaStreamCaptureMode mode, bool busy_neighbour, const char* name) {
+  float *x, *y;
+  TORTURE_CHECK(cudaMalloc(&x, kN * sizeof(float)));
+  TORTURE_CHECK(cudaMalloc(&y, kN * sizeof(float)));
+  TORTURE_CHECK(cudaMemset(x, 0, kN * sizeof(float)));
+  TORTURE_CHECK(cudaMemset(y, 0, kN * sizeof(float)));
+  cudaStream_t s;
+  TORTURE_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  // A launch before the capture, so deep engines have the kernel's first launches behind them or not.
+  graph_step<<<kN / 256, 256, 0, s>>>(x, kN, 1.0f);
+  torture::count("graph_step");
+  TORTURE_CHECK(cudaStreamSynchronize(s));
+
+  std::thread neighbour;
+  std::atomic<bool> capturing{false}, captured{false};
+  if (busy_neighbour) {
+    neighbour = std::thread([&] {
+      cudaStream_t own;
+      TORTURE_CHECK(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking));
+      while (!capturing) std::this_thread::yield();
+      int launched = 0;
+      while (!captured || launched < 20) {
+        outside_capture<<<kN / 256, 256, 0, own>>>(y, kN);
+        ++launched;
+        if (launched % 8 == 0) TORTURE_CHECK(cudaStreamSynchronize(own));
+      }
+      TORTURE_CHECK(cudaStreamSynchronize(own));
+      torture::count("outside_capture", launched);
+      TORTURE_CHECK(cudaStreamDestroy(own));
+    });
+  }
+  cudaGraph_t graph;
+  {
+    torture::Range range("capture");
+    TORTURE_CHECK(cudaStreamBeginCapture(s, mode));
+    capturing = true;
+    for (int i = 0; i < kNodes; ++i) {
+      graph_step<<<kN / 256, 256, 0, s>>>(x, kN, float(i % 3));
+      if (busy_neighbour && i % 10 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    TORTURE_CHECK(cudaStreamEndCapture(s, &graph));
+    captured = true;
+  }
+  cudaGraphExec_t exec;
+  TORTURE_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  {
+    torture::Range range("replay");
+    for (int r = 0; r < kReplays; ++r) TORTURE_CHECK(cudaGraphLaunch(exec, s));
+  }
+  torture::count("graph_step", long(kNodes) * kReplays);
+  TORTURE_CHECK(cudaStreamSynchronize(s));
+  if (neighbour.joinable()) neighbour.join();
+  torture::result(name, sum(x, kN));
+  TORTURE_CHECK(cudaGraphExecDestroy(exec));
+  TORTURE_CHECK(cudaGraphDestroy(graph));
+  TORTURE_CHECK(cudaStreamDestroy(s));
+  TORTURE_CHECK(cudaFree(x));
+  TORTURE_CHECK(cudaFree(y));
+  return 0;
+}
+
+torture::Register capture_global("capture_global", [](int, char**) {
+  return captureAndReplay(cudaStreamCaptureModeGlobal, false, "capture_global");
+});
+torture::Register capture_thread_local("capture_thread_local", [](int, char**) {
+  return captureAndReplay(cudaStreamCaptureModeThreadLocal, true, "capture_thread_local");
+});
+torture::Register capture_relaxed("capture_relaxed", [](int, char**) {
+  return captureAndReplay(cudaStreamCaptureModeRelaxed, true, "capture_relaxed");
+});
+
+// The explicit graph API: memset -> kernel chain -> memcpy, replayed here and from another thread.
+torture::Register graph_explicit("graph_explicit", [](int, char**) {
+  float *x, *copy;
+  TORTURE_CHECK(cudaMalloc(&x, kN * sizeof(float)));
+  TORTURE_CHECK(cudaMalloc(&copy, kN * sizeof(float)));
+  cudaGraph_t graph;
+  TORTURE_CHECK(cudaGraphCreate(&graph, 0));
+  cudaMemsetParams memset{};
+  memset.dst = x;
+  memset.value = 0;
+  memset.elementSize = 4;
+  memset.width = kN;
+  memset.height = 1;
+  cudaGraphNode_t previous;
+  TORTURE_CHECK(cudaGraphAddMemsetNode(&previous, graph, nullptr, 0, &memset));
+  int n = kN;
+  for (int i = 0; i < 10; ++i) {
+    float add = float(i);
+    void* args[] = {&x, &n, &add};
+    cudaKernelNodeParams kp{};
+    kp.func = reinterpret_cast<void*>(graph_step);
+    kp.gridDim = dim3(kN / 256);
+    kp.blockDim = dim3(256);
+    kp.kernelParams = args;
+    cudaGraphNode_t node;
+    TORTURE_CHECK(cudaGraphAddKernelNode(&node, graph, &previous, 1, &kp));
+    previous = node;
+  }
+  cudaGraphNode_t copy_node;
+  TORTURE_CHECK(cudaGraphAddMemcpyNode1D(&copy_node, graph, &previous, 1, copy, x,
+                                         kN * sizeof(float), cudaMemcpyDeviceToDevice));
+  cudaGraphExec_t exec;
+  TORTURE_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  cudaStream_t s;
+  TORTURE_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  for (int r = 0; r < 30; ++r) TORTURE_CHECK(cudaGraphLaunch(exec, s));
+  TORTURE_CHECK(cudaStreamSynchronize(s));
+  std::thread other([&] {  // the same executable graph, launched from another thread
+    cudaStream_t own;
+    TORTURE_CHECK(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking));
+    for (int r = 0; r < 10; ++r) TORTURE_CHECK(cudaGraphLaunch(exec, own));
+    TORTURE_CHECK(cudaStreamSynchronize(own));
+    TORTURE_CHECK(cudaStreamDestroy(own));
+  });
+  other.join();
+  torture::count("graph_step", 40L * 10);
+  torture::result("graph_explicit", sum(copy, kN));
+  TORTURE_CHECK(cudaGraphExecDestroy(exec));
+  TORTURE_CHECK(cudaGraphDestroy(graph));
+  TORTURE_CHECK(cudaStreamDestroy(s));
+  TORTURE_CHECK(cudaFree(x));
+  TORTURE_CHECK(cudaFree(copy));
+  return 0;
+});
+
+}  // namespace
