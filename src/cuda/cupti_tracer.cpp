@@ -51,6 +51,24 @@ struct CopyCbids {
 };
 const CopyCbids kCopyCbids;
 
+// Which traced callbacks begin or end a stream capture, indexed like CopyCbids.
+struct CaptureCbids {
+  std::bitset<1024> begin[2], end[2];
+  CaptureCbids() {
+    for (auto cbid : kRuntimeCaptureBeginCbids) begin[0].set(cbid);
+    for (auto cbid : kRuntimeCaptureEndCbids) end[0].set(cbid);
+    for (auto cbid : kDriverCaptureBeginCbids) begin[1].set(cbid);
+    for (auto cbid : kDriverCaptureEndCbids) end[1].set(cbid);
+  }
+  // +1 begin, -1 end, 0 neither.
+  int kind(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) const {
+    if (cbid >= 1024) return 0;
+    const int d = domain == CUPTI_CB_DOMAIN_DRIVER_API;
+    return begin[d].test(cbid) ? 1 : end[d].test(cbid) ? -1 : 0;
+  }
+};
+const CaptureCbids kCaptureCbids;
+
 bool isGraphLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
     return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000 ||
@@ -72,6 +90,16 @@ void CUPTIAPI onCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_Call
   }
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   bool enter = cb->callbackSite == CUPTI_API_ENTER;
+  if (const int capture = kCaptureCbids.kind(domain, cbid); capture != 0) {
+    // A runtime capture call reaches the driver's inside it: only the outermost one counts.
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+      if (enter) ++t_runtime_launch_depth;
+      if (!enter) tracer->onCapture(data, capture > 0), --t_runtime_launch_depth;
+    } else if (t_runtime_launch_depth == 0 && !enter) {
+      tracer->onCapture(data, capture > 0);
+    }
+    return;
+  }
   ApiKind kind = kCopyCbids.contains(domain, cbid) ? ApiKind::Copy
                  : isGraphLaunch(domain, cbid)     ? ApiKind::GraphLaunch
                                                    : ApiKind::KernelLaunch;
@@ -159,9 +187,11 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
     return fail(c);
   // Engines first: SASS metrics need kernels traced serialized (KIND_KERNEL) rather than
   // concurrently.
+  EngineContext engine_context = context;
+  engine_context.capture = &capture_;
   for (auto& engine : engines) {
     EngineTime::Span span(engine_time_, EngineHook::Start);
-    if (engine->start(context)) engines_.push_back(std::move(engine));
+    if (engine->start(engine_context)) engines_.push_back(std::move(engine));
   }
   bool serialize = false;
   for (auto& engine : engines_) serialize |= engine->needsSerializedKernelActivity();
@@ -211,6 +241,12 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
     core::setScopeObserver(&scope_observer_);
   }
   if (!engines_.empty()) {
+    for (auto cbids : {std::span<const CUpti_CallbackId>(kRuntimeCaptureBeginCbids),
+                       std::span<const CUpti_CallbackId>(kRuntimeCaptureEndCbids)})
+      for (auto cbid : cbids) cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+    for (auto cbids : {std::span<const CUpti_CallbackId>(kDriverCaptureBeginCbids),
+                       std::span<const CUpti_CallbackId>(kDriverCaptureEndCbids)})
+      for (auto cbid : cbids) cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
     cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                                CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
     cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
@@ -278,6 +314,7 @@ void CuptiTracer::onApi(const void* callback_data, bool enter, ApiKind kind) {
   site.correlation_id = cb->correlationId;
   site.scope_path = core::currentScopePath();
   site.is_graph = is_graph;
+  site.captured = capture_.open();
   if (enter) {
     LaunchInfo info{site.scope_path, stack_traces_ ? stacks_.capture(3) : 0u, is_graph ? 1u : 0u};
     launches_.put(cb->correlationId, info);
@@ -288,6 +325,17 @@ void CuptiTracer::onApi(const void* callback_data, bool enter, ApiKind kind) {
     EngineTime::Span span(engine_time_, EngineHook::Launch);
     for (auto& engine : engines_) engine->onLaunchExit(site);
   }
+}
+
+void CuptiTracer::onCapture(const void* callback_data, bool begin) {
+  const auto* cb = static_cast<const CUpti_CallbackData*>(callback_data);
+  if (cb->functionParams == nullptr) return;
+  // Every capture call's parameter struct starts with the stream (generated_cuda*_meta.h).
+  const void* stream = *static_cast<void* const*>(cb->functionParams);
+  // cudaError_t and CUresult alike: 0 is success.
+  const bool ok = cb->functionReturnValue == nullptr || *static_cast<const int*>(cb->functionReturnValue) == 0;
+  if (begin && ok) capture_.began(stream);
+  if (!begin) capture_.ended(stream);
 }
 
 bool CuptiTracer::enableNvtx(bool injected, std::string* status, std::string* reason) {

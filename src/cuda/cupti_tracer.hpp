@@ -23,6 +23,7 @@
 #include "core/stack_trace.hpp"
 #include "cuda/activity_buffers.hpp"
 #include "cuda/activity_decode.hpp"
+#include "cuda/capture_tracker.hpp"
 #include "cuda/correlation_table.hpp"
 #include "cuda/deep_engine.hpp"
 #include "cuda/engine_time.hpp"
@@ -77,6 +78,7 @@ class CuptiTracer {
   // [cupti callbacks] Entry points used by the C callbacks; public only for them.
   enum class ApiKind { KernelLaunch, GraphLaunch, Copy };
   void onApi(const void* callback_data, bool enter, ApiKind kind);
+  void onCapture(const void* callback_data, bool begin);  // [app thread, API exit]
   void onNvtx(uint32_t cbid, const void* nvtx_data);
   void onResource(int cbid, const void* resource_data);
   void onBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
@@ -96,6 +98,7 @@ class CuptiTracer {
 
   ActivityBufferPool pool_;
   CorrelationTable launches_;
+  CaptureTracker capture_;  // open stream captures, for the deep engines
   KernelCatalog catalog_;
   StackTable stacks_;
   std::vector<std::unique_ptr<DeepEngine>> engines_;

@@ -4,6 +4,7 @@
 # side lives in libcupti (cupti_profiler_host.h), so nvperf_host/target are not needed.
 add_library(gpufl_cuda_deep STATIC
   ${CMAKE_CURRENT_LIST_DIR}/deep_support.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/capture_tracker.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stall_reasons.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cubin_sass.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sass_metrics_engine.cpp
@@ -18,6 +19,7 @@ target_link_libraries(gpufl_cuda_deep PUBLIC gpufl_core gpufl_cupti PRIVATE ${CM
 gpufl_add_test(deep_engines_test
   ${CMAKE_CURRENT_LIST_DIR}/stall_reasons_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/deep_support_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/capture_tracker_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cubin_sass_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sass_metrics_engine_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pc_sampling_engine_test.cpp

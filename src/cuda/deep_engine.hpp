@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/event_visitor.hpp"
+#include "cuda/capture_tracker.hpp"
 #include "gpufl/gpufl.hpp"
 
 namespace gpufl::cuda {
@@ -24,6 +25,10 @@ struct EngineContext {
   std::function<void(const std::string& feature, const std::string& status, const std::string& reason)> note;
   // The session's clock (ns), the same one CUPTI's timestamps are put on.
   std::function<int64_t()> now_ns;
+  // Open stream captures (set by the tracer): while one is open, engines make no synchronizing or
+  // allocating call and leave launches alone (capture_tracker.hpp).
+  const CaptureTracker* capture = nullptr;
+  bool captureOpen() const { return capture != nullptr && capture->open(); }
 };
 
 // A kernel launch seen in a launch callback, on the launching application thread.
@@ -34,6 +39,7 @@ struct LaunchSite {
   uint32_t correlation_id = 0;
   uint32_t scope_path = 0;        // innermost user scope path on this thread (0 = none)
   bool is_graph = false;
+  bool captured = false;  // a stream capture was open at the launch: it may only be recorded into a graph
 };
 
 class DeepEngine {

@@ -235,29 +235,47 @@ void PcSamplingEngine::onModuleLoaded(CUcontext, const void* cubin, size_t bytes
 }
 
 void PcSamplingEngine::onLaunchEnter(const LaunchSite& launch) {
-  if (!started_) return;
-  std::lock_guard lock(mutex_);
+  if (!started_ || launch.captured) return;
+  std::unique_lock lock(mutex_);
   auto it = contexts_.find(launch.context);
   if (it == contexts_.end() && launch.context != nullptr) {  // created before gpufl started
     enableLocked(launch.context);
     it = contexts_.find(launch.context);
   }
-  if (!alternate() || it == contexts_.end() || !it->second) return;
+  if (it == contexts_.end() || !it->second) return;
+  Context& c = *it->second;
+  if (!alternate()) {
+    if (c.restart_pending) settleUnlocked(lock, launch.context, c.sampling, c.patched);
+    return;
+  }
   // Alternate mode: sample every launch except those SASS alone instruments (patched code would
   // bias the stall reasons); a function's first launch has both, its samples collected apart. The
   // waits keep patched kernels out of the clean samples; they happen only around the first
   // deep_launches launches of each function.
-  Context& c = *it->second;
   const DeepData data = launch.symbol != nullptr && !launch.is_graph
                             ? scheduler_->decide(launch.correlation_id, launch.symbol)
                             : DeepData::None;
   const bool patched = data == DeepData::Both;
   const bool sample = patched || !hasSass(data);
-  if (sample != c.sampling || patched != c.patched) switchPhaseLocked(c, sample, patched);
+  if (sample != c.sampling || patched != c.patched || c.restart_pending)
+    settleUnlocked(lock, launch.context, sample, patched);
+}
+
+void PcSamplingEngine::settleUnlocked(std::unique_lock<std::mutex>& lock, CUcontext handle,
+                                      bool sample, bool patched) {
+  if (ctx_.captureOpen()) return;
+  lock.unlock();
+  synchronizeContext(handle);
+  lock.lock();
+  auto it = contexts_.find(handle);
+  if (it == contexts_.end() || !it->second || ctx_.captureOpen()) return;
+  Context& c = *it->second;
+  if (c.restart_pending) restartLocked(c);
+  if (alternate() && (sample != c.sampling || patched != c.patched))
+    switchPhaseLocked(c, sample, patched);
 }
 
 void PcSamplingEngine::switchPhaseLocked(Context& c, bool sample, bool patched) {
-  synchronizeContext(c.handle);
   if (c.sampling) {
     auto stop = cuptiParams<CUpti_PCSamplingStopParams>(CUpti_PCSamplingStopParamsSize);
     stop.ctx = c.handle;
@@ -300,7 +318,7 @@ void PcSamplingEngine::collectLocked(Context& c) {
       // With start/stop control (alternate mode) every later read failed too after an overflow
       // (H200, a 432 ms SASS-patched 2048^3 matmul sampled at 2^12): start afresh.
       if (r == CUPTI_ERROR_OUT_OF_MEMORY) {
-        restartLocked(c);
+        c.restart_pending = true;
         return;
       }
     } else if (r != CUPTI_SUCCESS) {
@@ -328,6 +346,7 @@ void PcSamplingEngine::collectLocked(Context& c) {
 }
 
 void PcSamplingEngine::restartLocked(Context& c) {
+  c.restart_pending = false;
   const bool was_sampling = c.sampling;
   disableLocked(c);
   auto enable = cuptiParams<CUpti_PCSamplingEnableParams>(CUpti_PCSamplingEnableParamsSize);
@@ -422,13 +441,21 @@ void PcSamplingEngine::emit(const std::vector<PcSampleAggregator::Row>& rows, bo
 
 void PcSamplingEngine::stop() {
   if (!started_) return;
+  std::vector<CUcontext> handles;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [handle, c] : contexts_)
+      if (c) handles.push_back(handle);
+  }
+  // Unlocked (launch callbacks take mutex_), and not while a capture is open.
+  if (!ctx_.captureOpen())
+    for (CUcontext handle : handles) synchronizeContext(handle);
+  // CUPTI decodes on its worker threads every worker_sleep_ms: let it catch up before the last read.
+  if (!handles.empty())
+    std::this_thread::sleep_for(std::chrono::milliseconds(2 * options_.worker_sleep_ms + 20));
   std::lock_guard lock(mutex_);
   for (auto& [handle, c] : contexts_) {
     if (!c) continue;
-    synchronizeContext(c->handle);
-    // CUPTI decodes on its worker threads every worker_sleep_ms: let it catch up before the last
-    // read.
-    std::this_thread::sleep_for(std::chrono::milliseconds(2 * options_.worker_sleep_ms + 20));
     collectLocked(*c);
     disableLocked(*c);
   }

@@ -128,6 +128,10 @@ class PcSamplingEngine final : public DeepEngine {
     bool enabled = false;
     bool sampling = false;  // started (always, unless alternate mode)
     bool patched = false;   // the samples being taken are of a launch SASS metrics patched too
+    // A read found the hardware buffer overflowed: restart (restartLocked) at the next launch, after
+    // waiting for the context. Restarting from the writer thread while a kernel ran crashed or hung
+    // programs on the H200 (a 3 s kernel under PcSamplingWithSass: SIGSEGV).
+    bool restart_pending = false;
     size_t reason_count = 0;
     StallReasonTable reasons;
     std::unique_ptr<Buffer> staging;  // CUPTI's SAMPLING_DATA_BUFFER
@@ -146,7 +150,11 @@ class PcSamplingEngine final : public DeepEngine {
   // Alternate mode, at a launch whose data differs from the last one's: waits for the context, stops
   // sampling, collects what the previous phase sampled when it changes from patched to clean or back,
   // and starts sampling again when `sample`.
-  void switchPhaseLocked(Context& c, bool sample, bool patched);
+  void switchPhaseLocked(Context& c, bool sample, bool patched);  // the context has been waited for
+  // Waits for the context with mutex_ released (never a wait under a lock launch callbacks take),
+  // then restarts a pending context and switches the phase if still needed. Nothing while a stream
+  // capture is open (a context wait would invalidate it): a later launch does it.
+  void settleUnlocked(std::unique_lock<std::mutex>& lock, CUcontext handle, bool sample, bool patched);
   void startLocked(Context& c);  // cuptiPCSamplingStart (start/stop control); a note when refused
   void emit(const std::vector<PcSampleAggregator::Row>& rows, bool patched, EventVisitor& out);
   void notePatchedLocked();  // at stop: decides which patched samples are kept, and says so

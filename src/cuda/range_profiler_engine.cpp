@@ -186,6 +186,7 @@ void RangeProfilerEngine::onContextCreated(CUcontext context, uint32_t device) {
 }
 
 void RangeProfilerEngine::onContextDestroying(CUcontext context) {
+  synchronizeContext(context);  // unlocked; a context going away has no capture open
   std::lock_guard lock(mutex_);
   if (open_.active && open_.context == context) closeLocked(false);
   auto it = contexts_.find(context);
@@ -205,13 +206,24 @@ void RangeProfilerEngine::onScopeBegin(uint32_t path, const char* name) {
   CUcontext current = nullptr;
   if (!driver.loaded() || driver.ctx_get_current(&current) != CUDA_SUCCESS || current == nullptr)
     return;
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
+  if (open_.active && open_.end_pending) finishUnlocked(lock, true);
   if (open_.active) {  // nested, or another thread's scope: counted in the open range
     ++skipped_;
     return;
   }
+  if (ctx_.captureOpen()) {  // its launches may only be recorded into a graph; no wait is allowed
+    ++skipped_capture_;
+    return;
+  }
+  beginLocked(current, path, name, false, nullptr, 0);
+}
+
+bool RangeProfilerEngine::beginLocked(CUcontext current, uint32_t path, const char* name,
+                                      bool launch_range, const char* kernel, uint32_t correlation_id) {
   Context* c = contextLocked(current);
-  if (c == nullptr || !c->usable) return;
+  if (c == nullptr || !c->usable) return false;
+  const bool auto_ranges = per_kernel_ && !launch_range;
   // Groups take turns in phases of phase_ ranges: a switch costs a new range profiler object
   // (below).
   const size_t g = (ranges_begun_++ / phase_) % c->groups.size();
@@ -231,7 +243,7 @@ void RangeProfilerEngine::onScopeBegin(uint32_t path, const char* name) {
     if (CUptiResult r = cupti::cuptiRangeProfilerEnable(&enable); r != CUPTI_SUCCESS) {
       c->usable = false;
       fail("cuptiRangeProfilerEnable", r);
-      return;
+      return false;
     }
     c->object = enable.pRangeProfilerObject;
   }
@@ -250,7 +262,7 @@ void RangeProfilerEngine::onScopeBegin(uint32_t path, const char* name) {
   if (CUptiResult r = cupti::cuptiRangeProfilerGetCounterDataSize(&size); r != CUPTI_SUCCESS) {
     c->usable = false;
     fail("cuptiRangeProfilerGetCounterDataSize", r);
-    return;
+    return false;
   }
   std::vector<uint8_t> fresh(size.counterDataSize, 0);
   auto image = cuptiParams<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
@@ -262,7 +274,7 @@ void RangeProfilerEngine::onScopeBegin(uint32_t path, const char* name) {
       r != CUPTI_SUCCESS) {
     c->usable = false;
     fail("cuptiRangeProfilerCounterDataImageInitialize", r);
-    return;
+    return false;
   }
   group.counter_data.swap(fresh);
   auto set = cuptiParams<CUpti_RangeProfiler_SetConfig_Params>(
@@ -274,7 +286,7 @@ void RangeProfilerEngine::onScopeBegin(uint32_t path, const char* name) {
   set.pCounterDataImage = group.counter_data.data();
   // Per kernel: auto ranges (CUPTI makes each launch a range) with user replay; auto ranges with
   // kernel replay crashed on the H200 (header comment).
-  set.range = per_kernel_ ? CUPTI_AutoRange : CUPTI_UserRange;
+  set.range = auto_ranges ? CUPTI_AutoRange : CUPTI_UserRange;
   set.replayMode = CUPTI_UserReplay;
   set.maxRangesPerPass = max_ranges_;
   set.numNestingLevels = 1;
@@ -292,31 +304,72 @@ void RangeProfilerEngine::onScopeBegin(uint32_t path, const char* name) {
   const char* call = "cuptiRangeProfilerSetConfig";
   if (r == CUPTI_SUCCESS)
     r = cupti::cuptiRangeProfilerStart(&begin), call = "cuptiRangeProfilerStart";
-  if (r == CUPTI_SUCCESS && !per_kernel_)
+  if (r == CUPTI_SUCCESS && !auto_ranges)
     r = cupti::cuptiRangeProfilerPushRange(&push), call = "cuptiRangeProfilerPushRange";
   if (r != CUPTI_SUCCESS) {
     c->usable = false;  // a failing context stays off; tracing goes on
     fail(call, r);
-    return;
+    return false;
   }
   open_ = {true, path, name, current, g, std::this_thread::get_id(), {}};
+  open_.auto_ranges = auto_ranges;
+  open_.launch_range = launch_range;
+  open_.kernel = kernel != nullptr ? kernel : "";
+  open_.correlation_id = correlation_id;
+  return true;
 }
 
 void RangeProfilerEngine::onLaunchEnter(const LaunchSite& launch) {
-  if (!per_kernel_ || !started_) return;
-  std::lock_guard lock(mutex_);
+  if (!started_ || launch.captured) return;
+  std::unique_lock lock(mutex_);
+  if (open_.active && open_.end_pending) finishUnlocked(lock, true);
   // Auto ranges follow the launches on the context, from any thread, in submission order.
-  if (open_.active && launch.context == open_.context && open_.launches.size() < max_ranges_)
+  if (open_.active && open_.auto_ranges && launch.context == open_.context &&
+      open_.launches.size() < max_ranges_) {
     open_.launches.emplace_back(launch.symbol != nullptr ? launch.symbol
                                 : launch.is_graph         ? "(graph launch)"
                                                           : "(unnamed kernel)");
+  }
+  if (open_.active || launch.scope_path != 0 || launch.symbol == nullptr || *launch.symbol == '\0' ||
+      launch.is_graph || launch.context == nullptr || ctx_.captureOpen())
+    return;
+  int& seen = launch_ranges_[launch.symbol];
+  if (seen >= std::max(ctx_.deep_launches_per_kernel, 0)) return;
+  if (beginLocked(launch.context, 0, "(no scope)", true, launch.symbol, launch.correlation_id)) {
+    ++seen;
+    ++launch_ranges_total_;
+  }
+}
+
+void RangeProfilerEngine::onLaunchExit(const LaunchSite& launch) {
+  if (!started_) return;
+  std::unique_lock lock(mutex_);
+  if (open_.active && open_.launch_range && open_.correlation_id == launch.correlation_id &&
+      open_.thread == std::this_thread::get_id())
+    finishUnlocked(lock, true);
 }
 
 void RangeProfilerEngine::onScopeEnd(uint32_t path) {
   if (!started_) return;
-  std::lock_guard lock(mutex_);
-  if (open_.active && open_.path == path && open_.thread == std::this_thread::get_id())
-    closeLocked(true);
+  std::unique_lock lock(mutex_);
+  if (open_.active && !open_.launch_range && open_.path == path &&
+      open_.thread == std::this_thread::get_id())
+    finishUnlocked(lock, true);
+}
+
+void RangeProfilerEngine::finishUnlocked(std::unique_lock<std::mutex>& lock, bool keep) {
+  if (open_.closing) return;
+  if (ctx_.captureOpen()) {
+    open_.end_pending = true;
+    return;
+  }
+  open_.closing = true;
+  const CUcontext context = open_.context;
+  lock.unlock();
+  synchronizeContext(context);  // the range's kernels have run before it closes
+  lock.lock();
+  if (!open_.active || !open_.closing || open_.context != context) return;  // closed meanwhile
+  closeLocked(keep);
 }
 
 void RangeProfilerEngine::closeLocked(bool keep) {
@@ -326,7 +379,6 @@ void RangeProfilerEngine::closeLocked(bool keep) {
   if (it == contexts_.end() || !it->second->usable) return;
   Context& c = *it->second;
   Group& group = *c.groups[open.group];
-  synchronizeContext(open.context);  // the scope's kernels have run before the range closes
   auto pop = cuptiParams<CUpti_RangeProfiler_PopRange_Params>(
       CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
   pop.pRangeProfilerObject = c.object;
@@ -338,7 +390,7 @@ void RangeProfilerEngine::closeLocked(bool keep) {
   decode.pRangeProfilerObject = c.object;
   CUptiResult r = CUPTI_SUCCESS;
   const char* call = "cuptiRangeProfilerPopRange";
-  if (!per_kernel_) r = cupti::cuptiRangeProfilerPopRange(&pop);
+  if (!open.auto_ranges) r = cupti::cuptiRangeProfilerPopRange(&pop);
   if (r == CUPTI_SUCCESS) r = cupti::cuptiRangeProfilerStop(&stop), call = "cuptiRangeProfilerStop";
   if (r == CUPTI_SUCCESS)
     r = cupti::cuptiRangeProfilerDecodeData(&decode), call = "cuptiRangeProfilerDecodeData";
@@ -351,8 +403,8 @@ void RangeProfilerEngine::closeLocked(bool keep) {
     call = "cuptiRangeProfilerGetCounterDataInfo";
   // A scope range is range 0 (the image has room for 2); per kernel, every launch is one.
   size_t ranges = keep && r == CUPTI_SUCCESS ? info.numTotalRanges : 0;
-  if (!per_kernel_) ranges = std::min<size_t>(ranges, 1);
-  if (per_kernel_ && ranges >= max_ranges_) ++kernels_without_range_;
+  if (!open.auto_ranges) ranges = std::min<size_t>(ranges, 1);
+  if (open.auto_ranges && ranges >= max_ranges_) ++kernels_without_range_;
   std::vector<RangeCounters> records;
   for (size_t i = 0; i < ranges && r == CUPTI_SUCCESS; ++i) {
     RangeCounters rc;
@@ -387,7 +439,9 @@ bool RangeProfilerEngine::evaluateRangeLocked(const Group& group, size_t index,
   if (*r != CUPTI_SUCCESS) return false;
   rc->range = open.name;
   rc->path = open.path;
-  if (per_kernel_) {
+  if (open.launch_range) {
+    rc->kernel = demangle(open.kernel);
+  } else if (open.auto_ranges) {
     // CUPTI numbers auto ranges ("0", "1", ...) instead of naming them: range i is the i-th launch
     // seen since Start. Should the counts ever disagree, the record keeps CUPTI's name, marked.
     if (index < open.launches.size()) {
@@ -433,9 +487,15 @@ void RangeProfilerEngine::drain(EventVisitor& out) {
 }
 
 void RangeProfilerEngine::stop() {
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   if (!started_) return;
-  if (open_.active) closeLocked(true);
+  if (open_.active) finishUnlocked(lock, true);
+  if (open_.active) {  // a capture is still open: the range's counters cannot be collected
+    open_ = {};
+    if (ctx_.note)
+      ctx_.note("range_profiler", "degraded",
+                "a stream capture was still open at shutdown: the last range was not collected");
+  }
   for (auto& [handle, c] : contexts_) {
     if (c->object == nullptr) continue;
     auto disable = cuptiParams<CUpti_RangeProfiler_Disable_Params>(
@@ -456,6 +516,20 @@ void RangeProfilerEngine::stop() {
                   std::to_string(max_ranges_) +
                   " kernels or more: launches past that have no counters "
                   "(GPUFL_RANGE_MAX_KERNELS)");
+  }
+  if (launch_ranges_total_ > 0 && ctx_.note) {
+    ctx_.note("range_profiler", "on",
+              std::to_string(launch_ranges_total_) + " kernel launches outside any scope measured, " +
+                  std::to_string(launch_ranges_.size()) + " kernels, the first " +
+                  std::to_string(ctx_.deep_launches_per_kernel) +
+                  " launches of each (deep_launches_per_kernel), each waited for at its end; "
+                  "range_counters with range \"(no scope)\" and the kernel");
+  }
+  if (skipped_capture_ > 0 && ctx_.note) {
+    ctx_.note("range_profiler", "degraded",
+              std::to_string(skipped_capture_) +
+                  " scopes began while a stream capture was open and have no counters (no wait is "
+                  "allowed during a capture)");
   }
   if (skipped_ > 0 && ctx_.note) {
     ctx_.note("range_profiler", "on",

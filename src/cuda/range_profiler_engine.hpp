@@ -71,7 +71,11 @@ class RangeProfilerEngine final : public DeepEngine {
   bool wantsScopes() const override { return true; }
   // CUPTI's range profiler launches a ~80 us `WaitNs` kernel per range (measured on the H200).
   bool ownsKernel(std::string_view name) const override { return name == "WaitNs"; }
-  void onLaunchEnter(const LaunchSite& launch) override;  // per-kernel ranges: names them
+  // Per-kernel ranges: names them. Outside any user scope: the first deep_launches_per_kernel
+  // launches of each kernel get a range of their own, closed at the launch's exit (a program with no
+  // scopes, as under `gpufl trace`, is measured per launch, as Nsight Compute does).
+  void onLaunchEnter(const LaunchSite& launch) override;
+  void onLaunchExit(const LaunchSite& launch) override;
   void onScopeBegin(uint32_t path, const char* name) override;
   void onScopeEnd(uint32_t path) override;
   void drain(EventVisitor& out) override;
@@ -88,12 +92,25 @@ class RangeProfilerEngine final : public DeepEngine {
     size_t group = 0;
     std::thread::id thread;
     std::vector<std::string> launches;  // per-kernel ranges: kernels launched on `context`, in order
+    bool auto_ranges = false;    // CUPTI makes each launch a range (per-kernel ranges in a scope)
+    bool launch_range = false;   // one launch outside any scope: `kernel`, `correlation_id`
+    std::string kernel;
+    uint32_t correlation_id = 0;
+    bool closing = false;        // a thread waits (unlocked) for the context before closing
+    bool end_pending = false;    // ended while a stream capture was open: closed at a later hook
   };
   using RatioParts = std::map<std::string, double>;  // latest value of each ratio counter
 
   Context* contextLocked(CUcontext handle);
   bool setUpLocked(Context& c, uint32_t device);
-  void closeLocked(bool keep);  // ends the open range; keep: evaluate and queue its counters
+  // Opens a range on `context` (the current one); false when none could be opened.
+  bool beginLocked(CUcontext context, uint32_t path, const char* name, bool launch_range,
+                   const char* kernel, uint32_t correlation_id);
+  // Ends the open range; keep: evaluate and queue its counters. Its kernels must have finished.
+  void closeLocked(bool keep);
+  // Waits for the range's context with mutex_ released (never a wait under a lock that launch
+  // callbacks take), then closes it; while a capture is open, marks it end_pending instead.
+  void finishUnlocked(std::unique_lock<std::mutex>& lock, bool keep);
   // Evaluates range `index` of `group`'s decoded counter data into a record (kernel: its range name
   // when ranges are per kernel); false when CUPTI fails (`call` names the failing function).
   bool evaluateRangeLocked(const Group& group, size_t index, const Open& open, RangeCounters* rc,
@@ -117,6 +134,9 @@ class RangeProfilerEngine final : public DeepEngine {
   Open open_;
   std::vector<RangeCounters> pending_;
   uint64_t skipped_ = 0;  // scopes not profiled because another range was open
+  uint64_t skipped_capture_ = 0;  // scopes not profiled because a stream capture was open
+  std::map<std::string, int> launch_ranges_;  // launches outside scopes measured, per kernel
+  uint64_t launch_ranges_total_ = 0;
   std::set<std::string> noted_;
 };
 

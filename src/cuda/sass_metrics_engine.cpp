@@ -197,6 +197,7 @@ void SassMetricsEngine::onContextCreated(CUcontext context, uint32_t device) {
 }
 
 void SassMetricsEngine::onContextDestroying(CUcontext context) {
+  synchronizeContext(context);  // the context is going away: no capture can be open on it
   std::lock_guard lock(mutex_);
   auto it = contexts_.find(context);
   if (it == contexts_.end()) return;
@@ -205,6 +206,23 @@ void SassMetricsEngine::onContextDestroying(CUcontext context) {
     disableLocked(it->second);
   }
   contexts_.erase(it);
+}
+
+void SassMetricsEngine::closeUnlocked(std::unique_lock<std::mutex>& lock, CUcontext handle) {
+  auto it = contexts_.find(handle);
+  if (it == contexts_.end() || it->second.closing || ctx_.captureOpen()) return;
+  it->second.closing = true;
+  const uint64_t submitted = it->second.submitted;
+  lock.unlock();
+  synchronizeContext(handle);
+  lock.lock();
+  it = contexts_.find(handle);
+  if (it == contexts_.end()) return;  // destroyed meanwhile (flushed there)
+  Context& c = it->second;
+  c.closing = false;
+  if (!c.enabled || c.in_flight > 0 || c.submitted != submitted || ctx_.captureOpen()) return;
+  flushLocked(c);
+  disableLocked(c);
 }
 
 void SassMetricsEngine::onModuleLoaded(CUcontext, const void* cubin, size_t bytes) {
@@ -235,8 +253,6 @@ bool SassMetricsEngine::enableLocked(Context& c) {
 }
 
 void SassMetricsEngine::flushLocked(Context& c) {
-  synchronizeContext(
-      c.handle);  // Disable drops what is not flushed; flush what the kernels counted
   auto props = cuptiParams<CUpti_SassMetricsGetDataProperties_Params>(
       CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE);
   props.ctx = c.handle;
@@ -301,11 +317,12 @@ void SassMetricsEngine::rememberInstrumentedLocked(uint32_t correlation_id) {
 }
 
 void SassMetricsEngine::onLaunchEnter(const LaunchSite& launch) {
-  if (!started_) return;
+  // A launch into an open capture does not run now; its graph's launches are not instrumented.
+  if (!started_ || launch.captured) return;
   const bool nameable = launch.symbol != nullptr && *launch.symbol != '\0' && !launch.is_graph;
   const DeepData data =
       nameable ? scheduler_->decide(launch.correlation_id, launch.symbol) : DeepData::None;
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   auto it = contexts_.find(launch.context);
   if (it == contexts_.end() && launch.context != nullptr) {
     // A context created before gpufl started (no context-created callback).
@@ -320,19 +337,22 @@ void SassMetricsEngine::onLaunchEnter(const LaunchSite& launch) {
     if (!it->second.usable) scheduler_->sassUnavailable();
   }
   if (!it->second.usable) return;
-  Context& c = it->second;
   const bool want = hasSass(data);
-  if (want && !c.enabled) {
+  if (!want && it->second.enabled && it->second.in_flight == 0) {
+    closeUnlocked(lock, launch.context);
+    it = contexts_.find(launch.context);
+    if (it == contexts_.end()) return;
+  }
+  Context& c = it->second;
+  if (want && !c.enabled && !c.closing && !ctx_.captureOpen()) {
     if (!enableLocked(c)) return;
-  } else if (!want && c.enabled && c.in_flight == 0) {
-    flushLocked(c);
-    disableLocked(c);
   }
   if (!c.enabled) return;
   // Enabled from this enter to the matching exit: the launch is patched and counted, even when it
   // was not asked for (another thread's instrumented launch kept SASS on), so it is counted as
   // such.
   ++c.in_flight;
+  ++c.submitted;
   t_in_flight = {this, launch.correlation_id, launch.context};
   if (nameable) aggregator_.countLaunch(launch.symbol);
   rememberInstrumentedLocked(launch.correlation_id);
@@ -414,9 +434,22 @@ void SassMetricsEngine::emit(EventVisitor& out,
 }
 
 void SassMetricsEngine::stop() {
+  std::vector<CUcontext> enabled;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [handle, c] : contexts_)
+      if (c.enabled) enabled.push_back(handle);
+  }
+  // Unlocked, as in closeUnlocked. A capture still open at shutdown loses this flush (said in a note).
+  const bool capturing = ctx_.captureOpen();
+  if (!capturing)
+    for (CUcontext handle : enabled) synchronizeContext(handle);
   std::lock_guard lock(mutex_);
   if (!started_) return;
+  if (capturing && !enabled.empty())
+    note("degraded", "a stream capture was still open at shutdown: the last SASS counts were not collected");
   for (auto& [handle, c] : contexts_) {
+    if (capturing) break;
     if (c.enabled) {
       flushLocked(c);
       disableLocked(c);

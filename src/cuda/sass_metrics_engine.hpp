@@ -115,13 +115,19 @@ class SassMetricsEngine final : public DeepEngine {
     bool configured = false;  // configureDeviceLocked ran for it (at its first launch)
     bool usable = false;      // device configured; false after a failure
     bool enabled = false;  // between cuptiSassMetricsEnable and Disable
+    bool closing = false;  // a thread waits (unlocked) for the context before flushing and disabling
     int in_flight = 0;     // launches between their enter and exit callbacks while enabled
+    uint64_t submitted = 0;  // launches counted while enabled (a close retries when it moved)
   };
 
   bool configureDeviceLocked(uint32_t device);
   bool enableLocked(Context& c);
-  void flushLocked(
-      Context& c);  // waits for the context, then moves CUPTI's records into aggregator_
+  // Moves CUPTI's records into aggregator_; the context's instrumented kernels must have finished.
+  void flushLocked(Context& c);
+  // Waits for the context with mutex_ released (a wait under a lock that launch callbacks take
+  // deadlocked four launching threads on the H200), then flushes and disables unless another launch
+  // was instrumented meanwhile or a capture opened (then a later launch closes).
+  void closeUnlocked(std::unique_lock<std::mutex>& lock, CUcontext handle);
   void disableLocked(Context& c);
   void rememberInstrumentedLocked(uint32_t correlation_id);
   void note(const std::string& status, const std::string& reason);

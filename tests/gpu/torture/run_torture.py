@@ -67,6 +67,7 @@ def run(cmd, env, timeout_s, log_dir):
             timed_out = False
         except subprocess.TimeoutExpired:
             timed_out = True
+            dump_stacks(proc.pid)
             os.killpg(proc.pid, 15)
             try:
                 proc.wait(timeout=10)
@@ -78,6 +79,47 @@ def run(cmd, env, timeout_s, log_dir):
     with open(os.path.join(log_dir, "stdout.txt")) as f:
         stdout = f.read()
     return {"rc": rc, "wall_s": wall, "timed_out": timed_out, "stdout": stdout}
+
+
+def dump_stacks(pgid):
+    """Asks every thread of every process of a hung run to print its stack (torture_main.cu's SIGUSR2)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if int(fields[2]) != pgid or "gpufl_torture" not in os.readlink("/proc/%s/exe" % pid):
+                continue
+            for tid in os.listdir("/proc/%s/task" % pid):
+                libc.syscall(234, int(pid), int(tid), 12)  # tgkill(pid, tid, SIGUSR2)
+                time.sleep(0.05)
+        except OSError:
+            continue
+    time.sleep(1)
+
+
+FRAME = re.compile(r"^(/[^()\s]+)\(([^)]*)\)")
+
+
+def symbolize(stderr_text):
+    """Frames `module(+0xoff)` or `module(sym+0xoff)` of TORTURE-STACK dumps, with addr2line's function."""
+    out = []
+    for line in stderr_text.splitlines():
+        m = FRAME.match(line)
+        if not m or "+0x" not in m.group(2) or m.group(2).split("+")[0]:
+            out.append(line)
+            continue
+        module, offset = m.group(1), m.group(2).split("+")[1]
+        try:
+            p = subprocess.run(["addr2line", "-f", "-C", "-e", module, offset], capture_output=True, text=True,
+                               timeout=20)
+            out.append("%s  <- %s" % (line, p.stdout.split("\n")[0]))
+        except (OSError, subprocess.TimeoutExpired):
+            out.append(line)
+    return "\n".join(out)
 
 
 def checked_lines(stdout):
@@ -183,6 +225,7 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--cases", default=",".join(CPP_CASES + PY_CASES))
     ap.add_argument("--engines", default=",".join(ENGINES))
+    ap.add_argument("--py-engines", help="engines for the Python cases (default: --engines)")
     ap.add_argument("--modes", default="trace,linked")
     ap.add_argument("--budget-s", type=float, default=540, help="runs that would start after this are skipped")
     ap.add_argument("--max-s", type=float, default=120, help="no run may take longer than this")
@@ -202,7 +245,8 @@ def main():
         print("plain %-22s rc=%s %.2f s" % (case, plain["rc"], plain["wall_s"]), flush=True)
         bound = min(args.max_s, 30 + 10 * plain["wall_s"])
         reference_total = None
-        for engine in args.engines.split(","):
+        engines = args.py_engines if case in PY_CASES and args.py_engines else args.engines
+        for engine in engines.split(","):
             flags, env_extra = ENGINES[engine]
             for mode in args.modes.split(","):
                 if time.monotonic() - start > args.budget_s:
@@ -233,6 +277,14 @@ def main():
                        "deep": {k: info[k] for k in ("range_counters", "sass_metric", "pc_sample", "sync_event",
                                                      "memory_event")}}
                 results.append(row)
+                if why:
+                    with open(os.path.join(d, "stderr.txt"), errors="replace") as f:
+                        err = f.read()
+                    stacks = err[err.find("TORTURE-STACK"):] if "TORTURE-STACK" in err else ""
+                    with open(os.path.join(out, "failures.txt"), "a") as f:
+                        f.write("== %s %s %s: %s\n%s\n%s\n" % (case, engine, mode, "; ".join(why),
+                                                            "\n".join(err.splitlines()[:12]),
+                                                            symbolize(stacks)[:20000]))
                 print("%s %-22s %-20s %-6s rc=%s %.2f s (x%.2f) kernels=%d %s" % (
                     row["status"], case, engine, mode, r["rc"], r["wall_s"], row["slowdown"], info["kernel_total"],
                     "; ".join(why)[:300]), flush=True)

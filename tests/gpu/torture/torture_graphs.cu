@@ -34,7 +34,7 @@ double sum(const float* device, int n) {
 
 // Captures kNodes launches on a non-blocking stream in `mode`, then replays the graph kReplays
 // times. With `busy_neighbour`, another thread launches ordinary kernels on its own stream while the
-// capture is open (legal in thread-local and relaxed mode).
+// capture is open (legal in thread-local and relaxed mode), and the sum of y is printed too.
 int captureAndReplay(cudaStreamCaptureMode mode, bool busy_neighbour, const char* name) {
   float *x, *y;
   TORTURE_CHECK(cudaMalloc(&x, kN * sizeof(float)));
@@ -48,22 +48,24 @@ int captureAndReplay(cudaStreamCaptureMode mode, bool busy_neighbour, const char
   torture::count("graph_step");
   TORTURE_CHECK(cudaStreamSynchronize(s));
 
+  // The neighbour launches kNeighbourLaunches kernels (synchronizing its own stream now and then) while
+  // the capture is open: the capture ends only after it has finished.
+  constexpr int kNeighbourLaunches = 100;
   std::thread neighbour;
-  std::atomic<bool> capturing{false}, captured{false};
+  std::atomic<bool> capturing{false}, neighbour_done{!busy_neighbour};
   if (busy_neighbour) {
     neighbour = std::thread([&] {
       cudaStream_t own;
       TORTURE_CHECK(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking));
       while (!capturing) std::this_thread::yield();
-      int launched = 0;
-      while (!captured || launched < 20) {
+      for (int launched = 1; launched <= kNeighbourLaunches; ++launched) {
         outside_capture<<<kN / 256, 256, 0, own>>>(y, kN);
-        ++launched;
         if (launched % 8 == 0) TORTURE_CHECK(cudaStreamSynchronize(own));
       }
       TORTURE_CHECK(cudaStreamSynchronize(own));
-      torture::count("outside_capture", launched);
+      torture::count("outside_capture", kNeighbourLaunches);
       TORTURE_CHECK(cudaStreamDestroy(own));
+      neighbour_done = true;
     });
   }
   cudaGraph_t graph;
@@ -71,12 +73,9 @@ int captureAndReplay(cudaStreamCaptureMode mode, bool busy_neighbour, const char
     torture::Range range("capture");
     TORTURE_CHECK(cudaStreamBeginCapture(s, mode));
     capturing = true;
-    for (int i = 0; i < kNodes; ++i) {
-      graph_step<<<kN / 256, 256, 0, s>>>(x, kN, float(i % 3));
-      if (busy_neighbour && i % 10 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
+    for (int i = 0; i < kNodes; ++i) graph_step<<<kN / 256, 256, 0, s>>>(x, kN, float(i % 3));
+    while (!neighbour_done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     TORTURE_CHECK(cudaStreamEndCapture(s, &graph));
-    captured = true;
   }
   cudaGraphExec_t exec;
   TORTURE_CHECK(cudaGraphInstantiate(&exec, graph, 0));
@@ -88,6 +87,7 @@ int captureAndReplay(cudaStreamCaptureMode mode, bool busy_neighbour, const char
   TORTURE_CHECK(cudaStreamSynchronize(s));
   if (neighbour.joinable()) neighbour.join();
   torture::result(name, sum(x, kN));
+  if (busy_neighbour) torture::result("outside_capture", sum(y, kN));
   TORTURE_CHECK(cudaGraphExecDestroy(exec));
   TORTURE_CHECK(cudaGraphDestroy(graph));
   TORTURE_CHECK(cudaStreamDestroy(s));
