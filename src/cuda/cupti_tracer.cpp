@@ -93,10 +93,10 @@ void CUPTIAPI onCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_Call
   if (const int capture = kCaptureCbids.kind(domain, cbid); capture != 0) {
     // A runtime capture call reaches the driver's inside it: only the outermost one counts.
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-      if (enter) ++t_runtime_launch_depth;
-      if (!enter) tracer->onCapture(data, capture > 0), --t_runtime_launch_depth;
-    } else if (t_runtime_launch_depth == 0 && !enter) {
-      tracer->onCapture(data, capture > 0);
+      if (enter) ++t_runtime_launch_depth, tracer->onCapture(data, capture > 0, true);
+      if (!enter) tracer->onCapture(data, capture > 0, false), --t_runtime_launch_depth;
+    } else if (t_runtime_launch_depth == 0) {
+      tracer->onCapture(data, capture > 0, enter);
     }
     return;
   }
@@ -327,8 +327,15 @@ void CuptiTracer::onApi(const void* callback_data, bool enter, ApiKind kind) {
   }
 }
 
-void CuptiTracer::onCapture(const void* callback_data, bool begin) {
+void CuptiTracer::onCapture(const void* callback_data, bool begin, bool enter) {
   const auto* cb = static_cast<const CUpti_CallbackData*>(callback_data);
+  if (enter) {
+    if (begin) {
+      EngineTime::Span span(engine_time_, EngineHook::Launch);
+      for (auto& engine : engines_) engine->onCaptureBeginning();
+    }
+    return;
+  }
   if (cb->functionParams == nullptr) return;
   // Every capture call's parameter struct starts with the stream (generated_cuda*_meta.h).
   const void* stream = *static_cast<void* const*>(cb->functionParams);

@@ -78,7 +78,7 @@ class CuptiTracer {
   // [cupti callbacks] Entry points used by the C callbacks; public only for them.
   enum class ApiKind { KernelLaunch, GraphLaunch, Copy };
   void onApi(const void* callback_data, bool enter, ApiKind kind);
-  void onCapture(const void* callback_data, bool begin);  // [app thread, API exit]
+  void onCapture(const void* callback_data, bool begin, bool enter);  // [app thread]
   void onNvtx(uint32_t cbid, const void* nvtx_data);
   void onResource(int cbid, const void* resource_data);
   void onBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);

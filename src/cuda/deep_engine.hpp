@@ -53,6 +53,9 @@ class DeepEngine {
   virtual void onContextDestroying(CUcontext /*context*/) {}
   // [loading thread] A module's cubin (valid only during the call); for SASS text and source lines.
   virtual void onModuleLoaded(CUcontext /*context*/, const void* /*cubin*/, size_t /*bytes*/) {}
+  // [application thread] A stream capture is about to begin (API enter): the last moment for work
+  // that waits for the context, as nothing may wait while a capture is open (capture_tracker.hpp).
+  virtual void onCaptureBeginning() {}
   // [application thread] Around each kernel launch (API enter / exit).
   virtual void onLaunchEnter(const LaunchSite& /*launch*/) {}
   virtual void onLaunchExit(const LaunchSite& /*launch*/) {}

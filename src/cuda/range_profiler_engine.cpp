@@ -330,12 +330,14 @@ void RangeProfilerEngine::onLaunchEnter(const LaunchSite& launch) {
                                 : launch.is_graph         ? "(graph launch)"
                                                           : "(unnamed kernel)");
   }
-  if (open_.active || launch.scope_path != 0 || launch.symbol == nullptr || *launch.symbol == '\0' ||
-      launch.is_graph || launch.context == nullptr || ctx_.captureOpen())
+  // A graph launch is measured whole, under the kernel name "(graph launch)".
+  const char* kernel = launch.is_graph ? "(graph launch)" : launch.symbol;
+  if (open_.active || launch.scope_path != 0 || kernel == nullptr || *kernel == '\0' ||
+      launch.context == nullptr || ctx_.captureOpen())
     return;
-  int& seen = launch_ranges_[launch.symbol];
+  int& seen = launch_ranges_[kernel];
   if (seen >= std::max(ctx_.deep_launches_per_kernel, 0)) return;
-  if (beginLocked(launch.context, 0, "(no scope)", true, launch.symbol, launch.correlation_id)) {
+  if (beginLocked(launch.context, 0, "(no scope)", true, kernel, launch.correlation_id)) {
     ++seen;
     ++launch_ranges_total_;
   }

@@ -368,6 +368,15 @@ void SassMetricsEngine::onLaunchExit(const LaunchSite& launch) {
   t_in_flight = {};
 }
 
+void SassMetricsEngine::onCaptureBeginning() {
+  if (!started_) return;
+  std::unique_lock lock(mutex_);
+  std::vector<CUcontext> enabled;
+  for (auto& [handle, c] : contexts_)
+    if (c.enabled && c.in_flight == 0) enabled.push_back(handle);
+  for (CUcontext handle : enabled) closeUnlocked(lock, handle);
+}
+
 bool SassMetricsEngine::wasInstrumented(uint64_t correlation_id) const {
   std::lock_guard lock(mutex_);
   return instrumented_.count(static_cast<uint32_t>(correlation_id)) != 0;

@@ -100,6 +100,9 @@ class SassMetricsEngine final : public DeepEngine {
   void onContextCreated(CUcontext context, uint32_t device) override;
   void onContextDestroying(CUcontext context) override;
   void onModuleLoaded(CUcontext context, const void* cubin, size_t bytes) override;
+  // Closes SASS on every context: launches patched lazily while a capture is open invalidated it
+  // (H200: another thread launching into an enabled context during a thread-local capture).
+  void onCaptureBeginning() override;
   void onLaunchEnter(const LaunchSite& launch) override;
   void onLaunchExit(const LaunchSite& launch) override;
   bool wasInstrumented(uint64_t correlation_id) const override;

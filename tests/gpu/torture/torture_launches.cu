@@ -132,11 +132,11 @@ torture::Register cluster("cluster", [](int, char**) {
   return 0;
 });
 
-__global__ void big_dynamic_smem(float* out, int words) {
-  extern __shared__ float smem[];
-  for (int i = threadIdx.x; i < words; i += blockDim.x) smem[i] = float(i % 13);
+__global__ void big_dynamic_smem(unsigned long long* out, int words) {
+  extern __shared__ int smem[];
+  for (int i = threadIdx.x; i < words; i += blockDim.x) smem[i] = i % 13;
   __syncthreads();
-  float s = 0;
+  unsigned long long s = 0;  // integers: the sum does not depend on the order of the atomics
   for (int i = threadIdx.x; i < words; i += blockDim.x) s += smem[words - 1 - i];
   atomicAdd(out, s);
 }
@@ -144,14 +144,14 @@ __global__ void big_dynamic_smem(float* out, int words) {
 torture::Register big_smem("big_smem", [](int, char**) {
   constexpr int kBytes = 160 * 1024;
   TORTURE_CHECK(cudaFuncSetAttribute(big_dynamic_smem, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes));
-  float* out;
-  TORTURE_CHECK(cudaMalloc(&out, sizeof(float)));
-  TORTURE_CHECK(cudaMemset(out, 0, sizeof(float)));
+  unsigned long long* out;
+  TORTURE_CHECK(cudaMalloc(&out, sizeof(*out)));
+  TORTURE_CHECK(cudaMemset(out, 0, sizeof(*out)));
   for (int r = 0; r < 8; ++r) big_dynamic_smem<<<132, 512, kBytes>>>(out, kBytes / 4);
   torture::count("big_dynamic_smem", 8);
-  float host = 0;
-  TORTURE_CHECK(cudaMemcpy(&host, out, sizeof(float), cudaMemcpyDeviceToHost));
-  torture::result("big_smem", host);
+  unsigned long long host = 0;
+  TORTURE_CHECK(cudaMemcpy(&host, out, sizeof(host), cudaMemcpyDeviceToHost));
+  torture::result("big_smem", double(host));
   return 0;
 });
 
