@@ -20,6 +20,7 @@ gpufl_add_test(gpufl_log_reader_test
   ${_reader_dir}/record_parser_test.cpp
   ${_reader_dir}/record_types_test.cpp
   ${_reader_dir}/reader_test.cpp
+  ${_reader_dir}/reader_integrity_test.cpp
   ${_reader_dir}/segments_test.cpp
   LIBS gpufl_log_reader simdjson::simdjson ${GPUFL_ZSTD}
 )

@@ -57,9 +57,8 @@ std::vector<std::string> channelFiles(const std::string& prefix, Channel channel
   for (; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     const auto seg = parseSegmentName(name, base, channel_name);
+    // Whatever the entry is (a directory, a FIFO), it is taken: opening it says what is wrong with it.
     if (!seg) continue;
-    std::error_code type_ec;
-    if (it->is_directory(type_ec)) continue;
     if (seg->number == 0) {
       have_active = true;
       continue;
