@@ -117,7 +117,15 @@ LineSource::LineSource(Format format, size_t max_line_bytes)
 
 LineSource::~LineSource() = default;
 
+// A UTF-8 byte-order mark is not JSON; some editors put one at the start of a file, never elsewhere.
 bool LineSource::next(Line& line) {
+  if (!nextLine(line)) return false;
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  if (line.number == 1 && line.text.substr(0, kBom.size()) == kBom) line.text.remove_prefix(kBom.size());
+  return true;
+}
+
+bool LineSource::nextLine(Line& line) {
   for (;;) {
     if (scan_ < end_) {
       char* const base = buf_.get();

@@ -18,6 +18,7 @@ target_link_libraries(gpufl_log_reader
 gpufl_add_test(gpufl_log_reader_test
   ${_reader_dir}/line_source_test.cpp
   ${_reader_dir}/record_parser_test.cpp
+  ${_reader_dir}/record_damage_test.cpp
   ${_reader_dir}/record_types_test.cpp
   ${_reader_dir}/reader_test.cpp
   ${_reader_dir}/reader_integrity_test.cpp
