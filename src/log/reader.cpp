@@ -13,6 +13,7 @@
 #include <cctype>
 #include <cstring>
 #include <ctime>
+#include <unordered_set>
 
 #include "log/record_parser.hpp"
 #include "log/session_reader.hpp"
@@ -126,6 +127,7 @@ bool chooseSession(const std::vector<std::string>& inputs, const SourceOpener& o
   if (sessions.empty()) return chooseWithoutSessionStart(inputs, open, want, warnings, result);
   if (want.empty()) {
     result.chosen_sid = sessions.back().sid;  // sorted oldest first, ties in the order seen
+    result.chosen_session_id = sessions.back().session_id;
     return true;
   }
   std::vector<const SessionListing*> matches, exact;
@@ -136,7 +138,9 @@ bool chooseSession(const std::vector<std::string>& inputs, const SourceOpener& o
       exact.push_back(&s);
   }
   if (exact.size() == 1 || matches.size() == 1) {
-    result.chosen_sid = (exact.size() == 1 ? exact : matches).front()->sid;
+    const SessionListing& chosen = *(exact.size() == 1 ? exact : matches).front();
+    result.chosen_sid = chosen.sid;
+    result.chosen_session_id = chosen.session_id;
     return true;
   }
   warnings.add("", 0,
@@ -176,6 +180,7 @@ std::vector<SessionListing> scanSessions(const std::vector<std::string>& inputs,
                                          const SourceOpener& open) {
   SessionProbe probe;
   std::vector<SessionListing> sessions;
+  std::unordered_set<std::string> seen;  // sid + '\n' + session_id: linear in the number of sessions
   for (const auto& name : inputs) {
     std::string error;
     auto source = open(name, &error);
@@ -185,10 +190,7 @@ std::vector<SessionListing> scanSessions(const std::vector<std::string>& inputs,
       SessionListing listing;
       if (!probe.sessionStart(line.text, &listing)) continue;
       // Every channel repeats the session_start; the first copy (device channel) describes the session.
-      const bool seen = std::any_of(sessions.begin(), sessions.end(), [&](const SessionListing& s) {
-        return s.sid == listing.sid && s.session_id == listing.session_id;
-      });
-      if (!seen) sessions.push_back(std::move(listing));
+      if (seen.insert(listing.sid + '\n' + listing.session_id).second) sessions.push_back(std::move(listing));
     }
   }
   std::stable_sort(sessions.begin(), sessions.end(), [](const auto& a, const auto& b) {
@@ -203,6 +205,17 @@ void readInputs(const std::vector<std::string>& inputs, const SourceOpener& open
   result.sessions = scanSessions(inputs, open);
   if (!chooseSession(inputs, open, options, warnings, result)) return;
   RecordDecoder decoder(result.chosen_sid, visitor, warnings);
+  std::vector<std::string> sharing;  // session ids whose sid is the chosen one
+  for (const auto& s : result.sessions)
+    if (s.sid == result.chosen_sid) sharing.push_back(s.session_id);
+  if (sharing.size() > 1) {
+    std::string ids;
+    for (const auto& id : sharing) ids += (ids.empty() ? "" : ", ") + id;
+    warnings.add("", 0, std::to_string(sharing.size()) + " sessions share sid '" + result.chosen_sid + "' (" +
+                            ids + "); reading " + result.chosen_session_id +
+                            ": the records after its session_start in each channel");
+    decoder.separateBySessionId(result.chosen_session_id);
+  }
   for (const auto& name : inputs) decodeInput(name, open, decoder, options, warnings, result);
   result.records = decoder.delivered();
   result.any_readable = result.records > 0;

@@ -34,6 +34,7 @@ struct ReadResult {
   bool found_files = false;    // at least one file of the prefix exists
   bool any_readable = false;   // at least one record of the chosen session was delivered
   std::string chosen_sid;
+  std::string chosen_session_id;         // empty when no session_start of it was found
   std::vector<SessionListing> sessions;  // every session seen under the prefix, oldest first
   std::vector<ReadWarning> warnings;     // the first max_warnings
   uint64_t warning_count = 0;

@@ -39,5 +39,46 @@ TEST(ReadPrefixFiles, NonRegularChannelFilesAreWarningsNotHangs) {
   EXPECT_EQ(listSessions(p).size(), 1u);
 }
 
+std::string note(const std::string& sid, const std::string& feature) {
+  return R"({"type":"note","sid":")" + sid + R"(","feature":")" + feature + R"(","status":"on"})" "\n";
+}
+
+// Two runs whose session ids share their first 8 hex digits append to one prefix: records carry only the sid,
+// so a record belongs to the session whose session_start came last before it in its channel. Records before any
+// session_start of their channel could belong to either and are skipped with a warning.
+TEST(ReadPrefixSessions, CollidingSidsAreToldApartBySessionStart) {
+  const std::string a = "abcd1234-0000-0000-0000-00000000000a", b = "abcd1234-0000-0000-0000-00000000000b";
+  TempDir dir;
+  const std::string p = dir.path("run");
+  writeFile(p + ".device.log", note("abcd1234", "before any start") + sessionStartLine(a, 100) +
+                                   note("abcd1234", "a1") + sessionStartLine(b, 200) + note("abcd1234", "b1"));
+  writeFile(p + ".scope.log", sessionStartLine(a, 100) + note("abcd1234", "a2") + sessionStartLine(b, 200) +
+                                  note("abcd1234", "b2"));
+  writeFile(p + ".system.log", note("abcd1234", "b3 (a segment lost its session_start)"));
+  for (const auto& [want, expected] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"", {"b1", "b2"}}, {b, {"b1", "b2"}}, {a, {"a1", "a2"}}}) {
+    RecordingVisitor v;
+    ReadOptions options;
+    options.session = want;
+    const ReadResult r = readPrefix(p, options, v);
+    std::vector<std::string> features;
+    for (const auto& n : v.notes) features.push_back(n.feature);
+    EXPECT_EQ(features, expected) << want;
+    ASSERT_EQ(v.starts.size(), 2u) << want;
+    EXPECT_EQ(v.starts[0].session_id, want.empty() ? b : want);
+    EXPECT_EQ(v.starts[1].session_id, want.empty() ? b : want);
+    EXPECT_EQ(r.chosen_session_id, want.empty() ? b : want);
+    EXPECT_TRUE(hasWarning(r.warnings, "", 0, "2 sessions share sid 'abcd1234'")) << allWarnings(r.warnings);
+    EXPECT_TRUE(hasWarning(r.warnings, p + ".system.log", 0,
+                           "1 records of sid 'abcd1234' before any session_start in this channel skipped"))
+        << allWarnings(r.warnings);
+  }
+  RecordingVisitor v;
+  ReadOptions options;
+  options.session = "abcd1234";
+  EXPECT_FALSE(readPrefix(p, options, v).any_readable);  // ambiguous: the sid names both
+  EXPECT_EQ(listSessions(p).size(), 2u);
+}
+
 }  // namespace
 }  // namespace gpufl::log

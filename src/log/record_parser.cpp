@@ -2,6 +2,7 @@
 
 #include "log/line_source.hpp"
 #include "log/record_fields.hpp"
+#include "log/segments.hpp"
 
 namespace gpufl::log {
 namespace {
@@ -86,6 +87,14 @@ struct RecordDecoder::Impl {
   std::string file;
   uint64_t delivered = 0;
 
+  // Separation of sessions that share `sid` (empty session_id: none). `owner` is whose records of the sid
+  // the current channel carries at this point.
+  enum class Owner { Unknown, Chosen, Other };
+  std::string session_id;
+  std::string channel;
+  Owner owner = Owner::Unknown;
+  uint64_t unattributed = 0;  // in the current file
+
   // The kernel chain of `sid` in the current file.
   bool trusted = false;
   int64_t prev_start = 0;
@@ -136,7 +145,10 @@ struct RecordDecoder::Impl {
   void decodeKernel(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated);
   void decodeCopy(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated,
                   bool memset);
+  void decodeSessionStart(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated);
   void decodeLine(std::string_view text, uint64_t line, bool terminated);
+  void decodeRecord(RecordType rt, object& obj, RecordContext& c, document& doc, uint64_t line,
+                    bool terminated);
 };
 
 void RecordDecoder::Impl::decodeKernel(object& obj, RecordContext& c, document& doc, uint64_t line,
@@ -237,6 +249,19 @@ void RecordDecoder::Impl::decodeCopy(object& obj, RecordContext& c, document& do
   ++delivered;
 }
 
+void RecordDecoder::Impl::decodeSessionStart(object& obj, RecordContext& c, document& doc, uint64_t line,
+                                             bool terminated) {
+  SessionStart event;
+  detail::parseSessionStart(obj, c, event);
+  const bool ok = accept(c, doc, line, terminated);
+  if (!session_id.empty() && c.haveSid() && c.sid() == sid)
+    owner = !ok ? Owner::Unknown : event.session_id == session_id ? Owner::Chosen : Owner::Other;
+  if (!ok || owner == Owner::Other) return;
+  event.sid.assign(c.sid());
+  visitor.onSessionStart(event);
+  ++delivered;
+}
+
 void RecordDecoder::Impl::decodeLine(std::string_view text, uint64_t line, bool terminated) {
   if (isBlank(text)) return;  // blank lines carry nothing; the writer never loses a record to one
   document doc;
@@ -246,7 +271,18 @@ void RecordDecoder::Impl::decodeLine(std::string_view text, uint64_t line, bool 
   if (!openRecord(parser, text, doc, obj, type, why)) return garbage(line, terminated, std::move(why));
   const RecordType rt = typeFromName(type);
   if (rt == RecordType::Unknown) return;  // a newer writer's record: skipped silently
-  RecordContext c(type, sid);
+  // While the sid belongs to another session (or to none yet), its records read as another session's: a sid
+  // never contains a raw newline, so kNoSid matches nothing.
+  constexpr std::string_view kNoSid = "\n";
+  const bool separating = !session_id.empty() && rt != RecordType::SessionStart && owner != Owner::Chosen;
+  RecordContext c(type, separating ? kNoSid : std::string_view(sid));
+  decodeRecord(rt, obj, c, doc, line, terminated);
+  if (separating && owner == Owner::Unknown && c.outcome() == Outcome::OtherSession && c.sid() == sid)
+    ++unattributed;
+}
+
+void RecordDecoder::Impl::decodeRecord(RecordType rt, object& obj, RecordContext& c, document& doc,
+                                       uint64_t line, bool terminated) {
   const auto simple = [&](auto parse, auto on) { decodeSimple(obj, c, doc, line, terminated, parse, on); };
   using V = EventVisitor;
   switch (rt) {
@@ -255,7 +291,7 @@ void RecordDecoder::Impl::decodeLine(std::string_view text, uint64_t line, bool 
     case RecordType::MemsetEvent: return decodeCopy(obj, c, doc, line, terminated, true);
     case RecordType::SyncEvent: return simple(detail::parseSyncEvent, &V::onSync);
     case RecordType::MemoryEvent: return simple(detail::parseMemoryEvent, &V::onMemory);
-    case RecordType::SessionStart: return simple(detail::parseSessionStart, &V::onSessionStart);
+    case RecordType::SessionStart: return decodeSessionStart(obj, c, doc, line, terminated);
     case RecordType::SessionEnd: return simple(detail::parseSessionEnd, &V::onSessionEnd);
     case RecordType::Device: return simple(detail::parseDeviceEvent, &V::onDevice);
     case RecordType::Note: return simple(detail::parseNote, &V::onNote);
@@ -278,7 +314,15 @@ RecordDecoder::RecordDecoder(std::string sid, EventVisitor& visitor, WarningList
     : impl_(std::make_unique<Impl>(std::move(sid), visitor, warnings)) {}
 RecordDecoder::~RecordDecoder() = default;
 
+void RecordDecoder::separateBySessionId(std::string session_id) {
+  impl_->session_id = std::move(session_id);
+}
+
 void RecordDecoder::beginFile(const std::string& file) {
+  const std::string_view channel = channelOfPath(file);
+  if (channel != impl_->channel) impl_->owner = Impl::Owner::Unknown;
+  impl_->channel.assign(channel);
+  impl_->unattributed = 0;
   impl_->file = file;
   impl_->trusted = false;  // every segment starts with an absolute kernel record
   impl_->gap_count = 0;
@@ -293,7 +337,13 @@ void RecordDecoder::lostLine(uint64_t line_no, std::string message) {
   impl_->trusted = false;
 }
 
-void RecordDecoder::endFile() { impl_->flushGap("(no resync before the end of the file)"); }
+void RecordDecoder::endFile() {
+  impl_->flushGap("(no resync before the end of the file)");
+  if (impl_->unattributed > 0)
+    impl_->warn(0, std::to_string(impl_->unattributed) + " records of sid '" + impl_->sid +
+                       "' before any session_start in this channel skipped: more than one session has that sid");
+  impl_->unattributed = 0;
+}
 
 uint64_t RecordDecoder::delivered() const { return impl_->delivered; }
 

@@ -35,6 +35,23 @@ std::optional<SegmentName> parseSegmentName(std::string_view name, std::string_v
   return std::nullopt;
 }
 
+std::string_view channelOfPath(std::string_view path) {
+  const auto strip = [&](std::string_view suffix) {
+    if (path.size() < suffix.size() || path.substr(path.size() - suffix.size()) != suffix) return false;
+    path.remove_suffix(suffix.size());
+    return true;
+  };
+  strip(".zst");
+  if (!strip(".log")) return {};
+  size_t digits = 0;
+  while (digits < path.size() && path[path.size() - 1 - digits] >= '0' && path[path.size() - 1 - digits] <= '9')
+    ++digits;
+  if (digits > 0 && digits < path.size() && path[path.size() - 1 - digits] == '.') path.remove_suffix(digits + 1);
+  const size_t dot = path.find_last_of("./");
+  if (dot == std::string_view::npos || path[dot] != '.') return {};
+  return path.substr(dot + 1);
+}
+
 bool isCompressedPath(std::string_view path) {
   return path.size() >= 4 && path.substr(path.size() - 4) == ".zst";
 }

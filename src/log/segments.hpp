@@ -19,6 +19,10 @@ struct SegmentName {
 std::optional<SegmentName> parseSegmentName(std::string_view name, std::string_view base,
                                             std::string_view channel);
 
+// The channel named by a channel file's path: "dir/run.device.000003.log.zst" -> "device"; empty when the name
+// does not end like a channel file.
+std::string_view channelOfPath(std::string_view path);
+
 // True when `path` names a zstd-compressed segment (by its `.zst` suffix).
 bool isCompressedPath(std::string_view path);
 
