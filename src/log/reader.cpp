@@ -11,11 +11,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <unordered_set>
 
+#include "log/read_tally.hpp"
 #include "log/record_parser.hpp"
+#include "log/segments.hpp"
 #include "log/session_reader.hpp"
 
 namespace gpufl::log {
@@ -150,6 +153,58 @@ bool chooseSession(const std::vector<std::string>& inputs, const SourceOpener& o
   return false;
 }
 
+// What decoding one input gave for the chosen session.
+struct InputTally {
+  uint64_t records = 0;
+  bool started = false;  // its session_start is in this input
+};
+
+std::string segmentText(uint64_t n) {
+  char text[24];
+  std::snprintf(text, sizeof text, "%06llu", static_cast<unsigned long long>(n));
+  return text;
+}
+
+// Every hole in a channel's numbering is a warning. It is the chosen session's loss when the session has
+// records after the hole in that channel and did not start after it.
+void checkSegmentGaps(const std::vector<std::string>& inputs, const std::vector<InputTally>& tally,
+                      WarningList& warnings, ReadResult& result) {
+  for (const SegmentGap& gap : segmentGaps(inputs)) {
+    const std::string range =
+        gap.first == gap.last ? "segment " + segmentText(gap.first)
+                              : "segments " + segmentText(gap.first) + "-" + segmentText(gap.last);
+    bool records_after = false, started_after = false;
+    for (size_t i = gap.next_input; i < inputs.size(); ++i) {
+      if (channelOfPath(inputs[i]) != gap.channel) continue;
+      records_after = records_after || tally[i].records > 0;
+      started_after = started_after || tally[i].started;
+    }
+    const bool ours = records_after && !started_after;
+    warnings.add(inputs[gap.next_input], 0,
+                 range + " of channel '" + gap.channel + "' missing before this file" +
+                     (ours ? ": records of this session were lost" : ""));
+    if (ours) result.missing_segments.push_back(MissingSegments{gap.channel, gap.first, gap.last});
+  }
+}
+
+// session_end says what the session wrote; fewer (or more) records read means lines or files were lost.
+void checkCounts(const ReadTally& tally, WarningList& warnings, ReadResult& result) {
+  result.have_written = tally.haveWritten();
+  result.written = tally.written();
+  result.read = tally.read();
+  if (!result.have_written || result.written == result.read) return;
+  std::string text;
+  const auto compare = [&](const char* what, uint64_t written, uint64_t read) {
+    if (written == read) return;
+    text += (text.empty() ? "" : "; ") + std::to_string(written) + " " + what + " written; " +
+            std::to_string(read) + " were read";
+  };
+  compare("kernel events", result.written.kernels, result.read.kernels);
+  compare("copies", result.written.memcpys, result.read.memcpys);
+  compare("scopes", result.written.scopes, result.read.scopes);
+  warnings.add("", 0, "session_end counts " + text);
+}
+
 void decodeInput(const std::string& name, const SourceOpener& open, RecordDecoder& decoder,
                  const ReadOptions& options, WarningList& warnings, ReadResult& result) {
   std::string error;
@@ -204,7 +259,8 @@ void readInputs(const std::vector<std::string>& inputs, const SourceOpener& open
                 ReadResult& result) {
   result.sessions = scanSessions(inputs, open);
   if (!chooseSession(inputs, open, options, warnings, result)) return;
-  RecordDecoder decoder(result.chosen_sid, visitor, warnings);
+  ReadTally tally(visitor);
+  RecordDecoder decoder(result.chosen_sid, tally, warnings);
   std::vector<std::string> sharing;  // session ids whose sid is the chosen one
   for (const auto& s : result.sessions)
     if (s.sid == result.chosen_sid) sharing.push_back(s.session_id);
@@ -216,7 +272,14 @@ void readInputs(const std::vector<std::string>& inputs, const SourceOpener& open
                             ": the records after its session_start in each channel");
     decoder.separateBySessionId(result.chosen_session_id);
   }
-  for (const auto& name : inputs) decodeInput(name, open, decoder, options, warnings, result);
+  std::vector<InputTally> per_input(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const uint64_t records = decoder.delivered(), starts = tally.starts();
+    decodeInput(inputs[i], open, decoder, options, warnings, result);
+    per_input[i] = InputTally{decoder.delivered() - records, tally.starts() > starts};
+  }
+  checkSegmentGaps(inputs, per_input, warnings, result);
+  checkCounts(tally, warnings, result);
   result.records = decoder.delivered();
   result.any_readable = result.records > 0;
 }

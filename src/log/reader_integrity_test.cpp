@@ -80,5 +80,60 @@ TEST(ReadPrefixSessions, CollidingSidsAreToldApartBySessionStart) {
   EXPECT_EQ(listSessions(p).size(), 2u);
 }
 
+std::string kernel(const std::string& sid, int64_t start) {
+  return R"({"type":"kernel_event","sid":")" + sid + R"(","k":1,"stream":0,"scope":0,"dur_ns":5,"start_ns":)" +
+         std::to_string(start) + R"(,"corr":1})" "\n";
+}
+std::string sessionEnd(const std::string& sid, uint64_t kernels) {
+  return R"({"type":"session_end","sid":")" + sid + R"(","end_ns":9,"kernels":)" + std::to_string(kernels) +
+         R"(,"memcpys":0,"scopes":0})" "\n";
+}
+
+// A deleted rotated segment in the middle of a session: the numbering has a hole, and session_end counts more
+// kernels than were read. Both are warnings and both reach ReadResult, so that the report can say so at the top.
+TEST(ReadPrefixLoss, MissingSegmentAndShortCountsAreReported) {
+  TempDir dir;
+  const std::string p = dir.path("run");
+  writeFile(p + ".device.000001.log", sessionStartLine(kId, 1) + kernel("22222222", 1) + kernel("22222222", 2));
+  writeFile(p + ".device.000003.log.zst", testing::zstdCompress(kernel("22222222", 5) + kernel("22222222", 6)));
+  writeFile(p + ".device.log", kernel("22222222", 7) + sessionEnd("22222222", 7));
+  writeFile(p + ".scope.log", sessionStartLine(kId, 1) + sessionEnd("22222222", 7));
+  writeFile(p + ".system.log", sessionStartLine(kId, 1) + sessionEnd("22222222", 7));
+  RecordingVisitor v;
+  const ReadResult r = readPrefix(p, {}, v);
+  EXPECT_EQ(v.kernels.size(), 5u);
+  EXPECT_TRUE(hasWarning(r.warnings, p + ".device.000003.log.zst", 0,
+                         "segment 000002 of channel 'device' missing before this file"))
+      << allWarnings(r.warnings);
+  EXPECT_TRUE(hasWarning(r.warnings, "", 0, "session_end counts 7 kernel events written; 5 were read"))
+      << allWarnings(r.warnings);
+  ASSERT_EQ(r.missing_segments.size(), 1u);
+  EXPECT_EQ(r.missing_segments[0].channel, "device");
+  EXPECT_EQ(r.missing_segments[0].first, 2u);
+  EXPECT_EQ(r.missing_segments[0].last, 2u);
+  EXPECT_TRUE(r.have_written);
+  EXPECT_EQ(r.written.kernels, 7u);
+  EXPECT_EQ(r.read.kernels, 5u);
+}
+
+// Segments lost before a session began are another session's loss: still a warning, but not this session's.
+TEST(ReadPrefixLoss, GapBeforeTheSessionStartedIsNotItsLoss) {
+  const std::string old_id = "11111111-aaaa-0000-0000-000000000000";
+  TempDir dir;
+  const std::string p = dir.path("run");
+  writeFile(p + ".device.000001.log", sessionStartLine(old_id, 1) + kernel("11111111", 1));
+  writeFile(p + ".device.000004.log", sessionStartLine(kId, 2) + kernel("22222222", 1));
+  writeFile(p + ".device.log", kernel("22222222", 2) + sessionEnd("22222222", 2));
+  RecordingVisitor v;
+  const ReadResult r = readPrefix(p, {}, v);
+  EXPECT_EQ(r.chosen_sid, "22222222");
+  EXPECT_TRUE(hasWarning(r.warnings, p + ".device.000004.log", 0,
+                         "segments 000002-000003 of channel 'device' missing before this file"))
+      << allWarnings(r.warnings);
+  EXPECT_TRUE(r.missing_segments.empty());
+  EXPECT_EQ(r.written.kernels, r.read.kernels);
+  EXPECT_FALSE(hasWarning(r.warnings, "", 0, "session_end counts"));
+}
+
 }  // namespace
 }  // namespace gpufl::log
