@@ -44,6 +44,11 @@ void session(JsonWriter& w, const SessionSummary& s) {
   w.field("start_unix_ns", s.start_unix_ns);
   w.field("end_ns", s.end_ns);
   w.field("duration_ns", s.duration_ns);
+  if (!s.log_incomplete.empty()) {
+    w.key("log_incomplete").beginArray();
+    for (const std::string& phrase : s.log_incomplete) w.value(phrase);
+    w.endArray();
+  }
   w.key("devices").beginArray();
   for (const DeviceInfo& d : s.devices) {
     w.beginObject();
