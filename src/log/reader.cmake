@@ -36,3 +36,8 @@ if(GPUFL_BUILD_TESTS)
   add_test(NAME gpufl_reader_fuzz_replay
     COMMAND gpufl_reader_fuzz_replay ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus)
 endif()
+
+# Writer and reader together: what a damaged line of a kernel delta chain costs.
+gpufl_add_test(gpufl_kernel_chain_test ${_reader_dir}/kernel_chain_test.cpp
+  LIBS gpufl_log_reader gpufl_log_writer ${GPUFL_ZSTD}
+)
