@@ -64,5 +64,27 @@ TEST(ReportLogLoss, CompleteLogSaysNothing) {
   EXPECT_EQ(lineWith(out.text, "Reader Warnings:"), "  Reader Warnings:      none") << out.text;
 }
 
+// A kernel_def lost with a damaged line: its kernels are counted under an explicit unknown name, and nothing
+// is made up about their launch shape (no default grid, no advice that depends on it).
+TEST(ReportLogLoss, KernelsOfAMissingKernelDefAreUnknownNotInvented) {
+  TempDir dir;
+  const std::string p = dir.path("run");
+  const std::string end =
+      R"({"type":"session_end","sid":"22222222","end_ns":90,"kernels":1,"memcpys":0,"scopes":0})" "\n";
+  writeFile(p + ".device.log", sessionStartLine(kId, 1) +
+                                   R"({"type":"kernel_event","sid":"22222222","k":7,"stream":0,"scope":0,"dur_ns":5,"start_ns":10,"corr":1})"
+                                   "\n" + end);
+  writeFile(p + ".scope.log", sessionStartLine(kId, 1) + end);
+  writeFile(p + ".system.log", sessionStartLine(kId, 1) + end);
+  const ReportOutput out = reportFromPrefix(p, "", {}, false);
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_NE(out.text.find("<unknown kernel def 7>"), std::string::npos) << out.text;
+  EXPECT_EQ(out.text.find("(1,1,1)"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("      launch shape unknown (no kernel_def)"), std::string::npos) << out.text;
+  const ReportOutput json = reportFromPrefix(p, "", {}, true);
+  EXPECT_NE(json.text.find(R"("name": "<unknown kernel def 7>")"), std::string::npos) << json.text;
+  EXPECT_EQ(json.text.find("(1,1,1)"), std::string::npos) << json.text;
+}
+
 }  // namespace
 }  // namespace gpufl::report

@@ -57,7 +57,8 @@ struct ClockWindow {
 struct KernelGroup {
   std::string name;     // demangled
   std::string mangled;  // as CUPTI reports it
-  Dim3 grid, block;
+  Dim3 grid, block;           // meaningless when !defined
+  bool defined = true;        // false: its events named a kernel_def never seen (launch shape unknown)
   KernelDef def;              // first definition seen (resources, occupancy); others differ only in
                               // device/context/smem
   uint32_t defs = 0;          // definitions folded into this group
