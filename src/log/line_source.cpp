@@ -1,6 +1,7 @@
 #include "log/line_source.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -53,6 +54,15 @@ class MemorySource final : public LineSource {
   std::string_view data_;
 };
 
+const char* fileKind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a plain file";
+}
+
 }  // namespace
 
 struct LineSource::Zstd {
@@ -66,11 +76,25 @@ struct LineSource::Zstd {
   ~Zstd() { ZSTD_freeDStream(stream); }
 };
 
+// O_NONBLOCK keeps open() of a FIFO from waiting for a writer; fstat then refuses anything but a regular file
+// (a FIFO or a device such as /dev/zero could make read() wait or never end). Regular files ignore O_NONBLOCK;
+// it is cleared anyway so that reads keep their plain meaning.
 std::unique_ptr<LineSource> LineSource::openFile(const std::string& path, size_t max_line_bytes,
                                                  std::string* error) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     if (error) *error = std::string("cannot open: ") + std::strerror(errno);
+    return nullptr;
+  }
+  struct stat st {};
+  std::string why;
+  if (::fstat(fd, &st) != 0) why = std::string("cannot stat: ") + std::strerror(errno);
+  else if (!S_ISREG(st.st_mode)) why = std::string("not a regular file: ") + fileKind(st.st_mode);
+  else if (const int flags = ::fcntl(fd, F_GETFL); flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
+    why = std::string("cannot set blocking mode: ") + std::strerror(errno);
+  if (!why.empty()) {
+    ::close(fd);
+    if (error) *error = std::move(why);
     return nullptr;
   }
   const Format format = isCompressedPath(path) ? Format::Zstd : Format::Plain;
@@ -93,7 +117,15 @@ LineSource::LineSource(Format format, size_t max_line_bytes)
 
 LineSource::~LineSource() = default;
 
+// A UTF-8 byte-order mark is not JSON; some editors put one at the start of a file, never elsewhere.
 bool LineSource::next(Line& line) {
+  if (!nextLine(line)) return false;
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  if (line.number == 1 && line.text.substr(0, kBom.size()) == kBom) line.text.remove_prefix(kBom.size());
+  return true;
+}
+
+bool LineSource::nextLine(Line& line) {
   for (;;) {
     if (scan_ < end_) {
       char* const base = buf_.get();

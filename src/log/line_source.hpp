@@ -39,6 +39,7 @@ class LineSource {
   virtual ~LineSource();
 
   // The next line; false at the end of the data or after a read/decompression error (see error()).
+  // A UTF-8 byte-order mark at the start of the first line is left out of `text`.
   bool next(Line& line);
 
   // Why reading stopped early: empty when the whole file was read. The bytes decoded before the problem
@@ -54,6 +55,7 @@ class LineSource {
   std::string error_;
 
  private:
+  bool nextLine(Line& line);
   bool fill();       // appends text after end_; false at the end of the data
   bool fillZstd();
   bool grow();       // makes room for a longer line; false when it may not grow further

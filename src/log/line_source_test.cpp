@@ -1,6 +1,9 @@
 #include "log/line_source.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
 
 #include <string>
 #include <vector>
@@ -131,6 +134,21 @@ TEST(LineSource, FilesOpenByExtension) {
   EXPECT_EQ(collect(*plain).lines, std::vector<std::string>{"p1"});
   EXPECT_FALSE(LineSource::openFile(dir.path("missing.log"), kDefaultMaxLineBytes, &error));
   EXPECT_NE(error.find("cannot open"), std::string::npos);
+}
+
+// Only regular files are read: a FIFO would block open() and read() forever, a device such as /dev/zero never
+// ends, and a directory is not a log.
+TEST(LineSource, OnlyRegularFilesOpen) {
+  testing::TempDir dir;
+  ASSERT_EQ(::mkfifo(dir.path("fifo.log").c_str(), 0644), 0);
+  std::filesystem::create_symlink("/dev/zero", dir.path("zero.log"));
+  std::filesystem::create_directory(dir.path("dir.log"));
+  for (const auto& [name, why] : std::vector<std::pair<std::string, std::string>>{
+           {"fifo.log", "a FIFO"}, {"zero.log", "a character device"}, {"dir.log", "a directory"}}) {
+    std::string error;
+    EXPECT_FALSE(LineSource::openFile(dir.path(name), kDefaultMaxLineBytes, &error)) << name;
+    EXPECT_EQ(error, "not a regular file: " + why) << name;
+  }
 }
 
 }  // namespace

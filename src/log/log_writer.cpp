@@ -92,6 +92,7 @@ class NdjsonLogWriter final : public LogWriter {
 
   void close() override {
     if (closed_) return;
+    if (!stream_mode_) endKernelChains();
     flush();
     for (auto& f : files_) f.close();
     compressor_.drain();
@@ -137,6 +138,7 @@ class NdjsonLogWriter final : public LogWriter {
     ++records_;
     accepted_bytes_ += f.buffer().size() - line_start_;
     if (!f.needsService()) return;
+    if (c == Channel::Device && !stream_mode_ && f.rotationDue()) endKernelChains();
     ChannelFile::Outcome o = f.service();
     if (o.lost) lost(c);
     if (!o.closed_segment.empty()) {
@@ -152,6 +154,15 @@ class NdjsonLogWriter final : public LogWriter {
     if (skipped(c)) return;
     format(line(c), e);
     commit(c);
+  }
+
+  // The device file is about to end (rotation, close): where each kernel chain stands, so that a
+  // reader can still place the kernels after a line lost since the last absolute record.
+  void endKernelChains() {
+    std::string& b = file(Channel::Device).buffer();
+    const size_t before = b.size();
+    delta_.appendChainEnds(b);
+    accepted_bytes_ += b.size() - before;
   }
 
   // Lines were dropped: later kernel differences would be relative to lines no reader will see.

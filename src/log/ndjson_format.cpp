@@ -53,6 +53,16 @@ KernelDeltaEncoder::State& KernelDeltaEncoder::stateFor(const std::string& sid) 
   return states_.back();
 }
 
+void KernelDeltaEncoder::appendChainEnds(std::string& out) const {
+  for (const State& s : states_) {
+    if (s.since_absolute < 2) continue;  // none yet, or the last one was absolute itself
+    head(out, "{\"type\":\"kernel_chain\",\"sid\":", s.sid);
+    num<"corr">(out, s.last_corr);
+    num<"start_ns">(out, s.last_start_ns);
+    end(out);
+  }
+}
+
 void formatSessionStart(std::string& out, const SessionStart& e, bool with_devices) {
   head(out, "{\"type\":\"session_start\",\"sid\":", e.sid);
   num<"schema">(out, e.schema);
@@ -161,6 +171,13 @@ void formatKernelEvent(std::string& out, const KernelEvent& e, KernelDeltaEncode
   if (e.graph_id) num<"graph">(out, e.graph_id);
   if (e.instrumented) num<"instr">(out, true);
   if (absolute) {
+    // A resync point after earlier kernels also gives the differences, from which a reader that
+    // lost a line before it places the kernels in between (once per kResyncInterval: no
+    // measurable size).
+    if (s.since_absolute > 0) {
+      num<"dcorr">(out, static_cast<int64_t>(e.correlation_id - s.last_corr));
+      num<"dt_ns">(out, e.start_ns - s.last_start_ns);
+    }
     num<"corr">(out, e.correlation_id);
     num<"start_ns">(out, e.start_ns);
     s.since_absolute = 0;

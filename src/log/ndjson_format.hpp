@@ -15,7 +15,9 @@ namespace gpufl::log {
 // Per-file state of the compact kernel_event encoding: for each session, the previous kernel's
 // start and correlation id, and how many kernels were written since the last absolute record. The
 // first kernel of a session after reset() is absolute, and so is every kResyncInterval-th after
-// that.
+// that; those later absolute records also carry the differences from the previous kernel, and
+// appendChainEnds() writes where each chain ended, so that a reader can place the kernels between a
+// lost line and the next of these by walking the differences backwards (docs/log-format.md).
 class KernelDeltaEncoder {
  public:
   static constexpr uint32_t kResyncInterval = 1024;
@@ -31,6 +33,9 @@ class KernelDeltaEncoder {
   // Call when a new file (segment) begins, or when written lines may have been lost.
   void reset() { states_.clear(); }
   State& stateFor(const std::string& sid);
+  // Appends a kernel_chain line for each session whose last kernel_event in this file was a
+  // difference: call before the file ends (rotation, close).
+  void appendChainEnds(std::string& out) const;
 
  private:
   std::vector<State> states_;  // sessions sharing a writer are few: a linear search beats hashing

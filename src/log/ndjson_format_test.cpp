@@ -83,16 +83,21 @@ TEST(NdjsonFormat, KernelEventResynchronisesEvery1024) {
     out.clear();
     formatKernelEvent(out, kernel(i + 1, int64_t(i) * 64, int64_t(i) * 64 + 32), delta);
     if (out.find("\"start_ns\"") != std::string::npos) {
-      EXPECT_NE(out.find("\"corr\":" + std::to_string(i + 1) +
-                         ",\"start_ns\":" + std::to_string(i * 64) + "}"),
+      // After the first, a resync point also gives its differences (a reader places lost kernels with them).
+      EXPECT_NE(out.find(std::string(i == 0 ? "" : "\"dcorr\":1,\"dt_ns\":64,") + "\"corr\":" +
+                         std::to_string(i + 1) + ",\"start_ns\":" + std::to_string(i * 64) + "}"),
                 std::string::npos)
           << out;
+      EXPECT_EQ(i == 0, out.find("dt_ns") == std::string::npos) << out;
       absolute.push_back(i);
     } else {
       EXPECT_NE(out.find("\"dcorr\":1,\"dt_ns\":64}"), std::string::npos) << out;
     }
   }
   EXPECT_EQ(absolute, (std::vector<size_t>{0, 1024, 2048}));
+  out.clear();
+  delta.appendChainEnds(out);
+  EXPECT_EQ(out, R"({"type":"kernel_chain","sid":"0a1b2c3d","corr":3000,"start_ns":191936})" "\n");
 }
 
 TEST(NdjsonFormat, KernelDeltaIsPerSessionAndResets) {

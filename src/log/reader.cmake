@@ -18,8 +18,10 @@ target_link_libraries(gpufl_log_reader
 gpufl_add_test(gpufl_log_reader_test
   ${_reader_dir}/line_source_test.cpp
   ${_reader_dir}/record_parser_test.cpp
+  ${_reader_dir}/record_damage_test.cpp
   ${_reader_dir}/record_types_test.cpp
   ${_reader_dir}/reader_test.cpp
+  ${_reader_dir}/reader_integrity_test.cpp
   ${_reader_dir}/segments_test.cpp
   LIBS gpufl_log_reader simdjson::simdjson ${GPUFL_ZSTD}
 )
@@ -34,3 +36,8 @@ if(GPUFL_BUILD_TESTS)
   add_test(NAME gpufl_reader_fuzz_replay
     COMMAND gpufl_reader_fuzz_replay ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus)
 endif()
+
+# Writer and reader together: what a damaged line of a kernel delta chain costs.
+gpufl_add_test(gpufl_kernel_chain_test ${_reader_dir}/kernel_chain_test.cpp
+  LIBS gpufl_log_reader gpufl_log_writer ${GPUFL_ZSTD}
+)

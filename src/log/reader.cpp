@@ -11,10 +11,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <unordered_set>
 
+#include "log/read_tally.hpp"
 #include "log/record_parser.hpp"
+#include "log/segments.hpp"
 #include "log/session_reader.hpp"
 
 namespace gpufl::log {
@@ -126,6 +130,7 @@ bool chooseSession(const std::vector<std::string>& inputs, const SourceOpener& o
   if (sessions.empty()) return chooseWithoutSessionStart(inputs, open, want, warnings, result);
   if (want.empty()) {
     result.chosen_sid = sessions.back().sid;  // sorted oldest first, ties in the order seen
+    result.chosen_session_id = sessions.back().session_id;
     return true;
   }
   std::vector<const SessionListing*> matches, exact;
@@ -136,7 +141,9 @@ bool chooseSession(const std::vector<std::string>& inputs, const SourceOpener& o
       exact.push_back(&s);
   }
   if (exact.size() == 1 || matches.size() == 1) {
-    result.chosen_sid = (exact.size() == 1 ? exact : matches).front()->sid;
+    const SessionListing& chosen = *(exact.size() == 1 ? exact : matches).front();
+    result.chosen_sid = chosen.sid;
+    result.chosen_session_id = chosen.session_id;
     return true;
   }
   warnings.add("", 0,
@@ -144,6 +151,58 @@ bool chooseSession(const std::vector<std::string>& inputs, const SourceOpener& o
                    (matches.empty() ? "'" : "' is ambiguous") +
                    "; available sessions: " + describeAll(sessions));
   return false;
+}
+
+// What decoding one input gave for the chosen session.
+struct InputTally {
+  uint64_t records = 0;
+  bool started = false;  // its session_start is in this input
+};
+
+std::string segmentText(uint64_t n) {
+  char text[24];
+  std::snprintf(text, sizeof text, "%06llu", static_cast<unsigned long long>(n));
+  return text;
+}
+
+// Every hole in a channel's numbering is a warning. It is the chosen session's loss when the session has
+// records after the hole in that channel and did not start after it.
+void checkSegmentGaps(const std::vector<std::string>& inputs, const std::vector<InputTally>& tally,
+                      WarningList& warnings, ReadResult& result) {
+  for (const SegmentGap& gap : segmentGaps(inputs)) {
+    const std::string range =
+        gap.first == gap.last ? "segment " + segmentText(gap.first)
+                              : "segments " + segmentText(gap.first) + "-" + segmentText(gap.last);
+    bool records_after = false, started_after = false;
+    for (size_t i = gap.next_input; i < inputs.size(); ++i) {
+      if (channelOfPath(inputs[i]) != gap.channel) continue;
+      records_after = records_after || tally[i].records > 0;
+      started_after = started_after || tally[i].started;
+    }
+    const bool ours = records_after && !started_after;
+    warnings.add(inputs[gap.next_input], 0,
+                 range + " of channel '" + gap.channel + "' missing before this file" +
+                     (ours ? ": records of this session were lost" : ""));
+    if (ours) result.missing_segments.push_back(MissingSegments{gap.channel, gap.first, gap.last});
+  }
+}
+
+// session_end says what the session wrote; fewer (or more) records read means lines or files were lost.
+void checkCounts(const ReadTally& tally, WarningList& warnings, ReadResult& result) {
+  result.have_written = tally.haveWritten();
+  result.written = tally.written();
+  result.read = tally.read();
+  if (!result.have_written || result.written == result.read) return;
+  std::string text;
+  const auto compare = [&](const char* what, uint64_t written, uint64_t read) {
+    if (written == read) return;
+    text += (text.empty() ? "" : "; ") + std::to_string(written) + " " + what + " written; " +
+            std::to_string(read) + " were read";
+  };
+  compare("kernel events", result.written.kernels, result.read.kernels);
+  compare("copies", result.written.memcpys, result.read.memcpys);
+  compare("scopes", result.written.scopes, result.read.scopes);
+  warnings.add("", 0, "session_end counts " + text);
 }
 
 void decodeInput(const std::string& name, const SourceOpener& open, RecordDecoder& decoder,
@@ -176,6 +235,7 @@ std::vector<SessionListing> scanSessions(const std::vector<std::string>& inputs,
                                          const SourceOpener& open) {
   SessionProbe probe;
   std::vector<SessionListing> sessions;
+  std::unordered_set<std::string> seen;  // sid + '\n' + session_id: linear in the number of sessions
   for (const auto& name : inputs) {
     std::string error;
     auto source = open(name, &error);
@@ -185,10 +245,7 @@ std::vector<SessionListing> scanSessions(const std::vector<std::string>& inputs,
       SessionListing listing;
       if (!probe.sessionStart(line.text, &listing)) continue;
       // Every channel repeats the session_start; the first copy (device channel) describes the session.
-      const bool seen = std::any_of(sessions.begin(), sessions.end(), [&](const SessionListing& s) {
-        return s.sid == listing.sid && s.session_id == listing.session_id;
-      });
-      if (!seen) sessions.push_back(std::move(listing));
+      if (seen.insert(listing.sid + '\n' + listing.session_id).second) sessions.push_back(std::move(listing));
     }
   }
   std::stable_sort(sessions.begin(), sessions.end(), [](const auto& a, const auto& b) {
@@ -202,8 +259,27 @@ void readInputs(const std::vector<std::string>& inputs, const SourceOpener& open
                 ReadResult& result) {
   result.sessions = scanSessions(inputs, open);
   if (!chooseSession(inputs, open, options, warnings, result)) return;
-  RecordDecoder decoder(result.chosen_sid, visitor, warnings);
-  for (const auto& name : inputs) decodeInput(name, open, decoder, options, warnings, result);
+  ReadTally tally(visitor);
+  RecordDecoder decoder(result.chosen_sid, tally, warnings);
+  std::vector<std::string> sharing;  // session ids whose sid is the chosen one
+  for (const auto& s : result.sessions)
+    if (s.sid == result.chosen_sid) sharing.push_back(s.session_id);
+  if (sharing.size() > 1) {
+    std::string ids;
+    for (const auto& id : sharing) ids += (ids.empty() ? "" : ", ") + id;
+    warnings.add("", 0, std::to_string(sharing.size()) + " sessions share sid '" + result.chosen_sid + "' (" +
+                            ids + "); reading " + result.chosen_session_id +
+                            ": the records after its session_start in each channel");
+    decoder.separateBySessionId(result.chosen_session_id);
+  }
+  std::vector<InputTally> per_input(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const uint64_t records = decoder.delivered(), starts = tally.starts();
+    decodeInput(inputs[i], open, decoder, options, warnings, result);
+    per_input[i] = InputTally{decoder.delivered() - records, tally.starts() > starts};
+  }
+  checkSegmentGaps(inputs, per_input, warnings, result);
+  checkCounts(tally, warnings, result);
   result.records = decoder.delivered();
   result.any_readable = result.records > 0;
 }

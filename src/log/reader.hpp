@@ -30,15 +30,33 @@ struct ReadOptions {
   size_t max_line_bytes = size_t{16} << 20;  // longer lines are skipped with a warning; bounds memory
 };
 
+// Records of the kinds session_end counts: kernel events, copies (memcpy and memset), scopes (scope_begin).
+struct RecordCounts {
+  uint64_t kernels = 0, memcpys = 0, scopes = 0;
+  bool operator==(const RecordCounts&) const = default;
+};
+
+// Numbered segments first..last of a channel that are absent although later ones exist.
+struct MissingSegments {
+  std::string channel;
+  uint64_t first = 0, last = 0;
+};
+
 struct ReadResult {
   bool found_files = false;    // at least one file of the prefix exists
   bool any_readable = false;   // at least one record of the chosen session was delivered
   std::string chosen_sid;
+  std::string chosen_session_id;         // empty when no session_start of it was found
   std::vector<SessionListing> sessions;  // every session seen under the prefix, oldest first
   std::vector<ReadWarning> warnings;     // the first max_warnings
   uint64_t warning_count = 0;
   uint64_t records = 0;                  // records delivered
   std::vector<std::string> files;        // files read, in order
+  // Lost data of the chosen session (every problem is also a warning):
+  std::vector<MissingSegments> missing_segments;  // holes in a channel's numbering inside the session
+  bool have_written = false;             // a session_end was read
+  RecordCounts written;                  // what session_end says was written (the largest of its copies)
+  RecordCounts read;                     // what was delivered
 };
 
 // "file:line: message"; the line is left out when 0 and the file when empty.

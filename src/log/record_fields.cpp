@@ -67,6 +67,12 @@ void RecordContext::syntax(simdjson::error_code error) {
   message_.assign(type_).append(": invalid JSON (").append(simdjson::error_message(error)).append(")");
 }
 
+void RecordContext::duplicateKey(std::string_view name) {
+  if (outcome_ == Outcome::Syntax) return;
+  outcome_ = Outcome::Syntax;
+  message_.assign(type_).append(": duplicate key '").append(name_prefix_).append(name).append("'");
+}
+
 bool RecordContext::fail(od::value& v, simdjson::error_code error, std::string_view name,
                          bool want_unsigned) {
   if (!isTypeError(error)) {

@@ -74,6 +74,8 @@ class RecordContext {
   void require(std::initializer_list<std::pair<const char*, bool>> fields);
   void fieldError(std::string_view name, std::string_view what);
   void syntax(simdjson::error_code error);
+  // A key that appears twice in one object: the line is malformed (a Syntax outcome).
+  void duplicateKey(std::string_view name);
   // Field names in messages get this prefix (e.g. "devices." while parsing a device).
   void setNamePrefix(std::string_view prefix) { name_prefix_ = prefix; }
 
@@ -157,14 +159,35 @@ inline std::string_view rawText(od::raw_json_string s) {
   return {begin, static_cast<size_t>(p - begin)};
 }
 
+// The keys of one object so far, to find a repeated one. Records have few keys, so a linear search over a
+// fixed array is cheapest; keys past kMax are not checked (no record of the format has that many).
+class KeySet {
+ public:
+  static constexpr size_t kMax = 48;
+  // False when `key` was already inserted.
+  bool insert(std::string_view key) {
+    for (size_t i = 0; i < size_; ++i)
+      if (keys_[i] == key) return false;
+    if (size_ < kMax) keys_[size_++] = key;
+    return true;
+  }
+
+ private:
+  std::string_view keys_[kMax];
+  size_t size_ = 0;
+};
+
 // Calls on(key, value) for every field except "type" and "sid" (sid is checked here, against the session
-// wanted). Stops at a syntax error or at a record of another session.
+// wanted). Stops at a syntax error, a repeated key (the record is ambiguous: malformed) or at a record of
+// another session.
 template <typename OnField>
 void forEachField(od::object& obj, RecordContext& ctx, OnField&& on) {
+  KeySet seen;
   for (auto item : obj) {
     od::field field;
     if (auto e = std::move(item).get(field)) return ctx.syntax(e);
     const std::string_view key = rawText(field.key());
+    if (!seen.insert(key)) return ctx.duplicateKey(key);
     if (key == "type") continue;
     if (key == "sid") {
       if (!ctx.readSid(field.value())) return;

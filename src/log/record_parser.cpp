@@ -1,7 +1,10 @@
 #include "log/record_parser.hpp"
 
+#include <deque>
+
 #include "log/line_source.hpp"
 #include "log/record_fields.hpp"
+#include "log/segments.hpp"
 
 namespace gpufl::log {
 namespace {
@@ -17,6 +20,7 @@ static_assert(kLinePadding >= simdjson::SIMDJSON_PADDING, "lines must carry simd
 enum class RecordType {
   Unknown, KernelEvent, MemcpyEvent, MemsetEvent, SyncEvent, MemoryEvent, SessionStart, SessionEnd, Device, Note, KernelDef, Stack,
   ScopePath, ScopeBegin, ScopeEnd, SystemSample, HostSample, SassMetric, PcSample, RangeCounters, Benchmark,
+  KernelChain,
 };
 
 // Ordered by how often each type occurs, so the common ones are found first.
@@ -29,7 +33,7 @@ constexpr std::pair<std::string_view, RecordType> kTypes[] = {
     {"scope_path", RecordType::ScopePath},       {"stack", RecordType::Stack},
     {"range_counters", RecordType::RangeCounters}, {"note", RecordType::Note},
     {"sync_event", RecordType::SyncEvent},       {"memory_event", RecordType::MemoryEvent},
-    {"benchmark", RecordType::Benchmark},
+    {"benchmark", RecordType::Benchmark},       {"kernel_chain", RecordType::KernelChain},
     {"session_start", RecordType::SessionStart},
     {"session_end", RecordType::SessionEnd},     {"device", RecordType::Device},
 };
@@ -86,10 +90,31 @@ struct RecordDecoder::Impl {
   std::string file;
   uint64_t delivered = 0;
 
-  // The kernel chain of `sid` in the current file.
+  // Separation of sessions that share `sid` (empty session_id: none). `owner` is whose records of the sid
+  // the current channel carries at this point.
+  enum class Owner { Unknown, Chosen, Other };
+  std::string session_id;
+  std::string channel;
+  Owner owner = Owner::Unknown;
+  uint64_t unattributed = 0;  // in the current file
+
+  // The kernel chain of `sid` in the current file. After a lost line (`lost_line`) the chain is not trusted:
+  // the kernel events that follow wait in `pending` with their differences until a resync point (an absolute
+  // record that also gives its differences, or a kernel_chain record) fixes the position of the last of them;
+  // the differences, walked backwards, place the rest. Events between two lost lines with no resync point
+  // between them cannot be placed and are skipped.
+  struct Pending {
+    KernelEvent event;  // every field but the position
+    int64_t dt = 0, dcorr = 0, dur = 0;
+    bool deliver = false;  // false: a record with a field error, kept only for its differences
+    uint64_t line = 0;
+  };
+  static constexpr size_t kMaxPending = 4 * 1024;  // bounds memory; the writer resyncs every 1024 kernels
   bool trusted = false;
   int64_t prev_start = 0;
   uint64_t prev_corr = 0;
+  uint64_t lost_line = 0;
+  std::deque<Pending> pending;
   uint64_t gap_count = 0, gap_first_line = 0;
 
   KernelEvent kernel;  // reused: the hot path allocates nothing per event
@@ -98,14 +123,73 @@ struct RecordDecoder::Impl {
 
   void garbage(uint64_t line, bool terminated, std::string why) {
     warn(line, terminated ? std::move(why) : "truncated last line (no newline): " + why);
-    trusted = false;
+    loseChain(line);
   }
 
   void flushGap(std::string_view how) {
     if (gap_count == 0) return;
-    warn(gap_first_line, "kernel_event: " + std::to_string(gap_count) +
-                             " kernel events skipped until resync " + std::string(how));
+    warn(gap_first_line, "kernel_event: " + std::to_string(gap_count) + " kernel events skipped " +
+                             std::string(how));
     gap_count = 0;
+  }
+
+  void countSkipped(const Pending& p) {
+    if (p.deliver && gap_count++ == 0) gap_first_line = p.line;
+  }
+
+  void skipPending(std::string_view how) {
+    for (const Pending& p : pending) countSkipped(p);
+    pending.clear();
+    flushGap(how);
+  }
+
+  // A line that may have been one of the chain's kernel events could not be used.
+  void loseChain(uint64_t line) {
+    if (!pending.empty())
+      skipPending("between lost lines " + std::to_string(lost_line) + " and " + std::to_string(line) +
+                  " (no resync point between them)");
+    trusted = false;
+    lost_line = line;
+  }
+
+  void pushPending(Pending p) {
+    if (pending.size() == kMaxPending) {
+      countSkipped(pending.front());
+      pending.pop_front();
+    }
+    pending.push_back(std::move(p));
+  }
+
+  // The last pending event started at `start` with correlation id `corr`: places and delivers them all.
+  void placePending(int64_t start, uint64_t corr, uint64_t line) {
+    for (auto it = pending.rbegin(); it != pending.rend(); ++it) {
+      it->event.start_ns = start;
+      it->event.correlation_id = corr;
+      start = detail::wrapAdd(start, static_cast<int64_t>(0 - static_cast<uint64_t>(it->dt)));
+      corr -= static_cast<uint64_t>(it->dcorr);
+    }
+    for (Pending& p : pending) {
+      if (!p.deliver) continue;
+      p.event.end_ns = detail::wrapAdd(p.event.start_ns, p.dur);
+      visitor.onKernel(p.event);
+      ++delivered;
+    }
+    pending.clear();
+    flushGap("until resync at line " + std::to_string(line));  // those that overflowed `pending`
+  }
+
+  // A resync point: the kernel it describes started at `start` with `corr`; `prev_*` are the position of the
+  // kernel before it when it gives its differences.
+  void resync(int64_t start, uint64_t corr, bool placed_before, int64_t before_start, uint64_t before_corr,
+              uint64_t line) {
+    if (!pending.empty()) {
+      if (placed_before) placePending(before_start, before_corr, line);
+      else skipPending("until resync at line " + std::to_string(line));
+    }
+    flushGap("until resync at line " + std::to_string(line));
+    prev_start = start;
+    prev_corr = corr;
+    trusted = true;
   }
 
   // Final verdict on a parsed record: true when it is to be delivered; otherwise warns as needed.
@@ -136,7 +220,11 @@ struct RecordDecoder::Impl {
   void decodeKernel(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated);
   void decodeCopy(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated,
                   bool memset);
+  void decodeSessionStart(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated);
+  void decodeChain(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated);
   void decodeLine(std::string_view text, uint64_t line, bool terminated);
+  void decodeRecord(RecordType rt, object& obj, RecordContext& c, document& doc, uint64_t line,
+                    bool terminated);
 };
 
 void RecordDecoder::Impl::decodeKernel(object& obj, RecordContext& c, document& doc, uint64_t line,
@@ -166,43 +254,59 @@ void RecordDecoder::Impl::decodeKernel(object& obj, RecordContext& c, document& 
   const Outcome outcome = c.outcome();
   if (outcome == Outcome::OtherSession) return;
   // A line we could not read or attribute may have been one of our kernel events.
-  if (outcome == Outcome::Syntax || !c.haveSid()) {
-    trusted = false;
-    return;
-  }
+  if (outcome == Outcome::Syntax || !c.haveSid()) return loseChain(line);
   // The record is ours; a field error in it has been reported, but its position still moves the chain.
-  const bool absolute = have_start && have_corr;
-  if (!absolute && !(have_dt && have_dcorr)) {
+  const bool absolute = have_start && have_corr, differences = have_dt && have_dcorr;
+  if (!absolute && !differences) {
     if (outcome == Outcome::Ok) {
       c.fieldError(have_start ? "corr" : have_dt ? "dcorr" : "start_ns", "missing");
       warn(line, c.message());
     }
-    trusted = false;
-    return;
+    return loseChain(line);
+  }
+  // Checked apart from the position so that a bad duration loses one event, not the chain.
+  bool deliver = outcome == Outcome::Ok;
+  if (deliver) {
+    if (dur < 0) c.fieldError("dur_ns", "is negative");
+    c.require({{"k", k}, {"dur_ns", have_dur || (have_end && absolute)}});
+    if (c.outcome() != Outcome::Ok) {
+      warn(line, c.message());
+      deliver = false;
+    }
   }
   if (absolute) {
-    if (gap_count > 0) flushGap("at line " + std::to_string(line));
-    prev_start = start;
-    prev_corr = corr;
-    trusted = true;
+    resync(start, corr, differences, detail::wrapAdd(start, static_cast<int64_t>(0 - static_cast<uint64_t>(dt))),
+           corr - static_cast<uint64_t>(dcorr), line);
   } else if (!trusted) {
-    if (outcome == Outcome::Ok && gap_count++ == 0) gap_first_line = line;
-    return;
+    ev.sid.assign(c.sid());
+    return pushPending(Pending{ev, dt, dcorr, dur, deliver, line});
   } else {
     prev_start = detail::wrapAdd(prev_start, dt);
     prev_corr += static_cast<uint64_t>(dcorr);  // two's complement: a negative difference wraps back
   }
-  if (outcome != Outcome::Ok) return;
-  // Checked after the position is applied so that a bad duration loses one event, not the chain.
-  if (dur < 0) c.fieldError("dur_ns", "is negative");
-  c.require({{"k", k}, {"dur_ns", have_dur || (have_end && absolute)}});
-  if (c.outcome() != Outcome::Ok) return warn(line, c.message());
+  if (!deliver) return;
   ev.sid.assign(c.sid());
   ev.start_ns = prev_start;
   ev.end_ns = have_dur ? detail::wrapAdd(prev_start, dur) : end;
   ev.correlation_id = prev_corr;
   visitor.onKernel(ev);
   ++delivered;
+}
+
+// kernel_chain: where the chain of the session stood at the end of the file's kernels (the writer adds it
+// before a file ends). Not an event: it only places pending kernel events.
+void RecordDecoder::Impl::decodeChain(object& obj, RecordContext& c, document& doc, uint64_t line,
+                                      bool terminated) {
+  int64_t start = 0;
+  uint64_t corr = 0;
+  bool have_start = false, have_corr = false;
+  detail::forEachField(obj, c, [&](std::string_view key, od::value& v) {
+    if (key == "start_ns") have_start = c.number(v, key, start);
+    else if (key == "corr") have_corr = c.number(v, key, corr);
+  });
+  c.require({{"start_ns", have_start}, {"corr", have_corr}});
+  if (!accept(c, doc, line, terminated)) return;
+  resync(start, corr, true, start, corr, line);
 }
 
 void RecordDecoder::Impl::decodeCopy(object& obj, RecordContext& c, document& doc, uint64_t line,
@@ -237,6 +341,19 @@ void RecordDecoder::Impl::decodeCopy(object& obj, RecordContext& c, document& do
   ++delivered;
 }
 
+void RecordDecoder::Impl::decodeSessionStart(object& obj, RecordContext& c, document& doc, uint64_t line,
+                                             bool terminated) {
+  SessionStart event;
+  detail::parseSessionStart(obj, c, event);
+  const bool ok = accept(c, doc, line, terminated);
+  if (!session_id.empty() && c.haveSid() && c.sid() == sid)
+    owner = !ok ? Owner::Unknown : event.session_id == session_id ? Owner::Chosen : Owner::Other;
+  if (!ok || owner == Owner::Other) return;
+  event.sid.assign(c.sid());
+  visitor.onSessionStart(event);
+  ++delivered;
+}
+
 void RecordDecoder::Impl::decodeLine(std::string_view text, uint64_t line, bool terminated) {
   if (isBlank(text)) return;  // blank lines carry nothing; the writer never loses a record to one
   document doc;
@@ -246,7 +363,18 @@ void RecordDecoder::Impl::decodeLine(std::string_view text, uint64_t line, bool 
   if (!openRecord(parser, text, doc, obj, type, why)) return garbage(line, terminated, std::move(why));
   const RecordType rt = typeFromName(type);
   if (rt == RecordType::Unknown) return;  // a newer writer's record: skipped silently
-  RecordContext c(type, sid);
+  // While the sid belongs to another session (or to none yet), its records read as another session's: a sid
+  // never contains a raw newline, so kNoSid matches nothing.
+  constexpr std::string_view kNoSid = "\n";
+  const bool separating = !session_id.empty() && rt != RecordType::SessionStart && owner != Owner::Chosen;
+  RecordContext c(type, separating ? kNoSid : std::string_view(sid));
+  decodeRecord(rt, obj, c, doc, line, terminated);
+  if (separating && owner == Owner::Unknown && c.outcome() == Outcome::OtherSession && c.sid() == sid)
+    ++unattributed;
+}
+
+void RecordDecoder::Impl::decodeRecord(RecordType rt, object& obj, RecordContext& c, document& doc,
+                                       uint64_t line, bool terminated) {
   const auto simple = [&](auto parse, auto on) { decodeSimple(obj, c, doc, line, terminated, parse, on); };
   using V = EventVisitor;
   switch (rt) {
@@ -255,7 +383,7 @@ void RecordDecoder::Impl::decodeLine(std::string_view text, uint64_t line, bool 
     case RecordType::MemsetEvent: return decodeCopy(obj, c, doc, line, terminated, true);
     case RecordType::SyncEvent: return simple(detail::parseSyncEvent, &V::onSync);
     case RecordType::MemoryEvent: return simple(detail::parseMemoryEvent, &V::onMemory);
-    case RecordType::SessionStart: return simple(detail::parseSessionStart, &V::onSessionStart);
+    case RecordType::SessionStart: return decodeSessionStart(obj, c, doc, line, terminated);
     case RecordType::SessionEnd: return simple(detail::parseSessionEnd, &V::onSessionEnd);
     case RecordType::Device: return simple(detail::parseDeviceEvent, &V::onDevice);
     case RecordType::Note: return simple(detail::parseNote, &V::onNote);
@@ -270,6 +398,7 @@ void RecordDecoder::Impl::decodeLine(std::string_view text, uint64_t line, bool 
     case RecordType::PcSample: return simple(detail::parsePcSample, &V::onPcSample);
     case RecordType::RangeCounters: return simple(detail::parseRangeCounters, &V::onRangeCounters);
     case RecordType::Benchmark: return simple(detail::parseBenchmark, &V::onBenchmark);
+    case RecordType::KernelChain: return decodeChain(obj, c, doc, line, terminated);
     case RecordType::Unknown: return;
   }
 }
@@ -278,9 +407,19 @@ RecordDecoder::RecordDecoder(std::string sid, EventVisitor& visitor, WarningList
     : impl_(std::make_unique<Impl>(std::move(sid), visitor, warnings)) {}
 RecordDecoder::~RecordDecoder() = default;
 
+void RecordDecoder::separateBySessionId(std::string session_id) {
+  impl_->session_id = std::move(session_id);
+}
+
 void RecordDecoder::beginFile(const std::string& file) {
+  const std::string_view channel = channelOfPath(file);
+  if (channel != impl_->channel) impl_->owner = Impl::Owner::Unknown;
+  impl_->channel.assign(channel);
+  impl_->unattributed = 0;
   impl_->file = file;
   impl_->trusted = false;  // every segment starts with an absolute kernel record
+  impl_->lost_line = 0;
+  impl_->pending.clear();
   impl_->gap_count = 0;
 }
 
@@ -290,10 +429,16 @@ void RecordDecoder::decodeLine(std::string_view text, uint64_t line_no, bool ter
 
 void RecordDecoder::lostLine(uint64_t line_no, std::string message) {
   impl_->warn(line_no, std::move(message));
-  impl_->trusted = false;
+  impl_->loseChain(line_no);
 }
 
-void RecordDecoder::endFile() { impl_->flushGap("(no resync before the end of the file)"); }
+void RecordDecoder::endFile() {
+  impl_->skipPending("until resync (no resync before the end of the file)");
+  if (impl_->unattributed > 0)
+    impl_->warn(0, std::to_string(impl_->unattributed) + " records of sid '" + impl_->sid +
+                       "' before any session_start in this channel skipped: more than one session has that sid");
+  impl_->unattributed = 0;
+}
 
 uint64_t RecordDecoder::delivered() const { return impl_->delivered; }
 

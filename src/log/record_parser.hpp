@@ -42,6 +42,13 @@ class RecordDecoder {
   RecordDecoder(const RecordDecoder&) = delete;
   RecordDecoder& operator=(const RecordDecoder&) = delete;
 
+  // For a sid that several sessions share: deliver only the records of the session `session_id`, i.e. those
+  // that follow its session_start in their channel, until the next session_start of the sid. Records before
+  // the first session_start of the sid in a channel cannot be attributed; they are skipped and counted in one
+  // warning per file. A file's channel is the one its name gives (channelOfPath); a new channel starts
+  // unattributed.
+  void separateBySessionId(std::string session_id);
+
   void beginFile(const std::string& file);
   // `text` is one line without its '\n', followed by at least kLinePadding readable bytes (see LineSource).
   // `terminated` is false for a last line without '\n' (its problems are reported as a truncation).

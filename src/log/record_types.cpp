@@ -9,10 +9,13 @@ namespace {
 // Iterates an object that is not a record (a device, ...): no type or sid handling.
 template <typename OnField>
 void forEachMember(od::object& obj, RecordContext& ctx, OnField&& on) {
+  KeySet seen;
   for (auto item : obj) {
     od::field field;
     if (auto e = std::move(item).get(field)) return ctx.syntax(e);
-    on(rawText(field.key()), field.value());
+    const std::string_view key = rawText(field.key());
+    if (!seen.insert(key)) return ctx.duplicateKey(key);
+    on(key, field.value());
     if (ctx.outcome() != Outcome::Ok) return;
   }
 }

@@ -50,6 +50,8 @@ class ChannelFile {
     return buf_.size() >= kBlockBytes ||
            (rotate_at_ != 0 && file_bytes_ + buf_.size() >= rotate_at_);
   }
+  // True when the next service() rotates: the active file ends there.
+  bool rotationDue() const { return rotate_at_ != 0 && file_bytes_ + buf_.size() >= rotate_at_; }
   Outcome service();
   // Writes everything buffered (to the OS, not to disk) and flushes a stream. False when lines were
   // lost.

@@ -1,5 +1,6 @@
 #include "log/segments.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <system_error>
@@ -35,6 +36,59 @@ std::optional<SegmentName> parseSegmentName(std::string_view name, std::string_v
   return std::nullopt;
 }
 
+namespace {
+
+// Splits "…<base>.<channel>[.<N>].log[.zst]" into channel and N (0 when absent); false for other names.
+bool splitChannelPath(std::string_view path, std::string_view* channel, uint64_t* number) {
+  const auto strip = [&](std::string_view suffix) {
+    if (path.size() < suffix.size() || path.substr(path.size() - suffix.size()) != suffix) return false;
+    path.remove_suffix(suffix.size());
+    return true;
+  };
+  strip(".zst");
+  if (!strip(".log")) return false;
+  size_t digits = 0;
+  while (digits < path.size() && path[path.size() - 1 - digits] >= '0' && path[path.size() - 1 - digits] <= '9')
+    ++digits;
+  *number = 0;
+  if (digits > 0 && digits <= 19 && digits < path.size() && path[path.size() - 1 - digits] == '.') {
+    for (const char c : path.substr(path.size() - digits)) *number = *number * 10 + static_cast<uint64_t>(c - '0');
+    path.remove_suffix(digits + 1);
+  }
+  const size_t dot = path.find_last_of("./");
+  if (dot == std::string_view::npos || path[dot] != '.') return false;
+  *channel = path.substr(dot + 1);
+  return true;
+}
+
+}  // namespace
+
+std::string_view channelOfPath(std::string_view path) {
+  std::string_view channel;
+  uint64_t number = 0;
+  return splitChannelPath(path, &channel, &number) ? channel : std::string_view{};
+}
+
+uint64_t segmentNumberOfPath(std::string_view path) {
+  std::string_view channel;
+  uint64_t number = 0;
+  return splitChannelPath(path, &channel, &number) ? number : 0;
+}
+
+std::vector<SegmentGap> segmentGaps(const std::vector<std::string>& inputs) {
+  std::map<std::string_view, uint64_t> last;  // channel -> highest segment number so far
+  std::vector<SegmentGap> gaps;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::string_view channel;
+    uint64_t number = 0;
+    if (!splitChannelPath(inputs[i], &channel, &number) || number == 0) continue;
+    uint64_t& prev = last[channel];
+    if (number > prev + 1) gaps.push_back(SegmentGap{std::string(channel), prev + 1, number - 1, i});
+    prev = std::max(prev, number);
+  }
+  return gaps;
+}
+
 bool isCompressedPath(std::string_view path) {
   return path.size() >= 4 && path.substr(path.size() - 4) == ".zst";
 }
@@ -57,9 +111,8 @@ std::vector<std::string> channelFiles(const std::string& prefix, Channel channel
   for (; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     const auto seg = parseSegmentName(name, base, channel_name);
+    // Whatever the entry is (a directory, a FIFO), it is taken: opening it says what is wrong with it.
     if (!seg) continue;
-    std::error_code type_ec;
-    if (it->is_directory(type_ec)) continue;
     if (seg->number == 0) {
       have_active = true;
       continue;

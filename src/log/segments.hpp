@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpufl::log {
 
@@ -18,6 +19,23 @@ struct SegmentName {
 // N must be at least 6 digits (the writer pads to 6 and only grows past 999999).
 std::optional<SegmentName> parseSegmentName(std::string_view name, std::string_view base,
                                             std::string_view channel);
+
+// The channel named by a channel file's path: "dir/run.device.000003.log.zst" -> "device"; empty when the name
+// does not end like a channel file.
+std::string_view channelOfPath(std::string_view path);
+
+// The segment number a channel file's path gives: N for "run.device.00000N.log[.zst]", 0 for the active file
+// or a name that is not a channel file's.
+uint64_t segmentNumberOfPath(std::string_view path);
+
+// A hole in the numbering of one channel's segments among `inputs` (channel files in read order, as
+// channelFiles gives them): segments 1.. are expected without gaps up to the highest present.
+struct SegmentGap {
+  std::string channel;
+  uint64_t first = 0, last = 0;  // the absent numbers
+  size_t next_input = 0;         // index in `inputs` of the first file after the hole
+};
+std::vector<SegmentGap> segmentGaps(const std::vector<std::string>& inputs);
 
 // True when `path` names a zstd-compressed segment (by its `.zst` suffix).
 bool isCompressedPath(std::string_view path);

@@ -35,6 +35,15 @@ TEST(SegmentName, RejectsOtherNames) {
   }
 }
 
+TEST(SegmentName, ChannelOfPath) {
+  EXPECT_EQ(channelOfPath("d/run.device.000003.log.zst"), "device");
+  EXPECT_EQ(channelOfPath("run.scope.log"), "scope");
+  EXPECT_EQ(channelOfPath("a.b/run.system.000001.log"), "system");
+  EXPECT_EQ(channelOfPath("run.log"), "");
+  EXPECT_EQ(channelOfPath("x.y/log"), "");
+  EXPECT_EQ(channelOfPath("notes.txt"), "");
+}
+
 TEST(ChannelFiles, SegmentsAscendingThenActiveAndPlainWinsOverZst) {
   TempDir dir;
   for (const char* name : {"run.device.log", "run.device.000010.log", "run.device.000002.log.zst",

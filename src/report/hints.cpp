@@ -77,6 +77,7 @@ void groupHints(const Report& r, std::vector<Hint>& out) {
     const KernelGroup& g = k.groups[i];
     if (k.total_ns > 0 && 100.0 * g.durations.total_ns / k.total_ns < kHintGroupMinSharePct)
       continue;
+    if (!g.defined) continue;  // nothing is known of its launch to advise on
     std::string who = shortenKernelName(g.name, kNameWidth) + " " + formatDim3(g.grid) + "x" +
                       formatDim3(g.block) + ": ";
     const DeviceInfo* dev = deviceOf(r, g.def.device);

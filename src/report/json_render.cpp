@@ -44,6 +44,11 @@ void session(JsonWriter& w, const SessionSummary& s) {
   w.field("start_unix_ns", s.start_unix_ns);
   w.field("end_ns", s.end_ns);
   w.field("duration_ns", s.duration_ns);
+  if (!s.log_incomplete.empty()) {
+    w.key("log_incomplete").beginArray();
+    for (const std::string& phrase : s.log_incomplete) w.value(phrase);
+    w.endArray();
+  }
   w.key("devices").beginArray();
   for (const DeviceInfo& d : s.devices) {
     w.beginObject();
@@ -85,8 +90,14 @@ void kernels(JsonWriter& w, const KernelSummary& k) {
     w.beginObject();
     w.field("name", g.name);
     w.field("mangled", g.mangled);
-    w.field("grid", formatDim3(g.grid));
-    w.field("block", formatDim3(g.block));
+    // null when the launch shape is unknown (no kernel_def): never the default (1,1,1).
+    if (g.defined) {
+      w.field("grid", formatDim3(g.grid));
+      w.field("block", formatDim3(g.block));
+    } else {
+      w.key("grid").null();
+      w.key("block").null();
+    }
     w.field("defs", g.defs);
     w.field("instrumented", g.instrumented);
     durations(w, "durations", g.durations);

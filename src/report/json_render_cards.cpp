@@ -69,8 +69,14 @@ void cards(JsonWriter& w, const Report& r) {
     const KernelGroup& g = r.kernels.groups[c.group];
     w.beginObject();
     w.field("name", g.name);
-    w.field("grid", formatDim3(g.grid));
-    w.field("block", formatDim3(g.block));
+    // null when the launch shape is unknown (no kernel_def): never the default (1,1,1).
+    if (g.defined) {
+      w.field("grid", formatDim3(g.grid));
+      w.field("block", formatDim3(g.block));
+    } else {
+      w.key("grid").null();
+      w.key("block").null();
+    }
     w.field("group_index", static_cast<uint64_t>(c.group));
     w.field("launches", g.durations.count);
     w.field("total_ns", g.durations.total_ns);

@@ -16,7 +16,7 @@ size_t KernelAggregator::groupFor(const KernelDef& def) {
   GroupKey key{name, def.grid.x, def.grid.y, def.grid.z, def.block.x, def.block.y, def.block.z};
   auto [it, inserted] = group_index_.try_emplace(key, groups_.size());
   if (inserted) {
-    Group g{name, def.name, def.grid, def.block, def, 0, 0, DurationStats(exact_limit_, budget_),
+    Group g{name, def.name, def.grid, def.block, def, true, 0, 0, DurationStats(exact_limit_, budget_),
             DurationStats(0, nullptr), CoarseIntervals{}};
     groups_.push_back(std::move(g));
   }
@@ -36,10 +36,13 @@ void KernelAggregator::onKernel(const KernelEvent& e) {
   auto it = def_group_.find(e.def_id);
   if (it == def_group_.end()) {
     ++undefined_refs_;
+    // Named so that it cannot pass for a function (readable-name rules leave "<...>" alone); its launch shape
+    // is unknown, not the default (1,1,1).
     KernelDef unknown;
     unknown.id = e.def_id;
-    unknown.name = unknown.demangled = "(undefined kernel_def " + std::to_string(e.def_id) + ")";
+    unknown.name = unknown.demangled = "<unknown kernel def " + std::to_string(e.def_id) + ">";
     it = def_group_.emplace(e.def_id, groupFor(unknown)).first;
+    groups_[it->second].defined = false;
   }
   int64_t dur = std::max<int64_t>(e.end_ns - e.start_ns, 0);
   Group& g = groups_[it->second];
@@ -88,6 +91,7 @@ void KernelAggregator::finish(int64_t session_ns, KernelSummary& out,
     kg.mangled = g.mangled;
     kg.grid = g.grid;
     kg.block = g.block;
+    kg.defined = g.defined;
     kg.def = g.def;
     kg.defs = g.defs;
     kg.instrumented = g.instrumented;

@@ -36,6 +36,7 @@ class KernelAggregator {
     std::string name, mangled;
     Dim3 grid, block;
     KernelDef def;
+    bool defined = true;  // see KernelGroup::defined
     uint32_t defs = 0;
     uint64_t instrumented = 0;
     DurationStats durations;

@@ -1,10 +1,44 @@
 // reportFromPrefix: the log reader streams one session into a ReportBuilder, which renders it.
 #include "report/report.hpp"
 
+#include <cstdio>
+
 #include "log/reader.hpp"
+#include "report/format.hpp"
 #include "report/report_builder.hpp"
 
 namespace gpufl::report {
+namespace {
+
+std::string segmentNumber(uint64_t n) {
+  char text[24];
+  std::snprintf(text, sizeof text, "%06llu", static_cast<unsigned long long>(n));
+  return text;
+}
+
+// One phrase per kind of record session_end counts that came up short, then one per missing segment range.
+std::vector<std::string> logIncomplete(const log::ReadResult& r) {
+  std::vector<std::string> phrases;
+  const auto compare = [&](const char* what, uint64_t written, uint64_t read) {
+    if (!r.have_written || written == read) return;
+    phrases.push_back(read < written ? formatCount(written - read) + " of " + formatCount(written) + " " + what +
+                                           " written were not read"
+                                     : formatCount(read) + " " + what + " read, but session_end counts " +
+                                           formatCount(written));
+  };
+  compare("kernel events", r.written.kernels, r.read.kernels);
+  compare("copies", r.written.memcpys, r.read.memcpys);
+  compare("scopes", r.written.scopes, r.read.scopes);
+  for (const log::MissingSegments& m : r.missing_segments) {
+    phrases.push_back(m.channel + (m.first == m.last ? " segment " + segmentNumber(m.first)
+                                                     : " segments " + segmentNumber(m.first) + "-" +
+                                                           segmentNumber(m.last)) +
+                      " missing");
+  }
+  return phrases;
+}
+
+}  // namespace
 
 ReportOutput reportFromPrefix(const std::string& prefix, const std::string& session,
                               const ReportOptions& options, bool as_json) {
@@ -33,6 +67,7 @@ ReportOutput reportFromPrefix(const std::string& prefix, const std::string& sess
     return out;
   }
   builder.setReaderWarnings(result.warning_count);
+  builder.setLogIncomplete(logIncomplete(result));
   Report report = builder.build();
   out.ok = true;
   out.text = as_json ? renderJson(report, options) : renderText(report, options);

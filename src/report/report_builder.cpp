@@ -177,6 +177,7 @@ Report ReportBuilder::build() {
   r.benchmarks = benchmarks_;
   r.collection = collection_;
   r.collection.reader_warnings = reader_warnings_;
+  r.session.log_incomplete = log_incomplete_;
   r.collection.records = records_;
   addHints(r);
   addCards(r);

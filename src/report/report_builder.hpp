@@ -52,6 +52,8 @@ class ReportBuilder : public EventVisitor {
 
   // Warnings the reader counted (malformed lines, skipped records): shown in the collection notes.
   void setReaderWarnings(uint64_t count) { reader_warnings_ = count; }
+  // What the reader found missing from the session's log: shown at the top of the report.
+  void setLogIncomplete(std::vector<std::string> phrases) { log_incomplete_ = std::move(phrases); }
   // The aggregates so far, with hints. May be called more than once.
   Report build();
 
@@ -76,6 +78,7 @@ class ReportBuilder : public EventVisitor {
   bool any_ts_ = false;
   int64_t first_ts_ = 0, last_ts_ = 0;
   uint64_t reader_warnings_ = 0;
+  std::vector<std::string> log_incomplete_;
   uint64_t records_ = 0;
 };
 

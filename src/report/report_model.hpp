@@ -24,6 +24,9 @@ struct SessionSummary {
   int64_t end_ns = 0;       // session_end's, else the last record's time
   int64_t duration_ns = 0;  // end_ns - start_ns
   std::vector<DeviceInfo> devices;
+  // What the reader found missing from this session's log (records fewer than session_end counts, missing
+  // segments), one phrase each; empty when nothing is known to be missing.
+  std::vector<std::string> log_incomplete;
 };
 
 // avg / min / max of a sampled quantity.
@@ -54,7 +57,8 @@ struct ClockWindow {
 struct KernelGroup {
   std::string name;     // demangled
   std::string mangled;  // as CUPTI reports it
-  Dim3 grid, block;
+  Dim3 grid, block;           // meaningless when !defined
+  bool defined = true;        // false: its events named a kernel_def never seen (launch shape unknown)
   KernelDef def;              // first definition seen (resources, occupancy); others differ only in
                               // device/context/smem
   uint32_t defs = 0;          // definitions folded into this group

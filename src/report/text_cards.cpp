@@ -40,6 +40,7 @@ void occupancy(TextOut& out, const Report& r, const KernelGroup& g) {
     field(out, "Occupancy", v);
   }
   std::string waves = g.def.waves ? formatFixed(*g.def.waves, *g.def.waves < 0.1 ? 4 : 2) : "n/a";
+  if (!g.defined) return field(out, "Waves", "n/a (launch shape unknown: no kernel_def)");
   waves += " (" + formatCount(g.grid.count()) + (g.grid.count() == 1 ? " block" : " blocks");
   if (dev && dev->sm_count > 0) waves += " on " + std::to_string(dev->sm_count) + " SMs";
   field(out, "Waves", waves + ")");
@@ -144,8 +145,8 @@ void renderCards(TextOut& out, const Report& r, const ReportOptions& o) {
   for (size_t i = 0; i < n; ++i) {
     const KernelCard& c = r.cards[i];
     const KernelGroup& g = r.kernels.groups[c.group];
-    std::string title = std::to_string(i + 1) + ". " + shortenKernelName(g.name, kCardNameWidth) +
-                        " " + formatDim3(g.grid) + "x" + formatDim3(g.block);
+    std::string title = std::to_string(i + 1) + ". " + shortenKernelName(g.name, kCardNameWidth);
+    if (g.defined) title += " " + formatDim3(g.grid) + "x" + formatDim3(g.block);
     out.line();
     out.line("  " + title);
     out.line("  " + std::string(displayWidth(title), '-'));

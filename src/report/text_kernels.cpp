@@ -103,7 +103,8 @@ void renderTopKernels(TextOut& out, const Report& r, const ReportOptions& o) {
              padLeft(formatCount(d.count), 6) + padLeft(dur(static_cast<double>(d.total_ns)), 12) +
              padLeft(dur(d.avg_ns), 12) + padLeft(dur(static_cast<double>(d.min_ns)), 12) +
              padLeft(dur(static_cast<double>(d.max_ns)), 12));
-    out.line("      grid " + formatDim3(g.grid) + "  block " + formatDim3(g.block));
+    out.line(g.defined ? "      grid " + formatDim3(g.grid) + "  block " + formatDim3(g.block)
+                       : std::string("      launch shape unknown (no kernel_def)"));
   }
 }
 
@@ -121,8 +122,8 @@ void renderKernelDetails(TextOut& out, const Report& r, const ReportOptions& o) 
     out.line();
     out.line("  " + name);
     out.line("  " + std::string(displayWidth(name), '='));
-    out.field(4, "Grid", kSubLabelWidth, formatDim3(g.grid));
-    out.field(4, "Block", kSubLabelWidth, formatDim3(g.block));
+    out.field(4, "Grid", kSubLabelWidth, g.defined ? formatDim3(g.grid) : "unknown (no kernel_def)");
+    out.field(4, "Block", kSubLabelWidth, g.defined ? formatDim3(g.block) : "unknown (no kernel_def)");
     if (def.occupancy) {
       const Occupancy& occ = *def.occupancy;
       out.field(4, "Occupancy", kSubLabelWidth, formatPercent(occ.occupancy * 100));

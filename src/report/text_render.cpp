@@ -61,6 +61,12 @@ void renderSession(TextOut& out, const Report& r) {
   out.banner("Session Summary");
   out.field(2, "Application", kTopLabelWidth, s.app.empty() ? "(unknown)" : s.app);
   out.field(2, "Session ID", kTopLabelWidth, s.session_id.empty() ? s.sid : s.session_id);
+  if (!s.log_incomplete.empty()) {
+    std::string text;
+    for (const std::string& phrase : s.log_incomplete) text += (text.empty() ? "" : "; ") + phrase;
+    out.wrapped(text, kRuleWidth, "  " + padRight("Log Incomplete:", kTopLabelWidth),
+                std::string(2 + kTopLabelWidth, ' '));
+  }
   if (s.start_unix_ns > 0) out.field(2, "Started", kTopLabelWidth, utcTime(s.start_unix_ns));
   std::string duration = formatDuration(static_cast<double>(s.duration_ns));
   if (!s.ended) duration += " (no session_end: up to the last record)";

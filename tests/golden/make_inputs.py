@@ -262,7 +262,8 @@ def occupancy():
           clk_sm=1695, clk_mem=9751, mem_used_bytes=600 * MIB, mem_total_bytes=24576 * MIB)
     s.add("system", "host_sample", ts_ns=t0 + 5 * MS, cpu_pct=12.5, proc_cpu_pct=99.0,
           ram_used_bytes=8000 * MIB, ram_total_bytes=64000 * MIB)
-    s.end(t0 + 10 * MS, 41, 2, 4, {"cupti_callbacks": 80_000, "writer": 120_000}, 1 * MS, 1, 12000)
+    # session_end counts memsets among the copies (the session sink sees both as copies): 2 + 1.
+    s.end(t0 + 10 * MS, 41, 3, 4, {"cupti_callbacks": 80_000, "writer": 120_000}, 1 * MS, 1, 12000)
     s.write()
 
 
