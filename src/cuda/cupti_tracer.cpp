@@ -512,7 +512,9 @@ void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out,
       LaunchInfo info;
       const bool attributed =
           launches_.get(static_cast<uint32_t>(kernel->event.correlation_id), &info);
-      if (!attributed && isToolKernel(*kernel)) continue;
+      // Attributed or not: a tool kernel launched inside the program's launch callback (the range
+      // profiler's WaitNs around a launch outside scopes) carries that launch's correlation id.
+      if (isToolKernel(*kernel)) continue;
       bool created = false;
       KernelDef def;
       kernel->event.def_id =

@@ -91,8 +91,7 @@ class CuptiTracer {
                           std::span<const CUpti_CallbackId> runtime,
                           std::span<const CUpti_CallbackId> driver, const char* what);  // [start]
   void sampleClockOffset();  // [start, writer thread] clock_offset_ns_ = monotonic - CUPTI's clock
-  // [writer thread] For a kernel no launch callback saw: true (and counted) when a deep engine's
-  // CUPTI API launched it itself.
+  // [writer thread] True (and counted) when a deep engine's CUPTI API launched the kernel itself.
   bool isToolKernel(const DecodedKernel& kernel);
   void decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out, const std::string& sid);
 
