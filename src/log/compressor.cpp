@@ -53,7 +53,7 @@ CompressResult compressInto(int in, int out, int level, const std::string& src,
   if (!cctx) return *error = "zstd: out of memory", kFailed;
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level);
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1);
-  std::vector<char> ibuf(1 << 20), obuf(ZSTD_CStreamOutSize());
+  std::vector<char> ibuf(256 << 10), obuf(ZSTD_CStreamOutSize());
   for (;;) {
     if (cancel != nullptr && cancel->load(std::memory_order_relaxed))
       return CompressResult::kCancelled;

@@ -26,7 +26,7 @@ enum class CompressResult {
 // Holds flock(LOCK_EX) on `src` throughout, so two processes never compress one segment at once;
 // a `dst`.tmp found while holding it is stale (its writer died) and is replaced. `src` and the .tmp
 // are never followed if they are symbolic links; the .tmp is created exclusively, mode 0640.
-// `cancel` (may be null) is polled between 1 MiB chunks.
+// `cancel` (may be null) is polled between 256 KiB chunks of input.
 CompressResult compressSegment(const std::string& src, const std::string& dst, int level,
                                std::string* error, const std::atomic<bool>* cancel = nullptr);
 

@@ -98,10 +98,11 @@ TEST_F(SegmentFileTest, SomethingOtherThanAFileAtALogPathIsRefused) {
 // A name already taken, even by a dangling link, is never replaced: the segment takes the next
 // number.
 TEST_F(SegmentFileTest, ASegmentNeverReplacesAnExistingName) {
-  const std::string taken = prefix_ + ".device.000001.log";
-  ASSERT_EQ(::symlink("/nonexistent/target", taken.c_str()), 0);
   auto w = open(16 << 10);
   ASSERT_TRUE(w);
+  // Made after open, as by another process: the writer has already chosen number 1.
+  const std::string taken = prefix_ + ".device.000001.log";
+  ASSERT_EQ(::symlink("/nonexistent/target", taken.c_str()), 0);
   w->onSessionStart(session("cccccccc"));
   for (uint64_t i = 0; i < 500; ++i) w->onKernel(kernel("cccccccc", i));
   w->close();
