@@ -80,7 +80,8 @@ CompressResult compressInto(int in, int out, int level, const std::string& src,
 }
 
 bool sameFile(int fd, const std::string& path) {
-  struct stat a {}, b {};
+  struct stat a {
+  }, b{};
   return ::fstat(fd, &a) == 0 && ::lstat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev &&
          a.st_ino == b.st_ino;
 }

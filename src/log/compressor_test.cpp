@@ -26,7 +26,8 @@ class CompressorTest : public WriterDirTest {
     std::snprintf(name, sizeof name, ".%s.%06d.log", channel, n);
     const std::string path = prefix_ + name;
     std::string text;
-    for (int i = 0; i < 100; ++i) text += "{\"type\":\"note\",\"n\":" + std::to_string(n * 1000 + i) + "}\n";
+    for (int i = 0; i < 100; ++i)
+      text += "{\"type\":\"note\",\"n\":" + std::to_string(n * 1000 + i) + "}\n";
     writeFile(path, text);
     return path;
   }
@@ -112,8 +113,10 @@ TEST_F(CompressorTest, CloseIsBoundedBehindABacklog) {
   uint64_t plain = 0, compressed = 0;
   for (const std::string& name : listDir(dir_)) {
     EXPECT_EQ(name.find(".tmp"), std::string::npos) << name;
-    if (name.size() > 8 && name.compare(name.size() - 8, 8, ".log.zst") == 0) ++compressed;
-    else if (name.find(".device.0") != std::string::npos) ++plain;
+    if (name.size() > 8 && name.compare(name.size() - 8, 8, ".log.zst") == 0)
+      ++compressed;
+    else if (name.find(".device.0") != std::string::npos)
+      ++plain;
   }
   EXPECT_GT(plain, 0u);
   EXPECT_EQ(plain + compressed, w->stats().segments_rotated);

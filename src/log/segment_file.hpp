@@ -97,7 +97,7 @@ class ChannelFile {
   uint64_t rotate_bytes_ = 0;
   uint64_t rotate_at_ = 0;  // file length that triggers rotation; pushed back after a failed rename
   uint64_t next_segment_ = 1;
-  bool torn_ = false;  // the file ends inside a line (a write failed midway): start with '\n'
+  bool torn_ = false;     // the file ends inside a line (a write failed midway): start with '\n'
   bool failing_ = false;  // the latest write failed
   uint64_t errors_ = 0;
   uint64_t bytes_dropped_ = 0;

@@ -130,9 +130,10 @@ TEST_F(SegmentFileTest, APrefixNamingADirectoryIsRejected) {
 }
 
 TEST_F(SegmentFileTest, PlainSegmentsAreListedInOrder) {
-  for (const char* name : {"run.device.000010.log", "run.device.000002.log", "run.device.000003.log.zst",
-                           "run.device.log", "run.scope.000001.log", "other.device.000001.log",
-                           "run.device.12.log", "run.device.000004.log.zst.tmp"})
+  for (const char* name :
+       {"run.device.000010.log", "run.device.000002.log", "run.device.000003.log.zst",
+        "run.device.log", "run.scope.000001.log", "other.device.000001.log", "run.device.12.log",
+        "run.device.000004.log.zst.tmp"})
     writeFile(dir_ + "/" + name, "");
   const std::vector<std::string> expected = {prefix_ + ".device.000002.log",
                                              prefix_ + ".device.000010.log"};

@@ -177,7 +177,8 @@ void machineHints(const Report& r, std::vector<Hint>& out) {
   // "write" counts records the log could not take (disk full, I/O error); the other sources are
   // buffers that were full.
   uint64_t dropped = 0, unwritten = 0;
-  for (const auto& [source, n] : r.collection.dropped) (source == "write" ? unwritten : dropped) += n;
+  for (const auto& [source, n] : r.collection.dropped)
+    (source == "write" ? unwritten : dropped) += n;
   if (unwritten > 0) {
     out.push_back({"dropped_write", "",
                    formatCount(unwritten) +

@@ -108,7 +108,8 @@ bool Session::open(std::string* error) {
     log::LogWriterOptions lo;
     lo.prefix = o.log_path;
     lo.rotate_bytes = o.rotate_bytes;
-    lo.close_wait = std::chrono::milliseconds(0);  // stop() waits (compress_wait) before timing itself
+    lo.close_wait =
+        std::chrono::milliseconds(0);  // stop() waits (compress_wait) before timing itself
     std::string why;
     log_ = log::LogWriter::open(lo, &why);
     if (!log_) {
@@ -255,7 +256,8 @@ void Session::checkLogWrites() {
   if (st.records_dropped == 0) return;
   write_failure_said_ = true;
   const std::string what =
-      st.last_error + "; records that cannot be written are dropped and counted (session_end dropped.write)";
+      st.last_error +
+      "; records that cannot be written are dropped and counted (session_end dropped.write)";
   std::fprintf(stderr, "gpufl: %s\n", what.c_str());
   addNote("log", "degraded", what);
 }

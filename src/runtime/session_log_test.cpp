@@ -68,7 +68,8 @@ TEST_F(SessionLogTest, RecordsThatCannotBeWrittenAreCountedInSessionEnd) {
   EXPECT_GT(lost, 0u) << scope.substr(scope.size() > 400 ? scope.size() - 400 : 0);
   uint64_t written = 0;  // whole scope lines; a line cut at the limit is one of the lost
   for (const std::string& l : log::testing::lines(scope)) {
-    if (!l.empty() && l.back() == '}' && (l.find("\"type\":\"scope_") != std::string::npos)) ++written;
+    if (!l.empty() && l.back() == '}' && (l.find("\"type\":\"scope_") != std::string::npos))
+      ++written;
   }
   EXPECT_EQ(s->end().dropped.at("scope"), 0u);
   EXPECT_EQ(written + lost, 2 * s->end().scopes + 1);  // begins, ends and the one path
