@@ -1,7 +1,9 @@
 #include "log/compressor.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -42,19 +44,23 @@ std::string sysError(const std::string& what, const std::string& path) {
   return what + " " + path + ": " + std::strerror(errno);
 }
 
-// Streams src into the open file `out` as one zstd frame.
-bool compressInto(int in, int out, int level, const std::string& src, const std::string& tmp,
-                  std::string* error) {
+// Streams src into the open file `out` as one zstd frame. kCancelled when *cancel was set.
+CompressResult compressInto(int in, int out, int level, const std::string& src,
+                            const std::string& tmp, std::string* error,
+                            const std::atomic<bool>* cancel) {
+  constexpr CompressResult kFailed = CompressResult::kFailed;
   std::unique_ptr<ZSTD_CCtx, CctxFree> cctx(ZSTD_createCCtx());
-  if (!cctx) return *error = "zstd: out of memory", false;
+  if (!cctx) return *error = "zstd: out of memory", kFailed;
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level);
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1);
-  std::vector<char> ibuf(1 << 20), obuf(ZSTD_CStreamOutSize());
+  std::vector<char> ibuf(256 << 10), obuf(ZSTD_CStreamOutSize());
   for (;;) {
+    if (cancel != nullptr && cancel->load(std::memory_order_relaxed))
+      return CompressResult::kCancelled;
     const ssize_t r = ::read(in, ibuf.data(), ibuf.size());
     if (r < 0) {
       if (errno == EINTR) continue;
-      return *error = sysError("cannot read", src), false;
+      return *error = sysError("cannot read", src), kFailed;
     }
     const bool last = r == 0;
     ZSTD_inBuffer ib{ibuf.data(), static_cast<size_t>(r), 0};
@@ -64,37 +70,67 @@ bool compressInto(int in, int out, int level, const std::string& src, const std:
       ZSTD_outBuffer ob{obuf.data(), obuf.size(), 0};
       const size_t left = ZSTD_compressStream2(cctx.get(), &ob, &ib, mode);
       if (ZSTD_isError(left))
-        return *error = std::string("zstd: ") + ZSTD_getErrorName(left), false;
-      if (!writeAll(out, obuf.data(), ob.pos)) return *error = sysError("cannot write", tmp), false;
+        return *error = std::string("zstd: ") + ZSTD_getErrorName(left), kFailed;
+      if (!writeAll(out, obuf.data(), ob.pos))
+        return *error = sysError("cannot write", tmp), kFailed;
       done = last ? left == 0 : ib.pos == ib.size;
     }
-    if (last) return true;
+    if (last) return CompressResult::kDone;
   }
+}
+
+bool sameFile(int fd, const std::string& path) {
+  struct stat a {
+  }, b{};
+  return ::fstat(fd, &a) == 0 && ::lstat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev &&
+         a.st_ino == b.st_ino;
+}
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
 }
 
 }  // namespace
 
-bool compressSegment(const std::string& src, const std::string& dst, int level,
-                     std::string* error) {
+CompressResult compressSegment(const std::string& src, const std::string& dst, int level,
+                               std::string* error, const std::atomic<bool>* cancel) {
+  constexpr CompressResult kFailed = CompressResult::kFailed;
   const std::string tmp = dst + ".tmp";
-  bool ok = false;
+  CompressResult result = kFailed;
   {
-    Fd in{::open(src.c_str(), O_RDONLY | O_CLOEXEC)};
-    if (in.fd < 0) return *error = sysError("cannot open", src), false;
-    Fd out{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
-    if (out.fd < 0) return *error = sysError("cannot create", tmp), false;
-    ok = compressInto(in.fd, out.fd, level, src, tmp, error);
+    Fd in{::open(src.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)};
+    if (in.fd < 0) {
+      if (errno == ENOENT && exists(dst)) return CompressResult::kSkipped;
+      return *error = sysError("cannot open", src), kFailed;
+    }
+    struct stat st {};
+    if (::fstat(in.fd, &st) != 0 || !S_ISREG(st.st_mode))
+      return *error = "cannot compress " + src + ": not a regular file", kFailed;
+    // The lock is released when `in` closes, after src is deleted: a second compressor either fails
+    // to take it, or takes it on a file no longer at `src` (sameFile).
+    if (::flock(in.fd, LOCK_EX | LOCK_NB) != 0) {
+      if (errno == EWOULDBLOCK) return CompressResult::kSkipped;
+      return *error = sysError("cannot lock", src), kFailed;
+    }
+    if (!sameFile(in.fd, src)) return CompressResult::kSkipped;
+    ::unlink(tmp.c_str());  // stale: whoever wrote it held this lock and is gone
+    Fd out{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640)};
+    if (out.fd < 0) return *error = sysError("cannot create", tmp), kFailed;
+    ::fchmod(out.fd, 0640);  // whatever the umask
+    result = compressInto(in.fd, out.fd, level, src, tmp, error, cancel);
     // The plain segment is deleted next, so the compressed one must be on disk first.
-    if (ok && ::fsync(out.fd) != 0) ok = (*error = sysError("cannot sync", tmp), false);
+    if (result == CompressResult::kDone && ::fsync(out.fd) != 0)
+      result = (*error = sysError("cannot sync", tmp), kFailed);
+    if (result == CompressResult::kDone && ::rename(tmp.c_str(), dst.c_str()) != 0)
+      result = (*error = sysError("cannot rename", tmp), kFailed);
+    if (result != CompressResult::kDone) {
+      ::unlink(tmp.c_str());
+      return result;
+    }
+    if (::unlink(src.c_str()) != 0) return *error = sysError("cannot delete", src), kFailed;
   }
-  if (ok && ::rename(tmp.c_str(), dst.c_str()) != 0)
-    ok = (*error = sysError("cannot rename", tmp), false);
-  if (!ok) {
-    ::unlink(tmp.c_str());
-    return false;
-  }
-  if (::unlink(src.c_str()) != 0) return *error = sysError("cannot delete", src), false;
-  return true;
+  return CompressResult::kDone;
 }
 
 void SegmentCompressor::submit(std::string segment) {
@@ -107,14 +143,23 @@ void SegmentCompressor::submit(std::string segment) {
   cv_.notify_one();
 }
 
-void SegmentCompressor::drain() {
-  {
-    std::lock_guard lock(mu_);
-    if (!thread_.joinable()) return;
-    stopping_ = true;
-  }
+void SegmentCompressor::drain(std::chrono::milliseconds wait) {
+  std::unique_lock lock(mu_);
+  if (!thread_.joinable()) return;
+  stopping_ = true;
   cv_.notify_one();
+  const auto done = [&] { return finished_; };
+  if (wait == std::chrono::milliseconds::max()) {
+    idle_cv_.wait(lock, done);
+  } else if (!idle_cv_.wait_for(lock, wait, done)) {
+    cancel_.store(true);  // the thread stops within one chunk
+  }
+  lock.unlock();
   thread_.join();
+  lock.lock();
+  cancel_.store(false);
+  stopping_ = false;
+  finished_ = false;
 }
 
 std::string SegmentCompressor::lastError() const {
@@ -129,20 +174,28 @@ void SegmentCompressor::run() {
   std::unique_lock lock(mu_);
   for (;;) {
     cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-    if (queue_.empty()) return;  // stopping, and everything queued is done
+    if (cancel_.load()) {
+      left_plain_.fetch_add(queue_.size());
+      queue_.clear();
+    }
+    if (queue_.empty()) break;  // stopping, and everything queued is done or abandoned
     const std::string segment = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
     std::string error;
-    const bool ok = compressSegment(segment, segment + ".zst", level_, &error);
+    const CompressResult r = compressSegment(segment, segment + ".zst", level_, &error, &cancel_);
     lock.lock();
-    if (ok) {
+    if (r == CompressResult::kDone) {
       completed_.fetch_add(1);
-    } else {
+    } else if (r == CompressResult::kCancelled) {
+      left_plain_.fetch_add(1);
+    } else if (r == CompressResult::kFailed) {
       errors_.fetch_add(1);
       last_error_ = error;
     }
   }
+  finished_ = true;
+  idle_cv_.notify_all();
 }
 
 }  // namespace gpufl::log

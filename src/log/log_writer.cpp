@@ -17,9 +17,19 @@ class NdjsonLogWriter final : public LogWriter {
       : options_(options), compressor_(options.zstd_level) {}
 
   bool openFiles(std::string* error) {
+    if (std::string why = checkPrefix(options_.prefix); !why.empty()) {
+      *error = why;
+      return false;
+    }
     for (int c = 0; c < 3; ++c) {
       if (!files_[c].open(options_.prefix, static_cast<Channel>(c), options_.rotate_bytes, error))
         return false;
+    }
+    if (options_.compress_rotated) {
+      for (int c = 0; c < 3; ++c) {
+        for (std::string& s : plainSegments(options_.prefix, static_cast<Channel>(c)))
+          compressor_.submit(std::move(s));
+      }
     }
     return true;
   }
@@ -90,12 +100,14 @@ class NdjsonLogWriter final : public LogWriter {
     }
   }
 
+  void finishCompression(std::chrono::milliseconds wait) override { compressor_.drain(wait); }
+
   void close() override {
     if (closed_) return;
     if (!stream_mode_) endKernelChains();
     flush();
     for (auto& f : files_) f.close();
-    compressor_.drain();
+    compressor_.drain(options_.close_wait);
     closed_ = true;
   }
 
@@ -105,8 +117,10 @@ class NdjsonLogWriter final : public LogWriter {
     s.segments_rotated = rotated_;
     s.segments_compressed = compressor_.completed();
     s.compress_errors = compressor_.errors();
+    s.segments_left_plain = compressor_.leftPlain();
     for (const auto& f : files_) {
       s.write_errors += f.errors();
+      s.records_dropped += f.recordsDropped();
       s.bytes_dropped += f.bytesDropped();
       if (!f.lastError().empty()) s.last_error = f.lastError();
     }
@@ -195,6 +209,23 @@ std::unique_ptr<LogWriter> LogWriter::open(const LogWriterOptions& options, std:
     return nullptr;
   }
   return w;
+}
+
+uint64_t compressLeftoverSegments(const std::string& prefix, int zstd_level, std::string* error) {
+  if (std::string why = checkPrefix(prefix); !why.empty()) {
+    if (error) *error = why;
+    return 0;
+  }
+  uint64_t done = 0;
+  for (int c = 0; c < 3; ++c) {
+    for (const std::string& s : plainSegments(prefix, static_cast<Channel>(c))) {
+      std::string why;
+      const CompressResult r = compressSegment(s, s + ".zst", zstd_level, &why);
+      if (r == CompressResult::kDone) ++done;
+      if (r == CompressResult::kFailed && error) *error = why;
+    }
+  }
+  return done;
 }
 
 std::unique_ptr<LogWriter> LogWriter::toStream(std::FILE* stream, std::optional<Channel> only) {

@@ -10,21 +10,17 @@
 #include <fstream>
 #include <sstream>
 
+#include "log/writer_test_util.hpp"
+
 namespace gpufl::log {
 namespace {
 
 namespace fs = std::filesystem;
 
-class LogWriterTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/gpufl_writer_test_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    prefix_ = dir_ + "/run";
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+using namespace testing;
 
+class LogWriterTest : public WriterDirTest {
+ protected:
   std::unique_ptr<LogWriter> open(uint64_t rotate_bytes = 0) {
     LogWriterOptions o;
     o.prefix = prefix_;
@@ -34,62 +30,7 @@ class LogWriterTest : public ::testing::Test {
     EXPECT_TRUE(w) << error;
     return w;
   }
-
-  std::string dir_, prefix_;
 };
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string decompress(const std::string& path) {
-  const std::string in = readFile(path);
-  std::string out;
-  ZSTD_DStream* d = ZSTD_createDStream();
-  ZSTD_inBuffer ib{in.data(), in.size(), 0};
-  std::vector<char> buf(1 << 16);
-  size_t ret = 1;
-  while (ib.pos < ib.size) {
-    ZSTD_outBuffer ob{buf.data(), buf.size(), 0};
-    ret = ZSTD_decompressStream(d, &ob, &ib);
-    EXPECT_FALSE(ZSTD_isError(ret)) << ZSTD_getErrorName(ret);
-    if (ZSTD_isError(ret)) break;
-    out.append(buf.data(), ob.pos);
-  }
-  EXPECT_EQ(ret, 0u) << "incomplete frame in " << path;
-  ZSTD_freeDStream(d);
-  return out;
-}
-
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> v;
-  std::stringstream ss(text);
-  for (std::string l; std::getline(ss, l);) v.push_back(l);
-  return v;
-}
-
-SessionStart session(const std::string& sid) {
-  SessionStart s;
-  s.sid = sid;
-  s.session_id = sid + "-0000-4000-8000-000000000000";
-  s.app = "test";
-  s.devices.resize(1);
-  return s;
-}
-
-KernelEvent kernel(const std::string& sid, uint64_t i) {
-  KernelEvent k;
-  k.sid = sid;
-  k.def_id = 1 + i % 5;
-  k.stream = 7;
-  k.correlation_id = 10 + 2 * i;
-  k.start_ns = 1'000'000 + int64_t(i) * 3000 - (i % 7 == 3 ? 5000 : 0);
-  k.end_ns = k.start_ns + 1000 + int64_t(i % 5) * 32;
-  return k;
-}
 
 // Decodes the kernel_event lines of one file (as a reader must: deltas never cross files) to
 // (start, corr).
@@ -225,24 +166,6 @@ TEST_F(LogWriterTest, UnwritablePathIsAnErrorNamingThePath) {
   EXPECT_EQ(LogWriter::open(o, &error), nullptr);
   EXPECT_NE(error.find(dir_ + "/missing_dir/run.device.log"), std::string::npos) << error;
   EXPECT_NE(error.find("No such file or directory"), std::string::npos) << error;
-}
-
-TEST_F(LogWriterTest, FullDiskIsCountedNotFatal) {
-  ASSERT_EQ(::symlink("/dev/full", (prefix_ + ".device.log").c_str()), 0);
-  auto w = open();
-  w->onSessionStart(session("dddddddd"));
-  for (uint64_t i = 0; i < 20000; ++i) w->onKernel(kernel("dddddddd", i));
-  w->flush();
-  w->onGpuSample(GpuSample{.sid = "dddddddd", .ts_ns = 5});
-  w->close();
-  const LogWriterStats s = w->stats();
-  EXPECT_GT(s.write_errors, 0u);
-  EXPECT_GT(s.bytes_dropped, 0u);
-  EXPECT_NE(s.last_error.find("No space left on device"), std::string::npos) << s.last_error;
-  // The other channels are unaffected.
-  EXPECT_EQ(lines(readFile(prefix_ + ".system.log")).size(), 2u);
-  EXPECT_EQ(s.bytes_written,
-            fs::file_size(prefix_ + ".scope.log") + fs::file_size(prefix_ + ".system.log"));
 }
 
 // One session (two kernels, a scope end) through a stream writer; the lines it wrote.

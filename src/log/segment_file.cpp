@@ -4,38 +4,57 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <string_view>
 #include <system_error>
+#include <utility>
 
 namespace gpufl::log {
 namespace {
 
+constexpr mode_t kFileMode = 0640;
+
+// lstat: a dangling symbolic link exists too.
 bool exists(const std::string& path) {
   struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
+  return ::lstat(path.c_str(), &st) == 0;
 }
 
-}  // namespace
-
-std::string activePath(const std::string& prefix, Channel channel) {
-  return prefix + "." + channelName(channel) + ".log";
+// Renames `from` to `to` unless `to` exists (as anything, a dangling link included). 0, or the
+// errno of the failure: EEXIST when `to` exists.
+int renameNoReplace(const std::string& from, const std::string& to) {
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) return errno;
+  // A file system without RENAME_NOREPLACE: link(2) refuses an existing name the same way.
+  if (::link(from.c_str(), to.c_str()) == 0) {
+    ::unlink(from.c_str());
+    return 0;
+  }
+  if (errno != EPERM && errno != EOPNOTSUPP && errno != ENOSYS) return errno;
+  // Neither (e.g. vfat): check, then rename; not atomic against a concurrent creator.
+  if (exists(to)) return EEXIST;
+  return ::rename(from.c_str(), to.c_str()) == 0 ? 0 : errno;
 }
 
-std::string segmentPath(const std::string& prefix, Channel channel, uint64_t n) {
-  char num[24];
-  std::snprintf(num, sizeof num, "%06llu", static_cast<unsigned long long>(n));
-  return prefix + "." + channelName(channel) + "." + num + ".log";
+std::string openError(int err) {
+  if (err == ELOOP) return "it is a symbolic link (gpufl does not follow links at files it writes)";
+  if (err == EINVAL) return "it is not a regular file";
+  return std::strerror(err);
 }
 
-uint64_t nextSegmentNumber(const std::string& prefix, Channel channel) {
+// The numbers of `<prefix>.<channel>.<N>.log[.zst]` files, with each file's path; N has at least 6
+// digits.
+template <typename F>
+void forEachSegment(const std::string& prefix, Channel channel, F&& f) {
   namespace fs = std::filesystem;
   const fs::path p(prefix);
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  const std::string head = p.filename().string() + "." + channelName(channel) + ".";
-  uint64_t highest = 0;
+  const std::string base = p.filename().string();
+  const std::string head = base + "." + std::string(channelName(channel)) + ".";
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
@@ -49,9 +68,81 @@ uint64_t nextSegmentNumber(const std::string& prefix, Channel channel) {
     }
     rest.remove_prefix(digits);
     if (digits < 6 || (rest != ".log" && rest != ".log.zst")) continue;
-    if (n > highest) highest = n;
+    // prefix ends with base (checkPrefix), so this keeps the directory as the caller wrote it.
+    f(n, rest == ".log.zst", prefix + name.substr(base.size()));
   }
+}
+
+}  // namespace
+
+std::string activePath(const std::string& prefix, Channel channel) {
+  return prefix + "." + std::string(channelName(channel)) + ".log";
+}
+
+std::string segmentPath(const std::string& prefix, Channel channel, uint64_t n) {
+  char num[24];
+  std::snprintf(num, sizeof num, "%06llu", static_cast<unsigned long long>(n));
+  return prefix + "." + std::string(channelName(channel)) + "." + num + ".log";
+}
+
+uint64_t nextSegmentNumber(const std::string& prefix, Channel channel) {
+  uint64_t highest = 0;
+  forEachSegment(prefix, channel,
+                 [&](uint64_t n, bool, const std::string&) { highest = std::max(highest, n); });
   return highest + 1;
+}
+
+std::vector<std::string> plainSegments(const std::string& prefix, Channel channel) {
+  std::vector<std::pair<uint64_t, std::string>> found;
+  forEachSegment(prefix, channel, [&](uint64_t n, bool compressed, const std::string& path) {
+    if (!compressed) found.emplace_back(n, path);
+  });
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> paths;
+  for (auto& [n, path] : found) paths.push_back(std::move(path));
+  return paths;
+}
+
+std::string checkPrefix(const std::string& prefix) {
+  if (prefix.empty()) return "log_path is empty";
+  const size_t slash = prefix.rfind('/');
+  const std::string base = slash == std::string::npos ? prefix : prefix.substr(slash + 1);
+  if (base.empty() || base == "." || base == "..") {
+    return "log_path '" + prefix +
+           "' names a directory, not a file-name prefix (e.g. 'logs/run' writes "
+           "logs/run.device.log, logs/run.scope.log and logs/run.system.log)";
+  }
+  return {};
+}
+
+int openForAppend(const std::string& path, bool* created) {
+  // Create-or-open in two steps so that only a file this call created gets its mode set; retried
+  // when the file vanishes in between.
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    kFileMode);
+    if (fd >= 0) {
+      ::fchmod(fd, kFileMode);  // the umask may have cleared bits, or left others
+      *created = true;
+      return fd;
+    }
+    if (errno != EEXIST) return -1;
+    fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT) continue;
+      return -1;
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd);
+      errno = EINVAL;
+      return -1;
+    }
+    *created = false;
+    return fd;
+  }
+  errno = EAGAIN;
+  return -1;
 }
 
 ChannelFile::~ChannelFile() {
@@ -80,27 +171,36 @@ void ChannelFile::attach(std::FILE* stream) {
 }
 
 bool ChannelFile::reopen() {
-  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  bool created = false;
+  fd_ = openForAppend(path_, &created);
   if (fd_ < 0) {
-    fail("cannot open " + path_ + " for appending", errno);
+    const int err = errno;
+    file_bytes_ = 0;
+    ++errors_;
+    last_error_ = "cannot open " + path_ + " for appending: " + openError(err);
     return false;
   }
   struct stat st {};
   file_bytes_ = ::fstat(fd_, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
   // An earlier run that died mid-write may have left a partial last line: end it so ours parse.
-  if (file_bytes_ > 0) {
-    const int rd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);  // fd_ is write-only
-    char last = '\n';
-    if (rd >= 0 && ::pread(rd, &last, 1, static_cast<off_t>(file_bytes_ - 1)) == 1 && last != '\n')
-      torn_ = true;
-    if (rd >= 0) ::close(rd);
-  }
+  char last = '\n';
+  if (file_bytes_ > 0 && ::pread(fd_, &last, 1, static_cast<off_t>(file_bytes_ - 1)) == 1 &&
+      last != '\n')
+    torn_ = true;
   return true;
 }
 
 void ChannelFile::fail(const std::string& what, int err) {
   ++errors_;
   last_error_ = what + ": " + std::strerror(err);
+}
+
+void ChannelFile::drop(size_t from) {
+  bytes_dropped_ += buf_.size() - from;
+  records_dropped_ += static_cast<uint64_t>(
+      std::count(buf_.begin() + static_cast<std::ptrdiff_t>(from), buf_.end(), '\n'));
+  buf_.clear();
+  failing_ = true;
 }
 
 bool ChannelFile::writeAll(const char* p, size_t n, size_t* written) {
@@ -129,16 +229,14 @@ bool ChannelFile::writeAll(const char* p, size_t n, size_t* written) {
 bool ChannelFile::writeBuffer() {
   if (buf_.empty()) return true;
   if (fd_ < 0 && !stream_ && !reopen()) {
-    bytes_dropped_ += buf_.size();
-    buf_.clear();
+    drop(0);
     return false;
   }
   size_t written = 0;
   if (torn_) {
     if (!writeAll("\n", 1, &written)) {
       fail("write " + path_, errno);
-      bytes_dropped_ += buf_.size();
-      buf_.clear();
+      drop(0);
       return false;
     }
     torn_ = false;
@@ -149,11 +247,13 @@ bool ChannelFile::writeBuffer() {
   file_bytes_ += written;
   if (!ok) {
     fail("write " + path_, errno);
-    bytes_dropped_ += buf_.size() - written;
     torn_ = written > 0 && buf_[written - 1] != '\n';
+    drop(written);
+    return false;
   }
   buf_.clear();
-  return ok;
+  failing_ = false;
+  return true;
 }
 
 ChannelFile::Outcome ChannelFile::service() {
@@ -166,23 +266,28 @@ ChannelFile::Outcome ChannelFile::service() {
 ChannelFile::Outcome ChannelFile::rotate() {
   Outcome o;
   o.lost = !writeBuffer();
+  // Only a file that reached its size becomes a segment: while writes fail (a full disk) it does
+  // not, and rotating anyway would make an empty segment per block of lost lines.
+  if (file_bytes_ < rotate_at_) return o;
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
-  // Never overwrite a segment that is already there (another writer on the same prefix, a restored
-  // backup).
-  std::string segment = segmentPath(prefix_, channel_, next_segment_);
-  while (exists(segment) || exists(segment + ".zst"))
-    segment = segmentPath(prefix_, channel_, ++next_segment_);
-  if (::rename(path_.c_str(), segment.c_str()) != 0) {
-    fail("cannot rename " + path_ + " to " + segment, errno);
+  // Never over an existing file (another writer on the same prefix, a restored backup, a link
+  // someone placed): take the next free number.
+  std::string segment;
+  int err = EEXIST;
+  for (int tries = 0; tries < 1000 && err == EEXIST; ++tries, ++next_segment_) {
+    segment = segmentPath(prefix_, channel_, next_segment_);
+    if (!exists(segment + ".zst")) err = renameNoReplace(path_, segment);
+  }
+  torn_ = false;
+  if (err != 0) {
+    fail("cannot rename " + path_ + " to " + segment, err);
     // Keep appending to the active file; retry only after another rotate_bytes, not on every line.
     reopen();
     rotate_at_ = file_bytes_ + rotate_bytes_;
     return o;
   }
-  ++next_segment_;
   rotate_at_ = rotate_bytes_;
-  torn_ = false;
   reopen();  // on failure the next write retries, dropping lines while it cannot
   o.closed_segment = std::move(segment);
   return o;

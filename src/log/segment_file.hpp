@@ -1,12 +1,17 @@
 // One channel's output: a buffer of complete lines, the active file they go to, and its rotation
 // into numbered segments. Lines are written in large blocks with write(2); an I/O failure drops the
-// buffered lines, counts them and is remembered, never thrown, because the profiled program must
-// not die of a full disk. [writer thread] except where noted.
+// buffered lines, counts them (records and bytes) and is remembered, never thrown, because the
+// profiled program must not die of a full disk. [writer thread] except where noted.
+//
+// Files: created 0640 whatever the umask; a symbolic link (or anything but a regular file) at a
+// path gpufl creates or appends to is refused, never followed; a segment is made by renaming the
+// active file to a name nothing holds (RENAME_NOREPLACE), never over an existing file.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "core/event_visitor.hpp"
 
@@ -18,6 +23,17 @@ std::string activePath(const std::string& prefix, Channel channel);
 std::string segmentPath(const std::string& prefix, Channel channel, uint64_t n);
 // 1 + the highest N among `<prefix>.<channel>.<N>.log[.zst]` on disk (1 when there is none).
 uint64_t nextSegmentNumber(const std::string& prefix, Channel channel);
+// The plain segments `<prefix>.<channel>.<N>.log` on disk, by increasing N: closed segments whose
+// compression has not finished (a writer killed or shut down first).
+std::vector<std::string> plainSegments(const std::string& prefix, Channel channel);
+// Empty when `prefix` can name log files; otherwise why not. The last component must be a name:
+// "logs/" (or "", ".", "..") would write hidden files such as "logs/.device.log".
+std::string checkPrefix(const std::string& prefix);
+
+// Opens `path` for appending: an existing regular file, or a new one created exclusively with mode
+// 0640 (*created says which). -1 with errno set on failure; ELOOP for a symbolic link, EINVAL for
+// something that is not a regular file.
+int openForAppend(const std::string& path, bool* created);
 
 class ChannelFile {
  public:
@@ -35,7 +51,7 @@ class ChannelFile {
   ChannelFile& operator=(const ChannelFile&) = delete;
   ~ChannelFile();
 
-  // Opens the active file of `channel` under `prefix` for appending (created 0644 if missing).
+  // Opens the active file of `channel` under `prefix` for appending (openForAppend).
   // rotate_bytes 0 = never rotate. False, with *error naming the path and the system's reason, on
   // failure.
   bool open(const std::string& prefix, Channel channel, uint64_t rotate_bytes, std::string* error);
@@ -45,10 +61,11 @@ class ChannelFile {
   // Complete lines are appended here directly by the formatters.
   std::string& buffer() { return buf_; }
   // Cheap check after each line: true when a block is due or the file passed rotate_bytes; then
-  // call service().
+  // call service(). While writes fail, only a full block is due: one failing write(2) per block,
+  // not per line.
   bool needsService() const {
     return buf_.size() >= kBlockBytes ||
-           (rotate_at_ != 0 && file_bytes_ + buf_.size() >= rotate_at_);
+           (!failing_ && rotate_at_ != 0 && file_bytes_ + buf_.size() >= rotate_at_);
   }
   // True when the next service() rotates: the active file ends there.
   bool rotationDue() const { return rotate_at_ != 0 && file_bytes_ + buf_.size() >= rotate_at_; }
@@ -60,6 +77,8 @@ class ChannelFile {
 
   uint64_t errors() const { return errors_; }
   uint64_t bytesDropped() const { return bytes_dropped_; }
+  // Records (lines) that did not reach the file whole; a line cut by a failed write counts.
+  uint64_t recordsDropped() const { return records_dropped_; }
   const std::string& lastError() const { return last_error_; }
 
  private:
@@ -67,6 +86,7 @@ class ChannelFile {
   bool writeAll(const char* p, size_t n, size_t* written);
   bool reopen();
   void fail(const std::string& what, int err);
+  void drop(size_t from);  // drops buf_[from..], counting its lines, and clears buf_
   Outcome rotate();
 
   std::string prefix_;
@@ -79,9 +99,11 @@ class ChannelFile {
   uint64_t rotate_bytes_ = 0;
   uint64_t rotate_at_ = 0;  // file length that triggers rotation; pushed back after a failed rename
   uint64_t next_segment_ = 1;
-  bool torn_ = false;  // the file ends inside a line (a write failed midway): start with '\n'
+  bool torn_ = false;     // the file ends inside a line (a write failed midway): start with '\n'
+  bool failing_ = false;  // the latest write failed
   uint64_t errors_ = 0;
   uint64_t bytes_dropped_ = 0;
+  uint64_t records_dropped_ = 0;
   std::string last_error_;
 };
 

@@ -14,8 +14,15 @@ gpufl_add_test(gpufl_ndjson_format_test ${CMAKE_CURRENT_LIST_DIR}/ndjson_format_
   LIBS gpufl_log_writer simdjson::simdjson)
 gpufl_add_test(gpufl_log_writer_test ${CMAKE_CURRENT_LIST_DIR}/log_writer_test.cpp
   LIBS gpufl_log_writer simdjson::simdjson ${GPUFL_ZSTD})
+gpufl_add_test(gpufl_log_writer_failure_test ${CMAKE_CURRENT_LIST_DIR}/log_writer_failure_test.cpp
+  LIBS gpufl_log_writer ${GPUFL_ZSTD})
+gpufl_add_test(gpufl_segment_file_test ${CMAKE_CURRENT_LIST_DIR}/segment_file_test.cpp
+  LIBS gpufl_log_writer ${GPUFL_ZSTD})
+gpufl_add_test(gpufl_compressor_test ${CMAKE_CURRENT_LIST_DIR}/compressor_test.cpp
+  LIBS gpufl_log_writer ${GPUFL_ZSTD})
 # Tests build events as partial aggregates ({.sid = ..., .ts_ns = ...}); the rest is meant to be defaulted.
-foreach(t gpufl_ndjson_format_test gpufl_log_writer_test)
+foreach(t gpufl_ndjson_format_test gpufl_log_writer_test gpufl_log_writer_failure_test
+    gpufl_segment_file_test gpufl_compressor_test)
   if(TARGET ${t})
     target_compile_options(${t} PRIVATE -Wno-missing-field-initializers)
   endif()

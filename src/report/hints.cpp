@@ -175,8 +175,18 @@ void machineHints(const Report& r, std::vector<Hint>& out) {
       break;
     }
   }
-  uint64_t dropped = 0;
-  for (const auto& [source, n] : r.collection.dropped) dropped += n;
+  // "write" counts records the log could not take (disk full, I/O error); the other sources are
+  // buffers that were full.
+  uint64_t dropped = 0, unwritten = 0;
+  for (const auto& [source, n] : r.collection.dropped)
+    (source == "write" ? unwritten : dropped) += n;
+  if (unwritten > 0) {
+    out.push_back({"dropped_write", "",
+                   formatCount(unwritten) +
+                       " records could not be written to the log (a full disk or an I/O error; "
+                       "the program's stderr named it) — counts and totals in this report are "
+                       "low; free space or point log_path at another disk."});
+  }
   if (dropped > 0) {
     out.push_back({"dropped", "",
                    formatCount(dropped) +

@@ -56,7 +56,10 @@ void renderCollection(TextOut& out, const Report& r) {
   } else {
     uint64_t dropped = 0;
     for (const auto& [k, v] : c.dropped) dropped += v;
-    out.field(2, "Dropped Records", kTopLabelWidth, dropped == 0 ? "none" : formatCount(dropped));
+    std::string total = dropped == 0 ? "none" : formatCount(dropped);
+    if (auto w = c.dropped.find("write"); w != c.dropped.end() && w->second > 0)
+      total += " (" + formatCount(w->second) + " could not be written to the log)";
+    out.field(2, "Dropped Records", kTopLabelWidth, total);
     if (dropped > 0) breakdown(out, c.dropped, false);
     // Time gpufl's own threads (writer, samplers) were busy: wall time off the program's threads, so it is not
     // a slowdown of the program; a sampler blocked in a slow NVML call counts here. CPU time follows.

@@ -108,6 +108,8 @@ bool Session::open(std::string* error) {
     log::LogWriterOptions lo;
     lo.prefix = o.log_path;
     lo.rotate_bytes = o.rotate_bytes;
+    lo.close_wait =
+        std::chrono::milliseconds(0);  // stop() waits (compress_wait) before timing itself
     std::string why;
     log_ = log::LogWriter::open(lo, &why);
     if (!log_) {
@@ -237,6 +239,7 @@ std::chrono::milliseconds Session::round() noexcept {
       log_->flush();
       last_flush_ns_ = now;
     }
+    checkLogWrites();
   } catch (...) {
     // A round must never take the writer thread (and the program) down; what it lost is lost.
   }
@@ -244,6 +247,19 @@ std::chrono::milliseconds Session::round() noexcept {
   const std::chrono::nanoseconds since_last(now - last_round_ns_);
   last_round_ns_ = now;
   return nextRoundWait(since_last, max_fill, kBusyPeriod, config_.period);
+}
+
+// [writer thread]
+void Session::checkLogWrites() {
+  if (!log_ || write_failure_said_) return;
+  const log::LogWriterStats st = log_->stats();
+  if (st.records_dropped == 0) return;
+  write_failure_said_ = true;
+  const std::string what =
+      st.last_error +
+      "; records that cannot be written are dropped and counted (session_end dropped.write)";
+  std::fprintf(stderr, "gpufl: %s\n", what.c_str());
+  addNote("log", "degraded", what);
 }
 
 void Session::stop() {
@@ -270,6 +286,10 @@ void Session::stop() {
   const int64_t t0 = core::monotonicNs();
   round();  // the last round, on this thread: collectors are stopped, their last data is drainable
   core::ThreadBufferRegistry::global().detach();
+  if (log_) {
+    log_->flush();  // so that session_end counts every record that could not be written before it
+    checkLogWrites();
+  }
 
   end_.sid = start_.sid;
   end_.end_ns = core::monotonicNs();
@@ -280,6 +300,7 @@ void Session::stop() {
   end_.dropped["launch"] = dropped_[static_cast<int>(core::Source::Launch)];
   if (uint64_t other = dropped_[static_cast<int>(core::Source::Other)])
     end_.dropped["other"] = other;
+  if (log_) end_.dropped["write"] = log_->stats().records_dropped;
   end_.overhead_ns["writer"] = writer_.busyNs() + static_cast<uint64_t>(end_.end_ns - t0);
   end_.cpu_time_ns = writer_.cpuNs() + (core::threadCpuNs() - cpu0);
   for (size_t i = 0; i < collectors_.size(); ++i) {
@@ -289,8 +310,11 @@ void Session::stop() {
       collectorFailed(i, "exception", "finish");
     }
   }
+  // Compression is bounded here, before the time is taken; close() below does not wait for it.
+  if (log_) log_->finishCompression(config_.compress_wait);
   // What gpufl cost the program's own thread: init (under gpufl trace, inside the program's cuInit:
-  // NVML, CUPTI, the log files) and this shutdown up to here (the last CUPTI flush and round).
+  // NVML, CUPTI, the log files) and this shutdown up to here (the last CUPTI flush and round, the
+  // flush and the compression wait); what follows writes a few lines.
   char held[128];
   std::snprintf(held, sizeof held, "init %.1f ms, shutdown %.1f ms on the program's thread",
                 static_cast<double>(init_ns_) / 1e6,
@@ -300,7 +324,19 @@ void Session::stop() {
   try {
     if (log_) end_.bytes_written = log_->stats().bytes_written;
     sink_->onSessionEnd(end_);
-    if (log_) log_->close();
+    if (log_) {
+      log_->close();
+      // session_end counted the losses before it; if it or the notes before it were lost too, the
+      // log cannot say so.
+      const log::LogWriterStats st = log_->stats();
+      if (st.records_dropped > end_.dropped["write"]) {
+        std::fprintf(stderr,
+                     "gpufl: %llu records could not be written to the log at '%s' (%s); its "
+                     "session_end is missing or undercounts them\n",
+                     static_cast<unsigned long long>(st.records_dropped), prefix().c_str(),
+                     st.last_error.c_str());
+      }
+    }
   } catch (...) {
   }
   while (!collectors_.empty()) collectors_.pop_back();  // reverse order of creation

@@ -4,7 +4,8 @@
 //          -> session_start (with their devices) and notes
 //          -> writer thread (a round every ~50 ms: thread buffers, collectors; flush every ~1 s)
 //   stop:  stop recording scopes -> join the writer thread -> stop collectors
-//          -> last round on this thread -> session_end (counts, drops, overhead) -> close the log
+//          -> last round on this thread -> flush, and at most compress_wait for compressions
+//          -> gpufl_time note -> session_end (counts, drops, overhead) -> close the log
 // Only one session records at a time in a process (the per-thread buffers have one consumer).
 // gpufl::init holds the process's session; tests may run their own, one after another.
 #pragma once
@@ -37,6 +38,9 @@ struct SessionConfig {
   EventVisitor* sink = nullptr;          // tests: events go here and no files are opened
   std::chrono::milliseconds period{50};  // writer round period
   std::chrono::milliseconds flush_period{1000};
+  // At stop, the most time spent waiting for segment compressions; segments not done stay plain and
+  // are compressed by the next writer on the prefix.
+  std::chrono::milliseconds compress_wait{1000};
 };
 
 class Session final : public SessionContext {
@@ -78,6 +82,7 @@ class Session final : public SessionContext {
   std::chrono::milliseconds
   round() noexcept;          // [writer thread] (or the stopping thread, for the last round)
   void writePendingNotes();  // [writer thread]
+  void checkLogWrites();     // [writer thread] says once when records could not be written
   void collectorFailed(size_t index, const char* what, const char* step) noexcept;
   void debug(const std::string& message) const;
 
@@ -92,6 +97,7 @@ class Session final : public SessionContext {
   uint32_t generation_ = 0;
   bool gpu_profiling_ = false;
   std::atomic<bool> tracing_off_said_{false};  // the stderr line for cupti_activity off, printed once
+  bool write_failure_said_ = false;             // [writer thread]
   bool starting_ = true;  // addDevice is only accepted while collectors start
   bool stopped_ = false;
   int64_t last_flush_ns_ = 0;
