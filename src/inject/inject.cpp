@@ -49,6 +49,6 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   flushAtPythonExit();
   if (!gpufl::inject::installSignalFlush())
     std::fprintf(stderr,
-                 "gpufl: could not install SIGINT/SIGTERM flush; logs are still flushed at exit\n");
+                 "gpufl: could not install the SIGINT/SIGTERM/SIGABRT flush; logs are still flushed at exit\n");
   return 1;  // never fail the program's CUDA initialisation because of gpufl
 }
