@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/checked_math.hpp"
 namespace gpufl::report {
 
 KernelAggregator::KernelAggregator(size_t exact_limit, SampleBudget* budget)
@@ -41,7 +42,7 @@ void KernelAggregator::onKernel(const KernelEvent& e) {
     unknown.name = unknown.demangled = "(undefined kernel_def " + std::to_string(e.def_id) + ")";
     it = def_group_.emplace(e.def_id, groupFor(unknown)).first;
   }
-  int64_t dur = std::max<int64_t>(e.end_ns - e.start_ns, 0);
+  const int64_t dur = spanNs(e.start_ns, e.end_ns);
   Group& g = groups_[it->second];
   g.durations.add(dur);
   all_.add(dur);
@@ -52,8 +53,8 @@ void KernelAggregator::onKernel(const KernelEvent& e) {
     clean_.add(dur);
     g.clean.add(dur);
   }
-  g.intervals.add(e.start_ns, e.start_ns + dur);
-  busy_.add(e.start_ns, e.start_ns + dur);
+  g.intervals.add(e.start_ns, satAdd(e.start_ns, dur));
+  busy_.add(e.start_ns, satAdd(e.start_ns, dur));
 }
 
 void KernelAggregator::finish(int64_t session_ns, KernelSummary& out,
