@@ -38,7 +38,8 @@ reset
 pid=$!
 await "$DIR/ready"
 kill -USR1 $pid
-sleep 0.3
+await "$DIR/usr1"
+sleep 0.3  # time for a second delivery, if there were one
 : >"$DIR/stop"
 wait $pid
 status=$?
@@ -53,8 +54,9 @@ env --default-signal=INT setsid "$GPUFL" trace -q -o "$DIR/log" -- sh "$DIR/coun
 pid=$!
 await "$DIR/ready"
 kill -INT -$pid
-sleep 0.3
+await "$DIR/int"
 kill -TERM -$pid
+await "$DIR/term"
 sleep 0.3
 : >"$DIR/stop"
 wait $pid
