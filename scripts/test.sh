@@ -9,7 +9,7 @@ cmake --preset ci >/dev/null
 cmake --build --preset ci -j "$(nproc)"
 ctest --preset ci -j "$(nproc)"
 scripts/python-test.sh
-# The C++ suite again under AddressSanitizer and UndefinedBehaviorSanitizer (preset asan: a Debug -O1 build of
+# The C++ suite again under AddressSanitizer and UndefinedBehaviorSanitizer (preset asan: a Debug -O0 build of
 # its own; tests that cannot run under the sanitizers carry a label the preset leaves out). GPUFL_ASAN=0 skips
 # it for a quicker local run.
 if [ "${GPUFL_ASAN:-1}" != 0 ]; then

@@ -1,6 +1,6 @@
-// Names with terminal control characters, written to a real log and read back through `gpufl sessions`,
-// `gpufl report` and `gpufl cat`: nothing a terminal acts on reaches stdout or stderr raw, and a newline in a
-// name does not break the sessions table.
+// Names with terminal control characters, written to a real log and read back through `gpufl
+// sessions`, `gpufl report` and `gpufl cat`: nothing a terminal acts on reaches stdout or stderr
+// raw, and a newline in a name does not break the sessions table.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -18,7 +18,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kHostile = "\x1b]0;owned\x07\x1b[2J\nnext\r\xC2\x9B" "1m";
+const std::string kHostile =
+    "\x1b]0;owned\x07\x1b[2J\nnext\r\xC2\x9B"
+    "1m";
 
 // Any byte (or UTF-8 encoded C1 control) a terminal could act on, other than the line breaks.
 bool hasRawControl(const std::string& s) {
@@ -95,7 +97,8 @@ TEST_F(CliEscape, SessionsTableKeepsOneLinePerSession) {
   Output r = run({"sessions", prefix_});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_FALSE(hasRawControl(r.out)) << r.out;
-  EXPECT_NE(r.out.find("app\\x1b]0;owned\\x07\\x1b[2J\\nnext\\r\\u009b1m"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("app\\x1b]0;owned\\x07\\x1b[2J\\nnext\\r\\u009b1m"), std::string::npos)
+      << r.out;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 2) << r.out;  // header + one session
 }
 
@@ -114,7 +117,8 @@ TEST_F(CliEscape, CatAndWarningsCarryNoRawControls) {
   Output cat = run({"cat", prefix_});
   ASSERT_EQ(cat.code, kExitOk) << cat.err;
   EXPECT_FALSE(hasRawControl(cat.out)) << cat.out;
-  // A session prefix matching nothing: the reader's warning lists the sessions it has, app names included.
+  // A session prefix matching nothing: the reader's warning lists the sessions it has, app names
+  // included.
   Output none = run({"report", prefix_, "--session", "ffff"});
   EXPECT_FALSE(hasRawControl(none.err)) << none.err;
   Output cat_none = run({"cat", prefix_, "--session", "ffff"});

@@ -16,15 +16,25 @@ namespace {
 
 // The program's pid, which is its process group; 0 when none runs. Read by the signal handler.
 volatile sig_atomic_t g_program = 0;
-// Whether the handler passes SIGCONT on: not under job control, where gpufl continues the program itself
-// after handing it the terminal (a SIGCONT passed on first would let it hit the terminal too early).
+// Whether the handler passes SIGCONT on: not under job control, where gpufl continues the program
+// itself after handing it the terminal (a SIGCONT passed on first would let it hit the terminal too
+// early).
 volatile sig_atomic_t g_forward_cont = 1;
 
 bool neverForwarded(int sig) {
   switch (sig) {
-    case SIGKILL: case SIGSTOP: case SIGCHLD:
-    case SIGSEGV: case SIGBUS: case SIGFPE: case SIGILL: case SIGTRAP: case SIGSYS: case SIGABRT:
-    case SIGTTIN: case SIGTTOU:
+    case SIGKILL:
+    case SIGSTOP:
+    case SIGCHLD:
+    case SIGSEGV:
+    case SIGBUS:
+    case SIGFPE:
+    case SIGILL:
+    case SIGTRAP:
+    case SIGSYS:
+    case SIGABRT:
+    case SIGTTIN:
+    case SIGTTOU:
       return true;
     default:
       return false;
@@ -39,7 +49,8 @@ void forward(int sig) {
   errno = saved;
 }
 
-// The forwarding handler on every signal that is passed on, and gpufl's dispositions and mask from before.
+// The forwarding handler on every signal that is passed on, and gpufl's dispositions and mask from
+// before.
 class Forwarding {
  public:
   Forwarding() {
@@ -56,8 +67,8 @@ class Forwarding {
       if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN) continue;
       sigaddset(&set_, sig);
     }
-    // waitpid needs SIGCHLD not ignored (an inherited SIG_IGN reaps the program unseen); the program
-    // inherits gpufl's.
+    // waitpid needs SIGCHLD not ignored (an inherited SIG_IGN reaps the program unseen); the
+    // program inherits gpufl's.
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
@@ -86,8 +97,9 @@ class Forwarding {
   struct sigaction old_chld_ {};
 };
 
-// The controlling terminal, when one of stdin, stdout, stderr is it (-1 otherwise), and job control on it.
-// SIGTTOU is ignored meanwhile: gpufl moves the terminal between process groups while in the background.
+// The controlling terminal, when one of stdin, stdout, stderr is it (-1 otherwise), and job control
+// on it. SIGTTOU is ignored meanwhile: gpufl moves the terminal between process groups while in the
+// background.
 class Terminal {
  public:
   Terminal() {
@@ -113,8 +125,9 @@ class Terminal {
   bool present() const { return fd_ >= 0; }
   // gpufl's process group holds the terminal.
   bool foreground() const { return fd_ >= 0 && tcgetpgrp(fd_) == own_group_; }
-  // To the program's group. Parent and child both do it (the child before exec, so that the program owns
-  // the terminal whichever process runs first); only the parent's handed_ counts. Async-signal-safe.
+  // To the program's group. Parent and child both do it (the child before exec, so that the program
+  // owns the terminal whichever process runs first); only the parent's handed_ counts.
+  // Async-signal-safe.
   void handTo(pid_t group) {
     tcsetpgrp(fd_, group);
     handed_ = true;
@@ -135,15 +148,16 @@ class Terminal {
   struct sigaction old_ttou_ {};
 };
 
-// The program stopped: gpufl stops too, with the terminal back, so that the shell sees the job stopped (a
-// stop for terminal access stops gpufl the same way, so the shell says why). Continued, it hands the
-// terminal over when in the foreground and continues the program; one stopped for terminal access stays
-// stopped while gpufl is in the background, as it would without gpufl.
+// The program stopped: gpufl stops too, with the terminal back, so that the shell sees the job
+// stopped (a stop for terminal access stops gpufl the same way, so the shell says why). Continued,
+// it hands the terminal over when in the foreground and continues the program; one stopped for
+// terminal access stays stopped while gpufl is in the background, as it would without gpufl.
 void followStop(int stop_sig, pid_t program, Terminal& terminal) {
   terminal.takeBack();
   const bool tty_stop = stop_sig == SIGTTIN || stop_sig == SIGTTOU;
   const int own = tty_stop ? stop_sig : SIGTSTP;
-  struct sigaction dfl {}, saved {};
+  struct sigaction dfl {
+  }, saved{};
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
   sigaction(own, &dfl, &saved);
@@ -186,7 +200,8 @@ ProgramRun runProgram(const std::vector<std::string>& command,
     return run;
   }
   if (pid == 0) {
-    forwarding.restore();  // dispositions and mask as gpufl found them; blocked signals arrive after exec
+    forwarding
+        .restore();  // dispositions and mask as gpufl found them; blocked signals arrive after exec
     setpgid(0, 0);
     if (hand_over) terminal.handTo(getpid());
     terminal.restoreInChild();

@@ -61,12 +61,12 @@ std::string terminalSafe(std::string_view text) {
   out.reserve(n);
   size_t i = 0;
   while (i < n) {
+    // Printable ASCII is copied in runs: nearly every name is one run.
+    size_t run = i;
+    while (run < n && p[run] >= 0x20 && p[run] < 0x7F) ++run;
+    out.append(text.data() + i, run - i);
+    if ((i = run) == n) break;
     const unsigned char c = p[i];
-    if (c >= 0x20 && c < 0x7F) {
-      out += static_cast<char>(c);
-      ++i;
-      continue;
-    }
     if (c < 0x80) {  // C0 or DEL
       appendByte(out, c);
       ++i;

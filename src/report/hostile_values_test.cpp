@@ -1,6 +1,6 @@
-// The report on values a log may hold but no real program produces: times at the ends of int64 (signed
-// overflow there is undefined behaviour, and a wrapped sum once printed "Total GPU Time: -1 ns") and names
-// with terminal control characters (which must not reach a terminal raw).
+// The report on values a log may hold but no real program produces: times at the ends of int64
+// (signed overflow there is undefined behaviour, and a wrapped sum once printed "Total GPU Time: -1
+// ns") and names with terminal control characters (which must not reach a terminal raw).
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -68,7 +68,8 @@ Report extremeReport() {
     end.ts_ns = kMax;
     b.onScopeEnd(end);
   }
-  for (int64_t ts : {kMin + 1, kMax}) {  // a sample far from every kernel: the nearest-sample search
+  for (int64_t ts :
+       {kMin + 1, kMax}) {  // a sample far from every kernel: the nearest-sample search
     GpuSample g;
     g.ts_ns = ts;
     g.power_mw = 100000;
@@ -107,7 +108,9 @@ TEST(HostileValues, ExtremeTimesSaturateInsteadOfWrapping) {
 }
 
 std::string withControls(const std::string& what) {
-  return what + "\x1b[2J\x1b]0;title\x07\nsecond line\r\t\xC2\x9B" "1m\x9b";
+  return what +
+         "\x1b[2J\x1b]0;title\x07\nsecond line\r\t\xC2\x9B"
+         "1m\x9b";
 }
 
 bool hasRawControl(const std::string& s) {

@@ -1,7 +1,8 @@
-// libFuzzer target of `gpufl cat`'s formatter: the input is the content of one log file (zstd when it starts
-// with the zstd magic number), read with the default session selection and written back through
-// LogWriter::toStream, as runCat does. Beyond what the sanitizers catch, it checks that every line written is
-// one valid JSON object, whatever was read. corpus_replay.cpp runs it without libFuzzer.
+// libFuzzer target of `gpufl cat`'s formatter: the input is the content of one log file (zstd when
+// it starts with the zstd magic number), read with the default session selection and written back
+// through LogWriter::toStream, as runCat does. Beyond what the sanitizers catch, it checks that
+// every line written is one valid JSON object, whatever was read. corpus_replay.cpp runs it without
+// libFuzzer.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -12,8 +13,8 @@
 
 #include "log/json_escape.hpp"
 #include "log/line_source.hpp"
-#include "log/record_parser.hpp"
 #include "log/log_writer.hpp"
+#include "log/record_parser.hpp"
 #include "log/session_reader.hpp"
 
 namespace {
@@ -30,7 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool zstd = size >= 4 && std::memcmp(data, "\x28\xb5\x2f\xfd", 4) == 0;
   const auto format = zstd ? log::LineSource::Format::Zstd : log::LineSource::Format::Plain;
   log::ReadOptions options;
-  options.max_line_bytes = 4096;  // not the 1 MiB buffer of the default (slow); reader_fuzz tests limits
+  options.max_line_bytes =
+      4096;  // not the 1 MiB buffer of the default (slow); reader_fuzz tests limits
   const log::SourceOpener open = [&](const std::string&, std::string*) {
     return log::LineSource::fromMemory(bytes, format, options.max_line_bytes);
   };
