@@ -8,6 +8,7 @@
 
 #include "cli.hpp"
 #include "core/event_visitor.hpp"
+#include "core/terminal_text.hpp"
 #if GPUFL_CLI_HAVE_CAT
 #include "log/log_writer.hpp"
 #include "log/reader.hpp"
@@ -47,7 +48,7 @@ void runCat(const CatArgs& a, CliContext& ctx) {
   writer->close();
   std::fflush(ctx.out_file);
   for (const log::ReadWarning& w : r.warnings)
-    ctx.err << warningLine(w.file, w.line, w.message) << "\n";
+    ctx.err << terminalSafe(warningLine(w.file, w.line, w.message)) << "\n";
   if (r.warning_count > r.warnings.size())
     ctx.err << "... and " << (r.warning_count - r.warnings.size()) << " more warnings\n";
   if (!r.found_files || !r.any_readable) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli.hpp"
+#include "core/terminal_text.hpp"
 #if GPUFL_CLI_HAVE_REPORT
 #include "report/report.hpp"
 #endif
@@ -26,10 +27,9 @@ void runReport(const ReportArgs& a, CliContext& ctx) {
   report::ReportOptions options;
   options.top_n = a.top;
   report::ReportOutput r = report::reportFromPrefix(a.prefix, a.session, options, a.json);
-  for (const std::string& w :
-       r.warnings) {  // already "file:line: message"; a warning about no file has no file
-    ctx.err << (w.starts_with(": ") ? w.substr(2) : w) << "\n";
-  }
+  // "file:line: message" (no file: the message alone); messages may quote the log's names.
+  for (const std::string& w : r.warnings)
+    ctx.err << terminalSafe(w.starts_with(": ") ? w.substr(2) : w) << "\n";
   if (!r.ok) {
     ctx.err << "gpufl report: nothing readable under '" << a.prefix << "'";
     if (!r.error.empty()) ctx.err << ": " << r.error;

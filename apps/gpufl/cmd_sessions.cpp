@@ -1,10 +1,11 @@
 // `gpufl sessions PREFIX`: the sessions recorded under a prefix, oldest first.
 #include <CLI/CLI.hpp>
-#include <cstdio>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "cli.hpp"
+#include "core/terminal_text.hpp"
 #if GPUFL_CLI_HAVE_READER
 #include "log/reader.hpp"
 #endif
@@ -25,15 +26,20 @@ void runSessions(const SessionsArgs& a, CliContext& ctx) {
     ctx.exit_code = kExitFailure;
     return;
   }
-  char line[512];
-  std::snprintf(line, sizeof line, "%-8s  %-36s  %-24s  %s\n", "sid", "session_id", "app", "start");
-  ctx.out << line;
-  for (const log::SessionListing& s : sessions) {
-    std::string start = s.start_unix_ns > 0 ? formatUtc(s.start_unix_ns) : std::string("-");
-    std::snprintf(line, sizeof line, "%-8s  %-36s  %-24s  %s\n", s.sid.c_str(),
-                  s.session_id.c_str(), s.app.c_str(), start.c_str());
-    ctx.out << line;
-  }
+  // One row per session, whatever the lengths (a fixed buffer would cut a long name's newline off).
+  // Names come from the log: escaped, so that they cannot act on the terminal or break the table.
+  auto row = [&](std::string_view sid, std::string_view id, std::string_view app,
+                 std::string_view start) {
+    auto pad = [](std::string s, size_t width) {
+      return s.size() < width ? s.append(width - s.size(), ' ') : s;
+    };
+    ctx.out << pad(terminalSafe(sid), 8) << "  " << pad(terminalSafe(id), 36) << "  "
+            << pad(terminalSafe(app), 24) << "  " << start << "\n";
+  };
+  row("sid", "session_id", "app", "start");
+  for (const log::SessionListing& s : sessions)
+    row(s.sid, s.session_id, s.app,
+        s.start_unix_ns > 0 ? formatUtc(s.start_unix_ns) : std::string("-"));
   ctx.exit_code = kExitOk;
 #else
   (void)a;

@@ -1,7 +1,7 @@
 // `gpufl trace [--engine E] [-o PREFIX] [--sample-rate MS] [--no-nvtx] -- cmd args...`: runs an
 // unmodified program with GPU Flight injected (CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH and
-// GPUFL_* variables: trace_env.hpp), passes its output, signals and exit status through, then says
-// where the logs are and prints a short summary.
+// GPUFL_* variables: trace_env.hpp), passes its output, signals and exit status through
+// (trace_process.hpp), then says where the logs are and prints a short summary.
 #include <limits.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -17,24 +17,13 @@
 
 #include "cli.hpp"
 #include "trace_env.hpp"
+#include "trace_process.hpp"
 #include "trace_summary.hpp"
 
 namespace gpufl::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-volatile sig_atomic_t g_child = 0;
-
-// While the program runs, gpufl waits for it to flush and exit, and signals meant for the program
-// reach it once: a terminal's Ctrl-C (si_code SI_KERNEL) already went to the whole foreground
-// process group, the program included, so only a SIGINT sent to gpufl itself with kill() is passed
-// on; SIGTERM and SIGHUP are always passed on (a second SIGTERM from a group kill is harmless).
-void forward(int sig, siginfo_t* info, void*) {
-  if (g_child <= 0) return;
-  if (sig == SIGINT && info != nullptr && info->si_code == SI_KERNEL) return;
-  kill(g_child, sig);
-}
 
 fs::path selfDir() {
   char buf[PATH_MAX];
@@ -106,48 +95,16 @@ int runTraced(const TraceArgs& a, CliContext& ctx) {
   env_request.memory = a.memory;
   env_request.kernel_ranges = a.kernel_ranges;
   env_request.nvtx = !a.no_nvtx;
-  // Built before fork: the child only calls setenv and exec.
   const auto child_env =
       traceEnvironment(env_request, [](const char* name) { return std::getenv(name); });
-  // Handlers before fork, so no signal finds gpufl unprepared; exec resets them in the child.
-  struct sigaction sa {
-  }, old_int{}, old_term{}, old_hup{};
-  sa.sa_sigaction = forward;
-  sa.sa_flags = SA_SIGINFO;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
-  sigaction(SIGHUP, &sa, &old_hup);
   // Logs older than this are an earlier run's (1 s of slack for coarse file timestamps).
   const auto started = fs::file_time_type::clock::now() - std::chrono::seconds(1);
-  auto restoreHandlers = [&] {
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGTERM, &old_term, nullptr);
-    sigaction(SIGHUP, &old_hup, nullptr);
-  };
-  pid_t pid = fork();
-  if (pid < 0) {
-    restoreHandlers();
-    ctx.err << "gpufl trace: fork failed: " << std::strerror(errno) << "\n";
+  const ProgramRun run = runProgram(a.command, child_env);
+  if (!run.started) {
+    ctx.err << "gpufl trace: fork failed: " << std::strerror(run.errno_value) << "\n";
     return kExitFailure;
   }
-  if (pid == 0) {
-    for (const auto& [name, value] : child_env) setenv(name.c_str(), value.c_str(), 1);
-    // The traced program keeps this pid through exec; processes it starts log under their own.
-    setenv("GPUFL_ROOT_PID", std::to_string(getpid()).c_str(), 1);
-    std::vector<char*> argv;
-    for (const auto& s : a.command) argv.push_back(const_cast<char*>(s.c_str()));
-    argv.push_back(nullptr);
-    execvp(argv[0], argv.data());
-    std::fprintf(stderr, "gpufl trace: cannot run %s: %s\n", argv[0], std::strerror(errno));
-    _exit(127);
-  }
-  g_child = pid;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  g_child = 0;
-  restoreHandlers();
+  const int status = run.wait_status;
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (!a.quiet) printTraceSummary(prefix, code, ctx, started);
   // Died of an interrupt: gpufl dies of it too, so a calling shell script stops as it would

@@ -8,10 +8,10 @@ namespace {
 constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
 constexpr char kHex[] = "0123456789abcdef";
 
-// Bytes that cannot be copied as they are: control characters, '"', '\\', and non-ASCII (must be
-// validated).
+// Bytes that cannot be copied as they are: control characters (DEL too), '"', '\\', and non-ASCII
+// (must be validated, and C1 controls escaped).
 constexpr bool needsCare(unsigned char c) {
-  return c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
+  return c < 0x20 || c == '"' || c == '\\' || c >= 0x7f;
 }
 
 // Length of the valid UTF-8 sequence starting at p[0] (a byte >= 0x80), or 0 if invalid; when
@@ -215,7 +215,12 @@ void appendJsonString(std::string& out, std::string_view text) {
     }
     size_t bad = 0;
     const size_t len = utf8Sequence(p + i, n - i, &bad);
-    if (len) {
+    if (len == 2 && c == 0xC2 && p[i + 1] < 0xA0) {
+      // A C1 control (U+0080-U+009F): valid JSON raw, but some terminals act on it (U+009B is CSI)
+      // when the output is printed, as `gpufl cat` and `gpufl report --json` do.
+      appendEscapedControl(out, p[i + 1]);
+      i += 2;
+    } else if (len) {
       out.append(text.data() + i, len);
       i += len;
     } else {

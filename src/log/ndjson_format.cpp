@@ -1,5 +1,6 @@
 #include "log/ndjson_format.hpp"
 
+#include "core/checked_math.hpp"
 #include "log/json_escape.hpp"
 #include "log/json_fields.hpp"
 
@@ -163,7 +164,8 @@ void formatKernelEvent(std::string& out, const KernelEvent& e, KernelDeltaEncode
   const bool absolute =
       s.since_absolute == 0 || s.since_absolute >= KernelDeltaEncoder::kResyncInterval;
   head(out, "{\"type\":\"kernel_event\",\"sid\":", e.sid);
-  num<"dur_ns">(out, e.end_ns - e.start_ns);
+  // dur_ns and dt_ns wrap (no overflow for any times): the reader's wrapAdd restores them exactly.
+  num<"dur_ns">(out, wrapSub(e.end_ns, e.start_ns));
   num<"k">(out, e.def_id);
   num<"stream">(out, e.stream);
   num<"scope">(out, e.scope_path);
@@ -185,7 +187,7 @@ void formatKernelEvent(std::string& out, const KernelEvent& e, KernelDeltaEncode
     // Correlation ids are unsigned, but a difference may be negative: wrap-around arithmetic gives
     // it exactly.
     num<"dcorr">(out, static_cast<int64_t>(e.correlation_id - s.last_corr));
-    num<"dt_ns">(out, e.start_ns - s.last_start_ns);
+    num<"dt_ns">(out, wrapSub(e.start_ns, s.last_start_ns));
   }
   ++s.since_absolute;
   s.last_start_ns = e.start_ns;
@@ -195,7 +197,7 @@ void formatKernelEvent(std::string& out, const KernelEvent& e, KernelDeltaEncode
 
 void formatKernelEventAbsolute(std::string& out, const KernelEvent& e) {
   head(out, "{\"type\":\"kernel_event\",\"sid\":", e.sid);
-  num<"dur_ns">(out, e.end_ns - e.start_ns);
+  num<"dur_ns">(out, wrapSub(e.end_ns, e.start_ns));
   num<"k">(out, e.def_id);
   num<"stream">(out, e.stream);
   num<"scope">(out, e.scope_path);
@@ -226,7 +228,7 @@ void formatMemcpy(std::string& out, const MemcpyEvent& e) {
   optStr<"src_kind">(out, e.src_kind);
   optStr<"dst_kind">(out, e.dst_kind);
   opt<"value">(out, e.value);
-  num<"dur_ns">(out, e.end_ns - e.start_ns);
+  num<"dur_ns">(out, wrapSub(e.end_ns, e.start_ns));
   end(out);
 }
 
@@ -237,7 +239,7 @@ void formatSync(std::string& out, const SyncEvent& e) {
   str<"kind">(out, syncKindName(e.kind));
   if (e.stream) num<"stream">(out, e.stream);
   if (e.scope_path) num<"scope">(out, e.scope_path);
-  num<"dur_ns">(out, e.end_ns - e.start_ns);
+  num<"dur_ns">(out, wrapSub(e.end_ns, e.start_ns));
   end(out);
 }
 

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <set>
 
 namespace gpufl::log {
@@ -435,6 +436,34 @@ TEST(NdjsonFormat, HostileStringsStillParse) {
     keysOf(out.substr(start, nl + 1 - start));
   }
   EXPECT_EQ(lines, 3);
+}
+
+// Times at the ends of int64: the differences wrap (no signed overflow, which UBSan reports), and the
+// wrapped value added back gives the original time.
+TEST(NdjsonFormat, ExtremeTimesWrapInsteadOfOverflowing) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  KernelDeltaEncoder delta;
+  std::string out;
+  formatKernelEvent(out, kernel(1, kMax, kMin), delta);
+  formatKernelEvent(out, kernel(2, kMin, kMax), delta);
+  EXPECT_NE(out.find("\"dur_ns\":1,"), std::string::npos) << out;   // kMin - kMax, wrapped
+  EXPECT_NE(out.find("\"dur_ns\":-1,"), std::string::npos) << out;  // kMax - kMin, wrapped
+  EXPECT_NE(out.find("\"dt_ns\":1}"), std::string::npos) << out;    // kMin - kMax, wrapped
+  MemcpyEvent copy;
+  copy.start_ns = kMin;
+  copy.end_ns = kMax;
+  SyncEvent sync;
+  sync.start_ns = kMin;
+  sync.end_ns = kMax;
+  std::string lines[3];
+  formatKernelEventAbsolute(lines[0], kernel(1, kMin, kMax));
+  formatMemcpy(lines[1], copy);
+  formatSync(lines[2], sync);
+  for (const std::string& line : lines) {
+    EXPECT_TRUE(keySet(line).count("dur_ns")) << line;
+    EXPECT_NE(line.find("\"dur_ns\":-1"), std::string::npos) << line;
+  }
 }
 
 }  // namespace

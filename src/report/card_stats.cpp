@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/checked_math.hpp"
 #include "report/hints.hpp"
 #include "report/system_stats.hpp"
 
@@ -10,7 +11,7 @@ namespace gpufl::report {
 
 void CoarseIntervals::add(int64_t start, int64_t end) {
   if (end < start) end = start;
-  if (!v_.empty() && start >= v_.back().first && start <= v_.back().second + gap_ns_) {
+  if (!v_.empty() && start >= v_.back().first && start <= satAdd(v_.back().second, gap_ns_)) {
     v_.back().second = std::max(v_.back().second, end);  // in order and touching: extend
     return;
   }
@@ -18,7 +19,7 @@ void CoarseIntervals::add(int64_t start, int64_t end) {
   if (v_.size() > kMaxIntervals) {
     merge();
     while (v_.size() > kMaxIntervals / 2) {
-      gap_ns_ = gap_ns_ ? gap_ns_ * 2 : 1000;
+      gap_ns_ = gap_ns_ ? satAdd(gap_ns_, gap_ns_) : 1000;
       merge();
     }
   }
@@ -28,7 +29,7 @@ void CoarseIntervals::merge() {
   std::sort(v_.begin(), v_.end());
   size_t out = 0;
   for (size_t i = 0; i < v_.size(); ++i) {
-    if (out > 0 && v_[i].first <= v_[out - 1].second + gap_ns_) {
+    if (out > 0 && v_[i].first <= satAdd(v_[out - 1].second, gap_ns_)) {
       v_[out - 1].second = std::max(v_[out - 1].second, v_[i].second);
     } else {
       v_[out++] = v_[i];
@@ -108,13 +109,13 @@ ClockWindow GpuSampleLog::window(uint32_t gpu,
     // Nearest sample of this GPU on either side of the interval.
     for (auto j = it; j != samples_.end(); ++j) {
       if (j->gpu != gpu) continue;
-      if (j->ts_ns - end < best) best = j->ts_ns - end, nearest = &*j;
+      if (spanNs(end, j->ts_ns) < best) best = spanNs(end, j->ts_ns), nearest = &*j;
       break;
     }
     for (auto j = it; j != samples_.begin();) {
       --j;
       if (j->gpu != gpu) continue;
-      if (start - j->ts_ns < best) best = start - j->ts_ns, nearest = &*j;
+      if (spanNs(j->ts_ns, start) < best) best = spanNs(j->ts_ns, start), nearest = &*j;
       break;
     }
   }

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 
+#include "core/checked_math.hpp"
 namespace gpufl::report {
 size_t LogHistogram::indexOf(uint64_t v) {
   int e = 63 - std::countl_zero(v);  // v >= 1
@@ -96,7 +97,7 @@ void DurationStats::add(int64_t ns) {
     max_ns_ = std::max(max_ns_, ns);
   }
   ++count_;
-  total_ns_ += ns;
+  total_ns_ = satAdd(total_ns_, ns);
   if (!using_histogram_) {
     if (exact_.size() < exact_limit_ && (!budget_ || budget_->take())) {
       if (!exact_.empty() && ns < exact_.back()) sorted_ = false;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "core/checked_math.hpp"
+
 namespace gpufl::report {
 
 IntervalUnion::IntervalUnion(size_t max_pending) : max_pending_(std::max<size_t>(max_pending, 2)) {}
@@ -37,7 +39,8 @@ void IntervalUnion::add(int64_t start, int64_t end) {
 
 void IntervalUnion::commitOldest() {
   size_t n = pending_.size() / 2;
-  for (size_t i = 0; i < n; ++i) committed_ns_ += pending_[i].second - pending_[i].first;
+  for (size_t i = 0; i < n; ++i)
+    committed_ns_ = satAdd(committed_ns_, spanNs(pending_[i].first, pending_[i].second));
   watermark_ = pending_[n - 1].second;
   has_watermark_ = true;
   pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(n));
@@ -45,7 +48,7 @@ void IntervalUnion::commitOldest() {
 
 int64_t IntervalUnion::coveredNs() const {
   int64_t total = committed_ns_;
-  for (const auto& [s, e] : pending_) total += e - s;
+  for (const auto& [s, e] : pending_) total = satAdd(total, spanNs(s, e));
   return total;
 }
 

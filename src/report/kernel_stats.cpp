@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/checked_math.hpp"
 namespace gpufl::report {
 
 KernelAggregator::KernelAggregator(size_t exact_limit, SampleBudget* budget)
@@ -44,7 +45,7 @@ void KernelAggregator::onKernel(const KernelEvent& e) {
     it = def_group_.emplace(e.def_id, groupFor(unknown)).first;
     groups_[it->second].defined = false;
   }
-  int64_t dur = std::max<int64_t>(e.end_ns - e.start_ns, 0);
+  const int64_t dur = spanNs(e.start_ns, e.end_ns);
   Group& g = groups_[it->second];
   g.durations.add(dur);
   all_.add(dur);
@@ -55,8 +56,8 @@ void KernelAggregator::onKernel(const KernelEvent& e) {
     clean_.add(dur);
     g.clean.add(dur);
   }
-  g.intervals.add(e.start_ns, e.start_ns + dur);
-  busy_.add(e.start_ns, e.start_ns + dur);
+  g.intervals.add(e.start_ns, satAdd(e.start_ns, dur));
+  busy_.add(e.start_ns, satAdd(e.start_ns, dur));
 }
 
 void KernelAggregator::finish(int64_t session_ns, KernelSummary& out,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/checked_math.hpp"
 #include "report/card_stats.hpp"
 #include "report/hints.hpp"
 
@@ -79,7 +80,7 @@ void ReportBuilder::onKernel(const KernelEvent& e) {
   seen(e.start_ns);
   seen(e.end_ns);
   kernels_.onKernel(e);
-  scopes_.onKernel(e.scope_path, std::max<int64_t>(e.end_ns - e.start_ns, 0));
+  scopes_.onKernel(e.scope_path, spanNs(e.start_ns, e.end_ns));
 }
 
 void ReportBuilder::onMemcpy(const MemcpyEvent& e) {
@@ -163,7 +164,7 @@ Report ReportBuilder::build() {
   }
   if (!r.session.started && any_ts_) r.session.start_ns = first_ts_;
   if (r.session.end_ns < r.session.start_ns) r.session.end_ns = r.session.start_ns;
-  r.session.duration_ns = r.session.end_ns - r.session.start_ns;
+  r.session.duration_ns = spanNs(r.session.start_ns, r.session.end_ns);
 
   samples_.sort();
   kernels_.finish(r.session.duration_ns, r.kernels, &samples_);

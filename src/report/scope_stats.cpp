@@ -5,6 +5,7 @@
 #include <set>
 #include <vector>
 
+#include "core/checked_math.hpp"
 namespace gpufl::report {
 
 ScopeAggregator::PathAcc& ScopeAggregator::path(uint32_t id) {
@@ -34,9 +35,9 @@ void ScopeAggregator::onEnd(const ScopeEnd& e) {
     return;
   }
   PathAcc& p = path(it->second.path);
-  int64_t dur = std::max<int64_t>(e.ts_ns - it->second.ts_ns, 0);
+  const int64_t dur = spanNs(it->second.ts_ns, e.ts_ns);
   ++p.calls;
-  p.total_ns += dur;
+  p.total_ns = satAdd(p.total_ns, dur);
   p.max_ns = std::max(p.max_ns, dur);
   open_.erase(it);
 }
@@ -44,12 +45,12 @@ void ScopeAggregator::onEnd(const ScopeEnd& e) {
 void ScopeAggregator::onKernel(uint32_t id, int64_t dur_ns) {
   if (id == 0) {
     ++kernels_outside_;
-    gpu_outside_ns_ += dur_ns;
+    gpu_outside_ns_ = satAdd(gpu_outside_ns_, dur_ns);
     return;
   }
   PathAcc& p = path(id);
   ++p.kernels;
-  p.gpu_ns += dur_ns;
+  p.gpu_ns = satAdd(p.gpu_ns, dur_ns);
 }
 
 void ScopeAggregator::finish(ScopeSummary& out) const {
@@ -92,7 +93,7 @@ void ScopeAggregator::finish(ScopeSummary& out) const {
         if (!visited.insert(child).second) continue;
         size_t ci = visit(child, depth + 1);
         out.rows[index].kernels_incl += out.rows[ci].kernels_incl;
-        out.rows[index].gpu_incl_ns += out.rows[ci].gpu_incl_ns;
+        out.rows[index].gpu_incl_ns = satAdd(out.rows[index].gpu_incl_ns, out.rows[ci].gpu_incl_ns);
       }
     }
     return index;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/checked_math.hpp"
 namespace gpufl::report {
 
 void SyncAggregator::onSessionStart(const SessionStart& s) {
@@ -10,15 +11,15 @@ void SyncAggregator::onSessionStart(const SessionStart& s) {
 }
 
 void SyncAggregator::onSync(const SyncEvent& e) {
-  const int64_t ns = std::max<int64_t>(e.end_ns - e.start_ns, 0);
+  const int64_t ns = spanNs(e.start_ns, e.end_ns);
   SyncStats& k = kinds_[static_cast<size_t>(e.kind)];
   ++k.count;
-  k.total_ns += ns;
+  k.total_ns = satAdd(k.total_ns, ns);
   k.max_ns = std::max(k.max_ns, ns);
   SyncScopeStats& s = scopes_[e.scope_path];
   s.path = e.scope_path;
   ++s.count;
-  s.total_ns += ns;
+  s.total_ns = satAdd(s.total_ns, ns);
 }
 
 void SyncAggregator::finish(SyncSummary& out) const {
@@ -28,7 +29,7 @@ void SyncAggregator::finish(SyncSummary& out) const {
     SyncStats k = kinds_[i];
     k.kind = syncKindName(static_cast<SyncKind>(i));
     out.count += k.count;
-    out.total_ns += k.total_ns;
+    out.total_ns = satAdd(out.total_ns, k.total_ns);
     out.kinds.push_back(std::move(k));
   }
   const auto by_time = [](const auto& a, const auto& b) { return a.total_ns > b.total_ns; };

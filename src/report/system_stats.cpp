@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/checked_math.hpp"
+
 namespace gpufl::report {
 
 std::vector<std::string> throttleReasonNames(uint64_t mask) {
@@ -45,7 +47,7 @@ void SystemAggregator::onGpuSample(const GpuSample& s) {
     g.power_w.add(w);
     if (acc.has_prev_power && s.ts_ns > acc.prev_ts_ns) {
       acc.integrated_j +=
-          (acc.prev_power_w + w) / 2.0 * static_cast<double>(s.ts_ns - acc.prev_ts_ns) / 1e9;
+          (acc.prev_power_w + w) / 2.0 * static_cast<double>(spanNs(acc.prev_ts_ns, s.ts_ns)) / 1e9;
       ++acc.power_intervals;
     }
     acc.has_prev_power = true;

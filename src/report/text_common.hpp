@@ -19,7 +19,10 @@ std::string patchedSamplesText(uint64_t patched, uint64_t total);
 
 class TextOut {
  public:
-  // Appends `s` and a newline; trailing spaces are dropped so that goldens compare cleanly.
+  // Appends `s` and a newline; trailing spaces are dropped so that goldens compare cleanly. The one
+  // sink of every section: control characters from the log (names, notes) are escaped here
+  // (terminalSafe), so no renderer can print them raw. A name that needed escaping may then
+  // misalign its table row.
   void line(std::string_view s = {});
   // Three lines: rule, "  title", rule.
   void banner(std::string_view title);

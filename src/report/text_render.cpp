@@ -1,12 +1,15 @@
 // renderText and the parts every section uses: output buffer, banners, header, session summary.
 #include <ctime>
 
+#include "core/terminal_text.hpp"
 #include "report/text_common.hpp"
 
 namespace gpufl::report {
 namespace text {
 
-void TextOut::line(std::string_view s) {
+void TextOut::line(std::string_view raw) {
+  const std::string safe = terminalSafe(raw);
+  const std::string_view s = safe;
   size_t end = s.find_last_not_of(' ');
   out_.append(s.substr(0, end == std::string_view::npos ? 0 : end + 1));
   out_ += '\n';

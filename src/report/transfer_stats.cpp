@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/checked_math.hpp"
 namespace gpufl::report {
 namespace {
 
@@ -17,11 +18,11 @@ constexpr CopyKind kOrder[] = {CopyKind::HtoD, CopyKind::DtoH, CopyKind::DtoD,
 }  // namespace
 
 void TransferAggregator::onMemcpy(const MemcpyEvent& e) {
-  int64_t dur = std::max<int64_t>(e.end_ns - e.start_ns, 0);
+  const int64_t dur = spanNs(e.start_ns, e.end_ns);
   TransferStats& s = e.is_memset ? memsets_ : copies_[static_cast<size_t>(e.kind)];
   ++s.count;
   s.bytes += e.bytes;
-  s.total_ns += dur;
+  s.total_ns = satAdd(s.total_ns, dur);
   if (!e.is_memset && (e.src_kind == "pageable" || e.dst_kind == "pageable")) {
     ++s.pageable;
     pageable_bytes_ += e.bytes;
