@@ -107,12 +107,10 @@ int runTraced(const TraceArgs& a, CliContext& ctx) {
   const int status = run.wait_status;
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (!a.quiet) printTraceSummary(prefix, code, ctx, started);
-  // Died of an interrupt: gpufl dies of it too, so a calling shell script stops as it would
-  // without gpufl. Crashes (SIGSEGV, SIGABRT, ...) stay an exit status: no core of gpufl's own.
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) ctx.reraise_signal = sig;
-  }
+  // Died of a signal: gpufl dies of the same one (main.cpp, with no core of its own), so whoever
+  // waits for it -- a shell script, Python's subprocess, a supervisor -- sees what it would see
+  // without gpufl (an aborted program: SIGABRT, not exit 134).
+  if (WIFSIGNALED(status)) ctx.reraise_signal = WTERMSIG(status);
   return code;
 }
 

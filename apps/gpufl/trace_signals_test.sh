@@ -71,6 +71,15 @@ sh -c "\"$GPUFL\" trace -q -o \"$DIR/log\" -- sh -c 'kill -TERM \$\$; sleep 5'"
 status=$?
 [ $status -eq 143 ] || fail "a program dead of SIGTERM gave status $status, not 143"
 
+# 3b. A program that dies by a crash signal (abort, SIGKILL): gpufl dies by the same signal, so a parent that
+#     waits for it (Python's subprocess, a supervisor) sees what it would see without gpufl.
+for sig in ABRT KILL SEGV; do
+  got=$(python3 -c 'import subprocess, sys; print(subprocess.run(sys.argv[1:]).returncode)' \
+        "$GPUFL" trace -q -o "$DIR/log" -- sh -c "kill -$sig \$\$; sleep 5")
+  want=$(python3 -c "import signal; print(-signal.SIG$sig)")
+  [ "$got" = "$want" ] || fail "a program dead of SIG$sig: gpufl ended with $got, not $want (death by the signal)"
+done
+
 # 4. Exit status of a program that cannot run: 127 not found, 126 found but not executable.
 "$GPUFL" trace -q -o "$DIR/log" -- "$DIR/does-not-exist" 2>/dev/null
 status=$?
