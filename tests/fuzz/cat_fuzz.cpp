@@ -12,34 +12,21 @@
 #include <string_view>
 
 #include "log/json_escape.hpp"
+#include "fuzz_input.hpp"
 #include "log/line_source.hpp"
 #include "log/log_writer.hpp"
 #include "log/record_parser.hpp"
 #include "log/session_reader.hpp"
 
-namespace {
-
-void require(bool ok) {
-  if (!ok) __builtin_trap();
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace gpufl;
-  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  const bool zstd = size >= 4 && std::memcmp(data, "\x28\xb5\x2f\xfd", 4) == 0;
-  const auto format = zstd ? log::LineSource::Format::Zstd : log::LineSource::Format::Plain;
-  log::ReadOptions options;
-  options.max_line_bytes =
-      4096;  // not the 1 MiB buffer of the default (slow); reader_fuzz tests limits
-  const log::SourceOpener open = [&](const std::string&, std::string*) {
-    return log::LineSource::fromMemory(bytes, format, options.max_line_bytes);
-  };
+  fuzz::FuzzLog input(data, size);
+  log::ReadOptions& options = input.options;
+  const log::SourceOpener& open = input.open;
   char* buffer = nullptr;
   size_t length = 0;
   std::FILE* out = open_memstream(&buffer, &length);
-  require(out != nullptr);
+  fuzz::require(out != nullptr);
   {
     auto writer = log::LogWriter::toStream(out);
     log::WarningList warnings(options.max_warnings);
@@ -51,9 +38,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(buffer, length);
   for (size_t start = 0; start < text.size();) {
     const size_t end = text.find('\n', start);
-    require(end != std::string::npos);
+    fuzz::require(end != std::string::npos);
     const std::string_view line = text.substr(start, end - start);
-    require(!line.empty() && line.front() == '{' && log::isJsonValue(line));
+    fuzz::require(!line.empty() && line.front() == '{' && log::isJsonValue(line));
     start = end + 1;
   }
   std::free(buffer);

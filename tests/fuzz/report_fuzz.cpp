@@ -12,31 +12,18 @@
 
 #include "core/terminal_text.hpp"
 #include "log/json_escape.hpp"
+#include "fuzz_input.hpp"
 #include "log/line_source.hpp"
 #include "log/record_parser.hpp"
 #include "log/session_reader.hpp"
 #include "report/report.hpp"
 #include "report/report_builder.hpp"
 
-namespace {
-
-void require(bool ok) {
-  if (!ok) __builtin_trap();
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace gpufl;
-  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  const bool zstd = size >= 4 && std::memcmp(data, "\x28\xb5\x2f\xfd", 4) == 0;
-  const auto format = zstd ? log::LineSource::Format::Zstd : log::LineSource::Format::Plain;
-  log::ReadOptions options;
-  options.max_line_bytes =
-      4096;  // not the 1 MiB buffer of the default (slow); reader_fuzz tests limits
-  const log::SourceOpener open = [&](const std::string&, std::string*) {
-    return log::LineSource::fromMemory(bytes, format, options.max_line_bytes);
-  };
+  fuzz::FuzzLog input(data, size);
+  log::ReadOptions& options = input.options;
+  const log::SourceOpener& open = input.open;
   log::WarningList warnings(options.max_warnings);
   log::ReadResult result;
   report::ReportBuilder builder;
@@ -50,11 +37,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text = report::renderText(r, render);
   for (size_t start = 0; start < text.size();) {
     const size_t end = text.find('\n', start);
-    require(end != std::string::npos);  // every line ends with '\n'
+    fuzz::require(end != std::string::npos);  // every line ends with '\n'
     const std::string_view line(text.data() + start, end - start);
-    require(terminalSafe(line) == line);
+    fuzz::require(terminalSafe(line) == line);
     start = end + 1;
   }
-  require(log::isJsonValue(report::renderJson(r, render)));
+  fuzz::require(log::isJsonValue(report::renderJson(r, render)));
   return 0;
 }

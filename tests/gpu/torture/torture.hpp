@@ -5,24 +5,11 @@
 // check that a profiled run printed the same and that the log holds the same kernel counts.
 #pragma once
 
-#include <cuda_runtime.h>
-
-#include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
 
-#define TORTURE_CHECK(call)                                                                   \
-  do {                                                                                        \
-    cudaError_t err_ = (call);                                                                \
-    if (err_ != cudaSuccess) {                                                                \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                      \
-                   cudaGetErrorString(err_));                                                 \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
+#include "common.cuh"  // CUDA_CHECK, from examples/cuda
 
 namespace torture {
 

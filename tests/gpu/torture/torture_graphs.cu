@@ -26,7 +26,7 @@ constexpr int kReplays = 20;
 
 double sum(const float* device, int n) {
   std::vector<float> host(n);
-  TORTURE_CHECK(cudaMemcpy(host.data(), device, n * sizeof(float), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(host.data(), device, n * sizeof(float), cudaMemcpyDeviceToHost));
   double s = 0;
   for (float v : host) s += v;
   return s;
@@ -37,16 +37,16 @@ double sum(const float* device, int n) {
 // capture is open (legal in thread-local and relaxed mode), and the sum of y is printed too.
 int captureAndReplay(cudaStreamCaptureMode mode, bool busy_neighbour, const char* name) {
   float *x, *y;
-  TORTURE_CHECK(cudaMalloc(&x, kN * sizeof(float)));
-  TORTURE_CHECK(cudaMalloc(&y, kN * sizeof(float)));
-  TORTURE_CHECK(cudaMemset(x, 0, kN * sizeof(float)));
-  TORTURE_CHECK(cudaMemset(y, 0, kN * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&x, kN * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&y, kN * sizeof(float)));
+  CUDA_CHECK(cudaMemset(x, 0, kN * sizeof(float)));
+  CUDA_CHECK(cudaMemset(y, 0, kN * sizeof(float)));
   cudaStream_t s;
-  TORTURE_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   // A launch before the capture, so deep engines have the kernel's first launches behind them or not.
   graph_step<<<kN / 256, 256, 0, s>>>(x, kN, 1.0f);
   torture::count("graph_step");
-  TORTURE_CHECK(cudaStreamSynchronize(s));
+  CUDA_CHECK(cudaStreamSynchronize(s));
 
   // The neighbour launches kNeighbourLaunches kernels (synchronizing its own stream now and then) while
   // the capture is open: the capture ends only after it has finished.
@@ -56,43 +56,43 @@ int captureAndReplay(cudaStreamCaptureMode mode, bool busy_neighbour, const char
   if (busy_neighbour) {
     neighbour = std::thread([&] {
       cudaStream_t own;
-      TORTURE_CHECK(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking));
+      CUDA_CHECK(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking));
       while (!capturing) std::this_thread::yield();
       for (int launched = 1; launched <= kNeighbourLaunches; ++launched) {
         outside_capture<<<kN / 256, 256, 0, own>>>(y, kN);
-        if (launched % 8 == 0) TORTURE_CHECK(cudaStreamSynchronize(own));
+        if (launched % 8 == 0) CUDA_CHECK(cudaStreamSynchronize(own));
       }
-      TORTURE_CHECK(cudaStreamSynchronize(own));
+      CUDA_CHECK(cudaStreamSynchronize(own));
       torture::count("outside_capture", kNeighbourLaunches);
-      TORTURE_CHECK(cudaStreamDestroy(own));
+      CUDA_CHECK(cudaStreamDestroy(own));
       neighbour_done = true;
     });
   }
   cudaGraph_t graph;
   {
     torture::Range range("capture");
-    TORTURE_CHECK(cudaStreamBeginCapture(s, mode));
+    CUDA_CHECK(cudaStreamBeginCapture(s, mode));
     capturing = true;
     for (int i = 0; i < kNodes; ++i) graph_step<<<kN / 256, 256, 0, s>>>(x, kN, float(i % 3));
     while (!neighbour_done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    TORTURE_CHECK(cudaStreamEndCapture(s, &graph));
+    CUDA_CHECK(cudaStreamEndCapture(s, &graph));
   }
   cudaGraphExec_t exec;
-  TORTURE_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
   {
     torture::Range range("replay");
-    for (int r = 0; r < kReplays; ++r) TORTURE_CHECK(cudaGraphLaunch(exec, s));
+    for (int r = 0; r < kReplays; ++r) CUDA_CHECK(cudaGraphLaunch(exec, s));
   }
   torture::count("graph_step", long(kNodes) * kReplays);
-  TORTURE_CHECK(cudaStreamSynchronize(s));
+  CUDA_CHECK(cudaStreamSynchronize(s));
   if (neighbour.joinable()) neighbour.join();
   torture::result(name, sum(x, kN));
   if (busy_neighbour) torture::result("outside_capture", sum(y, kN));
-  TORTURE_CHECK(cudaGraphExecDestroy(exec));
-  TORTURE_CHECK(cudaGraphDestroy(graph));
-  TORTURE_CHECK(cudaStreamDestroy(s));
-  TORTURE_CHECK(cudaFree(x));
-  TORTURE_CHECK(cudaFree(y));
+  CUDA_CHECK(cudaGraphExecDestroy(exec));
+  CUDA_CHECK(cudaGraphDestroy(graph));
+  CUDA_CHECK(cudaStreamDestroy(s));
+  CUDA_CHECK(cudaFree(x));
+  CUDA_CHECK(cudaFree(y));
   return 0;
 }
 
@@ -109,10 +109,10 @@ torture::Register capture_relaxed("capture_relaxed", [](int, char**) {
 // The explicit graph API: memset -> kernel chain -> memcpy, replayed here and from another thread.
 torture::Register graph_explicit("graph_explicit", [](int, char**) {
   float *x, *copy;
-  TORTURE_CHECK(cudaMalloc(&x, kN * sizeof(float)));
-  TORTURE_CHECK(cudaMalloc(&copy, kN * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&x, kN * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&copy, kN * sizeof(float)));
   cudaGraph_t graph;
-  TORTURE_CHECK(cudaGraphCreate(&graph, 0));
+  CUDA_CHECK(cudaGraphCreate(&graph, 0));
   cudaMemsetParams memset{};
   memset.dst = x;
   memset.value = 0;
@@ -120,7 +120,7 @@ torture::Register graph_explicit("graph_explicit", [](int, char**) {
   memset.width = kN;
   memset.height = 1;
   cudaGraphNode_t previous;
-  TORTURE_CHECK(cudaGraphAddMemsetNode(&previous, graph, nullptr, 0, &memset));
+  CUDA_CHECK(cudaGraphAddMemsetNode(&previous, graph, nullptr, 0, &memset));
   int n = kN;
   for (int i = 0; i < 10; ++i) {
     float add = float(i);
@@ -131,33 +131,33 @@ torture::Register graph_explicit("graph_explicit", [](int, char**) {
     kp.blockDim = dim3(256);
     kp.kernelParams = args;
     cudaGraphNode_t node;
-    TORTURE_CHECK(cudaGraphAddKernelNode(&node, graph, &previous, 1, &kp));
+    CUDA_CHECK(cudaGraphAddKernelNode(&node, graph, &previous, 1, &kp));
     previous = node;
   }
   cudaGraphNode_t copy_node;
-  TORTURE_CHECK(cudaGraphAddMemcpyNode1D(&copy_node, graph, &previous, 1, copy, x,
+  CUDA_CHECK(cudaGraphAddMemcpyNode1D(&copy_node, graph, &previous, 1, copy, x,
                                          kN * sizeof(float), cudaMemcpyDeviceToDevice));
   cudaGraphExec_t exec;
-  TORTURE_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
   cudaStream_t s;
-  TORTURE_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  for (int r = 0; r < 30; ++r) TORTURE_CHECK(cudaGraphLaunch(exec, s));
-  TORTURE_CHECK(cudaStreamSynchronize(s));
+  CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  for (int r = 0; r < 30; ++r) CUDA_CHECK(cudaGraphLaunch(exec, s));
+  CUDA_CHECK(cudaStreamSynchronize(s));
   std::thread other([&] {  // the same executable graph, launched from another thread
     cudaStream_t own;
-    TORTURE_CHECK(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking));
-    for (int r = 0; r < 10; ++r) TORTURE_CHECK(cudaGraphLaunch(exec, own));
-    TORTURE_CHECK(cudaStreamSynchronize(own));
-    TORTURE_CHECK(cudaStreamDestroy(own));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking));
+    for (int r = 0; r < 10; ++r) CUDA_CHECK(cudaGraphLaunch(exec, own));
+    CUDA_CHECK(cudaStreamSynchronize(own));
+    CUDA_CHECK(cudaStreamDestroy(own));
   });
   other.join();
   torture::count("graph_step", 40L * 10);
   torture::result("graph_explicit", sum(copy, kN));
-  TORTURE_CHECK(cudaGraphExecDestroy(exec));
-  TORTURE_CHECK(cudaGraphDestroy(graph));
-  TORTURE_CHECK(cudaStreamDestroy(s));
-  TORTURE_CHECK(cudaFree(x));
-  TORTURE_CHECK(cudaFree(copy));
+  CUDA_CHECK(cudaGraphExecDestroy(exec));
+  CUDA_CHECK(cudaGraphDestroy(graph));
+  CUDA_CHECK(cudaStreamDestroy(s));
+  CUDA_CHECK(cudaFree(x));
+  CUDA_CHECK(cudaFree(copy));
   return 0;
 });
 

@@ -26,22 +26,22 @@ torture::Register threads("threads", [](int, char**) {
   for (int t = 0; t < kThreads; ++t) {
     pool.emplace_back([t, &sums] {
       cudaStream_t s;
-      TORTURE_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+      CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
       float* x;
-      TORTURE_CHECK(cudaMallocAsync(&x, kN * sizeof(float), s));
-      TORTURE_CHECK(cudaMemsetAsync(x, 0, kN * sizeof(float), s));
+      CUDA_CHECK(cudaMallocAsync(&x, kN * sizeof(float), s));
+      CUDA_CHECK(cudaMemsetAsync(x, 0, kN * sizeof(float), s));
       torture::Range outer("worker");
       for (int i = 0; i < kLaunches; ++i) {
         torture::Range inner(i % 2 ? "odd" : "even");
         GFL_SCOPE("step") { thread_work<<<kN / 128, 128, 0, s>>>(x, kN, t + i); }
       }
       std::vector<float> host(kN);
-      TORTURE_CHECK(cudaMemcpyAsync(host.data(), x, kN * sizeof(float), cudaMemcpyDeviceToHost, s));
-      TORTURE_CHECK(cudaStreamSynchronize(s));
+      CUDA_CHECK(cudaMemcpyAsync(host.data(), x, kN * sizeof(float), cudaMemcpyDeviceToHost, s));
+      CUDA_CHECK(cudaStreamSynchronize(s));
       for (float v : host) sums[t] += v;
-      TORTURE_CHECK(cudaFreeAsync(x, s));
-      TORTURE_CHECK(cudaStreamSynchronize(s));
-      TORTURE_CHECK(cudaStreamDestroy(s));
+      CUDA_CHECK(cudaFreeAsync(x, s));
+      CUDA_CHECK(cudaStreamSynchronize(s));
+      CUDA_CHECK(cudaStreamDestroy(s));
     });
   }
   for (auto& th : pool) th.join();
@@ -68,22 +68,22 @@ __global__ void cooperative_sum(const float* in, float* partial, float* out, int
 torture::Register cooperative("cooperative", [](int, char**) {
   constexpr int kN = 1 << 20;
   int blocks_per_sm = 0, sms = 0;
-  TORTURE_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, cooperative_sum, 256, 0));
-  TORTURE_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, cooperative_sum, 256, 0));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   int blocks = std::min(blocks_per_sm * sms, 264);
   float *in, *partial, *out;
-  TORTURE_CHECK(cudaMalloc(&in, kN * sizeof(float)));
-  TORTURE_CHECK(cudaMalloc(&partial, blocks * sizeof(float)));
-  TORTURE_CHECK(cudaMalloc(&out, sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&in, kN * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&partial, blocks * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&out, sizeof(float)));
   std::vector<float> ones(kN, 1.0f);
-  TORTURE_CHECK(cudaMemcpy(in, ones.data(), kN * sizeof(float), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(in, ones.data(), kN * sizeof(float), cudaMemcpyHostToDevice));
   float total = 0;
   for (int r = 0; r < 10; ++r) {
-    TORTURE_CHECK(cudaMemset(partial, 0, blocks * sizeof(float)));
+    CUDA_CHECK(cudaMemset(partial, 0, blocks * sizeof(float)));
     int n = kN;
     void* args[] = {&in, &partial, &out, &n};
-    TORTURE_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(cooperative_sum), blocks, 256, args));
-    TORTURE_CHECK(cudaMemcpy(&total, out, sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(cooperative_sum), blocks, 256, args));
+    CUDA_CHECK(cudaMemcpy(&total, out, sizeof(float), cudaMemcpyDeviceToHost));
   }
   torture::count("cooperative_sum", 10);
   torture::result("cooperative", total);
@@ -108,7 +108,7 @@ __global__ void cluster_plain(int* out) {
 torture::Register cluster("cluster", [](int, char**) {
   constexpr int kBlocks = 64;
   int* out;
-  TORTURE_CHECK(cudaMalloc(&out, kBlocks * sizeof(int)));
+  CUDA_CHECK(cudaMalloc(&out, kBlocks * sizeof(int)));
   for (int r = 0; r < 10; ++r) cluster_exchange<<<kBlocks, 128>>>(out);
   torture::count("cluster_exchange", 10);
   // cudaLaunchKernelEx with a cluster dimension given at launch time.
@@ -122,10 +122,10 @@ torture::Register cluster("cluster", [](int, char**) {
   attribute.val.clusterDim.z = 1;
   config.attrs = &attribute;
   config.numAttrs = 1;
-  for (int r = 0; r < 10; ++r) TORTURE_CHECK(cudaLaunchKernelEx(&config, cluster_plain, out));
+  for (int r = 0; r < 10; ++r) CUDA_CHECK(cudaLaunchKernelEx(&config, cluster_plain, out));
   torture::count("cluster_plain", 10);
   std::vector<int> host(kBlocks);
-  TORTURE_CHECK(cudaMemcpy(host.data(), out, kBlocks * sizeof(int), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(host.data(), out, kBlocks * sizeof(int), cudaMemcpyDeviceToHost));
   long s = 0;
   for (int v : host) s += v;
   torture::result("cluster", double(s));
@@ -143,14 +143,14 @@ __global__ void big_dynamic_smem(unsigned long long* out, int words) {
 
 torture::Register big_smem("big_smem", [](int, char**) {
   constexpr int kBytes = 160 * 1024;
-  TORTURE_CHECK(cudaFuncSetAttribute(big_dynamic_smem, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes));
+  CUDA_CHECK(cudaFuncSetAttribute(big_dynamic_smem, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes));
   unsigned long long* out;
-  TORTURE_CHECK(cudaMalloc(&out, sizeof(*out)));
-  TORTURE_CHECK(cudaMemset(out, 0, sizeof(*out)));
+  CUDA_CHECK(cudaMalloc(&out, sizeof(*out)));
+  CUDA_CHECK(cudaMemset(out, 0, sizeof(*out)));
   for (int r = 0; r < 8; ++r) big_dynamic_smem<<<132, 512, kBytes>>>(out, kBytes / 4);
   torture::count("big_dynamic_smem", 8);
   unsigned long long host = 0;
-  TORTURE_CHECK(cudaMemcpy(&host, out, sizeof(host), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(&host, out, sizeof(host), cudaMemcpyDeviceToHost));
   torture::result("big_smem", double(host));
   return 0;
 });
@@ -166,16 +166,16 @@ __global__ void carveout_kernel(float* out) {
 }
 
 torture::Register carveout("carveout", [](int, char**) {
-  TORTURE_CHECK(cudaFuncSetAttribute(carveout_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 25));
+  CUDA_CHECK(cudaFuncSetAttribute(carveout_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 25));
   int blocks = 0;
-  TORTURE_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, carveout_kernel, 256, 0));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, carveout_kernel, 256, 0));
   std::printf("OCCUPANCY carveout_kernel max_active_blocks %d\n", blocks);
   float* out;
-  TORTURE_CHECK(cudaMalloc(&out, 1024 * 256 * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&out, 1024 * 256 * sizeof(float)));
   for (int r = 0; r < 5; ++r) carveout_kernel<<<1024, 256>>>(out);
   torture::count("carveout_kernel", 5);
   float host = 0;
-  TORTURE_CHECK(cudaMemcpy(&host, out + 7, sizeof(float), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(&host, out + 7, sizeof(float), cudaMemcpyDeviceToHost));
   torture::result("carveout", host);
   return 0;
 });
@@ -205,17 +205,17 @@ torture::Register registers("registers", [](int, char**) {
   constexpr int kN = 4096;
   float *in, *out;
   int* index;
-  TORTURE_CHECK(cudaMalloc(&in, kN * sizeof(float)));
-  TORTURE_CHECK(cudaMalloc(&out, 64 * 1024 * sizeof(float)));
-  TORTURE_CHECK(cudaMalloc(&index, 1024 * sizeof(int)));
-  TORTURE_CHECK(cudaMemset(in, 0, kN * sizeof(float)));
-  TORTURE_CHECK(cudaMemset(index, 0, 1024 * sizeof(int)));
+  CUDA_CHECK(cudaMalloc(&in, kN * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&out, 64 * 1024 * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&index, 1024 * sizeof(int)));
+  CUDA_CHECK(cudaMemset(in, 0, kN * sizeof(float)));
+  CUDA_CHECK(cudaMemset(index, 0, 1024 * sizeof(int)));
   for (int r = 0; r < 5; ++r) register_heavy<<<64, 1024>>>(in, out, kN);
   for (int r = 0; r < 5; ++r) local_spill<<<64, 256>>>(index, out);
   torture::count("register_heavy", 5);
   torture::count("local_spill", 5);
   float host = 0;
-  TORTURE_CHECK(cudaMemcpy(&host, out + 3, sizeof(float), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(&host, out + 3, sizeof(float), cudaMemcpyDeviceToHost));
   torture::result("registers", host);
   return 0;
 });
@@ -237,11 +237,11 @@ __global__ void spin_for(long long ns, int* out) {
 torture::Register long_kernel("long_kernel", [](int argc, char** argv) {
   const double seconds = argc > 1 ? std::atof(argv[1]) : 3.0;
   int* out;
-  TORTURE_CHECK(cudaMalloc(&out, sizeof(int)));
+  CUDA_CHECK(cudaMalloc(&out, sizeof(int)));
   spin_for<<<132, 128>>>(static_cast<long long>(seconds * 1e9), out);
   torture::count("spin_for");
   int host = 0;
-  TORTURE_CHECK(cudaMemcpy(&host, out, sizeof(int), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(&host, out, sizeof(int), cudaMemcpyDeviceToHost));
   torture::result("long_kernel", host);
   return 0;
 });
@@ -249,7 +249,7 @@ torture::Register long_kernel("long_kernel", [](int argc, char** argv) {
 // Exits with kernels still running (no synchronization before return).
 torture::Register exit_in_flight("exit_in_flight", [](int, char**) {
   int* out;
-  TORTURE_CHECK(cudaMalloc(&out, sizeof(int)));
+  CUDA_CHECK(cudaMalloc(&out, sizeof(int)));
   for (int r = 0; r < 4; ++r) spin_for<<<132, 128>>>(200'000'000LL, out);
   torture::count("spin_for", 4);
   torture::result("exit_in_flight", 1);
@@ -286,18 +286,18 @@ torture::Register matmul_once("matmul_once", [](int argc, char** argv) {
   for (size_t i = 0; i < host.size(); ++i) host[i] = float(i % 7) * 0.25f;
   float *A, *B, *C;
   const size_t bytes = host.size() * sizeof(float);
-  TORTURE_CHECK(cudaMalloc(&A, bytes));
-  TORTURE_CHECK(cudaMalloc(&B, bytes));
-  TORTURE_CHECK(cudaMalloc(&C, bytes));
-  TORTURE_CHECK(cudaMemcpy(A, host.data(), bytes, cudaMemcpyHostToDevice));
-  TORTURE_CHECK(cudaMemcpy(B, host.data(), bytes, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMalloc(&A, bytes));
+  CUDA_CHECK(cudaMalloc(&B, bytes));
+  CUDA_CHECK(cudaMalloc(&C, bytes));
+  CUDA_CHECK(cudaMemcpy(A, host.data(), bytes, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(B, host.data(), bytes, cudaMemcpyHostToDevice));
   dim3 block(kTile, kTile), grid(n / kTile, n / kTile);
   matmul_naive<<<grid, block>>>(A, B, C, n);
   matmul_tiled<<<grid, block>>>(A, B, C, n);
   torture::count("matmul_naive");
   torture::count("matmul_tiled");
   float corner = 0;
-  TORTURE_CHECK(cudaMemcpy(&corner, C + size_t(n) * n - 1, sizeof(float), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(&corner, C + size_t(n) * n - 1, sizeof(float), cudaMemcpyDeviceToHost));
   torture::result("matmul_once", corner);
   return 0;
 });

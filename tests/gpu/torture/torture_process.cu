@@ -79,9 +79,9 @@ __global__ void busy(float* x, int n, int rounds) {
 void launchInFlight() {
   constexpr int kN = 1 << 20;
   float* x;
-  TORTURE_CHECK(cudaMalloc(&x, kN * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&x, kN * sizeof(float)));
   for (int r = 0; r < 20; ++r) busy<<<kN / 256, 256>>>(x, kN, 2000);
-  TORTURE_CHECK(cudaDeviceSynchronize());  // the first 20 have run and may be logged
+  CUDA_CHECK(cudaDeviceSynchronize());  // the first 20 have run and may be logged
   for (int r = 0; r < 20; ++r) busy<<<kN / 256, 256>>>(x, kN, 20000);
   torture::count("busy", 40);
   torture::printCounts();
@@ -102,10 +102,10 @@ torture::Register sigkill_case("sigkill", [](int, char**) -> int {
 torture::Register child("child", [](int, char**) {
   constexpr int kN = 1 << 16;
   float* x;
-  TORTURE_CHECK(cudaMalloc(&x, kN * sizeof(float)));
-  TORTURE_CHECK(cudaMemset(x, 0, kN * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&x, kN * sizeof(float)));
+  CUDA_CHECK(cudaMemset(x, 0, kN * sizeof(float)));
   for (int r = 0; r < 10; ++r) busy<<<kN / 256, 256>>>(x, kN, 10);
-  TORTURE_CHECK(cudaDeviceSynchronize());
+  CUDA_CHECK(cudaDeviceSynchronize());
   torture::count("busy", 10);
   return 0;
 });
