@@ -458,11 +458,9 @@ void SassMetricsEngine::stop() {
   if (capturing && !enabled.empty())
     note("degraded", "a stream capture was still open at shutdown: the last SASS counts were not collected");
   for (auto& [handle, c] : contexts_) {
-    if (capturing) break;
-    if (c.enabled) {
-      flushLocked(c);
-      disableLocked(c);
-    }
+    if (!c.enabled) continue;
+    if (!capturing) flushLocked(c);  // a flush needs the kernels done: no wait during a capture
+    disableLocked(c);
   }
   for (const auto& [device, plan] : plans_) {
     auto unset = cuptiParams<CUpti_SassMetricsUnsetConfig_Params>(
