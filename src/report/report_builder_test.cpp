@@ -517,15 +517,6 @@ TEST(ReportBuilder, AllocationsPeakAndScopes) {
   EXPECT_EQ(renderText(none, {.top_n = 10, .generated_at = "fixed"}).find("Allocations"), std::string::npos);
 }
 
-TEST(StallLabel, ReadableNames) {
-  EXPECT_EQ(stallLabel("long_scoreboard"), "Long Scoreboard");
-  EXPECT_EQ(stallLabel("long_scoreboard_not_issued"), "Long Scoreboard (idle)");
-  EXPECT_EQ(stallLabel("smsp__pcsamp_warps_issue_stalled_mio_throttle"), "MIO Throttle");
-  EXPECT_EQ(stallLabel("branch_resolving"), "Branch Resolving");
-  EXPECT_EQ(stallLabel("selected"), "Selected");
-  EXPECT_EQ(stallLabel("lg_throttle_not_issued"), "LG Throttle (idle)");
-}
-
 TEST(ReportBuilder, DurationFallsBackToTheLastRecord) {
   ReportBuilder b;
   SessionStart s;
