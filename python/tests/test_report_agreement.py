@@ -120,6 +120,7 @@ def test_analyzer_equals_report(kind, prefix):
     copies = m[~m["is_memset"]] if len(m) else m
     assert len(copies) == tr["copies"] and int(copies["bytes"].sum()) == tr["bytes"]
     assert len(s.scopes) == sum(p["calls"] + p["unfinished"] for p in paths)
+    assert s.duration_ns == (r["session"]["duration_ns"] or 0)  # the span viz plots, from the loader's info
 
     # The golden cases: the same figures as the committed expected.json.
     if kind == "golden":
