@@ -7,8 +7,10 @@
     session.kernels            # one row per kernel execution (DataFrame)
 
 The logs are read by the C++ reader inside the extension (the same one the CLI and the report use), straight
-into column arrays. The text report (gpufl.report.generate_report) stays the reference; this module is for
-exploring: every inspect_*() prints, and the matching method without the prefix returns the DataFrame.
+into column arrays (the tables: kernels, memcpy, scopes, ...), for exploring. The summaries, hot spots, scope
+roll-up, stalls, SASS figures, range counters, transfers and hints are not computed here: they are the C++
+report's (`report_data`, the JSON of `gpufl report --json`), so the analyzer and the report agree by
+construction. Every inspect_*() prints, and the matching method without the prefix returns the DataFrame.
 """
 from __future__ import annotations
 
@@ -24,26 +26,9 @@ except ImportError as e:  # pragma: no cover - depends on the installation
 from . import _gpufl as _C
 from . import _tables
 from ._fmt import Output, bar, fmt_bytes, fmt_int, fmt_ns, fmt_pct
-from .report import generate_report, log_prefix_path
+from .report import generate_report, log_prefix_path, report_json_of_prefix
 
-__all__ = ["GpuFlightSession", "busy_time_ns"]
-
-
-def busy_time_ns(start_ns: np.ndarray, end_ns: np.ndarray) -> int:
-    """Length of the union of [start, end) intervals: time during which at least one of them was running."""
-    start = np.asarray(start_ns, dtype=np.int64)
-    end = np.asarray(end_ns, dtype=np.int64)
-    if len(start) == 0:
-        return 0
-    order = np.argsort(start, kind="stable")
-    s, e = start[order], end[order]
-    reach = np.maximum.accumulate(e)
-    new = np.empty(len(s), dtype=bool)
-    new[0] = True
-    new[1:] = s[1:] > reach[:-1]
-    first = np.flatnonzero(new)
-    last = np.append(first[1:] - 1, len(s) - 1)
-    return int(np.maximum(reach[last] - s[first], 0).sum())
+__all__ = ["GpuFlightSession", "pretty_stall"]
 
 
 def pretty_stall(name: str) -> str:
@@ -124,51 +109,54 @@ class GpuFlightSession:
             end = self.info.get("last_ts_ns") or self.start_ns
         return max(int(end) - self.start_ns, 0)
 
+    @property
+    def report_data(self) -> dict:
+        """The C++ report of this session as data (what `gpufl report --json` prints, parsed): the source of
+        summary(), hotspots(), stalls(), profile_samples(), scope_summary(), perf_metrics(), memcpy_summary()
+        and hints(). Built on first use (the log is read a second time, by the report)."""
+        data = self.__dict__.get("_report_data")
+        if data is None:
+            data = report_json_of_prefix(self.prefix, self.info.get("session_id") or self.session_id)
+            self.__dict__["_report_data"] = data
+        return data
+
     def summary(self) -> Dict[str, object]:
-        """The figures print_summary() shows, as a dict (times in ns, memory in bytes, fractions 0..1)."""
-        k = self.kernels
-        dur = self.duration_ns
-        gpu_time = int(k["duration_ns"].sum()) if len(k) else 0
-        busy = busy_time_ns(k["start_ns"].to_numpy(), k["end_ns"].to_numpy()) if len(k) else 0
-        sysdf = self.system
-        host = self.host
-        mem = self.memcpy
-
-        def stat(df, col, fn):
-            if col not in df or not len(df):
-                return float("nan")
-            v = df[col].dropna()
-            return float(getattr(v, fn)()) if len(v) else float("nan")
-
-        dev = self.devices[0]["name"] if self.devices else ""
+        """The figures print_summary() shows, as a dict (times in ns, memory in bytes, fractions 0..1), taken
+        from the C++ report (report_data). With several GPUs, averages are over all their samples and peaks the
+        highest of any."""
+        r = self.report_data
+        ses, k, tr = r["session"], r["kernels"], r["transfers"]
+        gpus, host = r["system"]["gpus"], r["system"]["host"]
+        dur = int(ses.get("duration_ns") or 0)
+        power_avg, power_max = _gpu_stat(gpus, "power_w")
         return {
-            "app": self.info.get("app", ""),
-            "session_id": self.info.get("session_id", ""),
-            "engine": self.info.get("engine", ""),
-            "device": dev,
+            "app": ses.get("app", ""),
+            "session_id": ses.get("session_id", ""),
+            "engine": ses.get("engine", ""),
+            "device": ses["devices"][0]["name"] if ses.get("devices") else "",
             "duration_ns": dur,
-            "kernel_count": int(len(k)),
-            "unique_kernels": int(k["mangled"].nunique()) if len(k) else 0,
-            "gpu_time_ns": gpu_time,
-            "gpu_busy_ns": busy,
-            "gpu_busy_fraction": busy / dur if dur > 0 else float("nan"),
-            "instrumented_kernels": int(k["instrumented"].sum()) if len(k) else 0,
-            "memcpy_count": int((~mem["is_memset"]).sum()) if len(mem) else 0,
-            "memcpy_bytes": int(mem.loc[~mem["is_memset"], "bytes"].sum()) if len(mem) else 0,
-            "memset_count": int(mem["is_memset"].sum()) if len(mem) else 0,
-            "scope_count": int(len(self.scopes)),
-            "avg_gpu_util_pct": stat(sysdf, "util_gpu", "mean"),
-            "peak_gpu_util_pct": stat(sysdf, "util_gpu", "max"),
-            "peak_vram_bytes": stat(sysdf, "mem_used_bytes", "max"),
-            "vram_total_bytes": stat(sysdf, "mem_total_bytes", "max"),
-            "avg_power_mw": stat(sysdf, "power_mw", "mean"),
-            "peak_power_mw": stat(sysdf, "power_mw", "max"),
-            "peak_temp_c": stat(sysdf, "temp_c", "max"),
-            "avg_sm_clock_mhz": stat(sysdf, "clk_sm", "mean"),
-            "avg_host_cpu_pct": stat(host, "cpu_pct", "mean"),
-            "peak_host_ram_bytes": stat(host, "ram_used_bytes", "max"),
-            "dropped": dict(self.info.get("dropped", {})),
-            "warnings": int(self._data.read.get("warning_count", 0)),
+            "kernel_count": int(k["launches"]),
+            "unique_kernels": int(k["unique_functions"]),
+            "gpu_time_ns": int(k["total_ns"]),
+            "gpu_busy_ns": int(k["busy_ns"]),
+            "gpu_busy_fraction": k["busy_pct"] / 100.0 if dur > 0 else float("nan"),
+            "instrumented_kernels": int(k["instrumented"]),
+            "memcpy_count": int(tr["copies"]),
+            "memcpy_bytes": int(tr["bytes"]),
+            "memset_count": int(tr["memsets"]["count"]),
+            "scope_count": int(sum(p["calls"] + p["unfinished"] for p in r["scopes"]["paths"])),
+            "avg_gpu_util_pct": _gpu_stat(gpus, "util_gpu")[0],
+            "peak_gpu_util_pct": _gpu_stat(gpus, "util_gpu")[1],
+            "peak_vram_bytes": _peak(g.get("vram_peak_bytes") for g in gpus),
+            "vram_total_bytes": _peak(g.get("vram_total_bytes") or None for g in gpus),
+            "avg_power_mw": power_avg * 1000.0,
+            "peak_power_mw": power_max * 1000.0,
+            "peak_temp_c": _gpu_stat(gpus, "temp_c")[1],
+            "avg_sm_clock_mhz": _gpu_stat(gpus, "clk_sm")[0],
+            "avg_host_cpu_pct": _gpu_stat([host], "cpu_pct")[0],
+            "peak_host_ram_bytes": _peak([host.get("ram_peak_bytes")]),
+            "dropped": dict(r["collection"]["dropped"]),
+            "warnings": int(r["collection"]["reader_warnings"]),
         }
 
     def print_summary(self) -> None:
@@ -205,9 +193,9 @@ class GpuFlightSession:
         dropped = {k: v for k, v in s["dropped"].items() if v}
         if dropped:
             pairs.append(("Dropped", ", ".join(f"{k} {fmt_int(v)}" for k, v in dropped.items())))
-        for _, row in self.notes.iterrows():
-            if str(row["status"]) != "on":
-                pairs.append((f"{row['feature']}", f"{row['status']}: {row['reason']}"))
+        for note in self.report_data["collection"]["notes"]:
+            if note["status"] != "on":
+                pairs.append((note["feature"], f"{note['status']}: {note['reason']}"))
         if s["warnings"]:
             pairs.append(("Reader Warnings", f"{s['warnings']} (see .warnings)"))
         self._out.kv("GPU Flight Session Summary", pairs)
@@ -216,42 +204,44 @@ class GpuFlightSession:
     def hotspots(self, top_n: Optional[int] = 10, by_shape: bool = False) -> pd.DataFrame:
         """Kernels by total GPU time, with the launch shape and occupancy of their most expensive shape
         (by_shape=True: one row per launch shape, i.e. per kernel_def, as the text report lists them)."""
-        k = self.kernels
         cols = ["kernel", "calls", "total_ns", "avg_ns", "min_ns", "max_ns", "pct_gpu_time", "grid", "block",
                 "occupancy", "reg_occupancy", "smem_occupancy", "warp_occupancy", "block_occupancy",
                 "limiting_resource", "num_regs", "static_shared_bytes", "dyn_shared_bytes", "shapes",
                 "instrumented_calls", "mangled"]
-        if not len(k):
+        r = self.report_data
+        rows = []
+        for g in r["kernel_groups"]:  # the report's groups: one per (function, grid, block), by total time
+            d = g["durations"]
+            if not d:
+                continue
+            occ = g["occupancy"] or {}
+            rows.append({
+                "kernel": self._short_name(g["mangled"]), "calls": d["count"], "total_ns": d["total_ns"],
+                "min_ns": d["min_ns"], "max_ns": d["max_ns"], "grid": g["grid"], "block": g["block"],
+                "occupancy": occ.get("occupancy", np.nan), "reg_occupancy": occ.get("reg_occupancy", np.nan),
+                "smem_occupancy": occ.get("smem_occupancy", np.nan),
+                "warp_occupancy": occ.get("warp_occupancy", np.nan),
+                "block_occupancy": occ.get("block_occupancy", np.nan),
+                "limiting_resource": occ.get("limiting_resource"), "num_regs": g["num_regs"],
+                "static_shared_bytes": g["static_shared_bytes"], "dyn_shared_bytes": g["dyn_shared_bytes"],
+                "shapes": 1, "instrumented_calls": g["instrumented"], "mangled": g["mangled"]})
+        if not rows:
             return pd.DataFrame(columns=cols)
-        # Aggregate per launch shape on the integer def id (one pass over millions of rows), then per function.
-        shape = k[["k", "duration_ns", "instrumented"]].groupby("k", sort=False).agg(
-            calls=("duration_ns", "count"), total_ns=("duration_ns", "sum"), min_ns=("duration_ns", "min"),
-            max_ns=("duration_ns", "max"), instrumented_calls=("instrumented", "sum"))
-        info = self.kernel_defs.set_index("k").reindex(shape.index)
-        fallback = pd.Series("kernel_def " + shape.index.astype(str), index=shape.index)
-        shape["mangled"] = info["name"].astype(object).where(info["name"].notna(), fallback)
-        shape["kernel"] = info["short_name"].astype(object).where(info["short_name"].notna(), shape["mangled"])
-        for c in ("grid", "block", "limiting_resource"):
-            shape[c] = info[c].astype(object)
-        for c in ("occupancy", "reg_occupancy", "smem_occupancy", "warp_occupancy", "block_occupancy",
-                  "num_regs", "static_shared_bytes", "dyn_shared_bytes"):
-            shape[c] = info[c]
-        if by_shape:
-            agg = shape.assign(shapes=1)
-        else:
-            by = shape.groupby("mangled", sort=False)
-            top = shape.loc[by["total_ns"].idxmax().to_numpy()].set_index("mangled")
-            agg = pd.DataFrame({
-                "calls": by["calls"].sum(), "total_ns": by["total_ns"].sum(), "min_ns": by["min_ns"].min(),
-                "max_ns": by["max_ns"].max(), "instrumented_calls": by["instrumented_calls"].sum(),
-                "shapes": by.size(),
-            })
-            for c in cols:
-                if c not in agg and c in top:
-                    agg[c] = top[c]
-            agg["mangled"] = agg.index
+        agg = pd.DataFrame(rows)
+        if not by_shape:
+            # The report's groups of one function folded together; the other columns are those of its shape with
+            # the most GPU time (the first: the report sorts groups by total time).
+            by = agg.groupby("mangled", sort=False)
+            folded = by.first()
+            folded["calls"] = by["calls"].sum()
+            folded["total_ns"] = by["total_ns"].sum()
+            folded["min_ns"] = by["min_ns"].min()
+            folded["max_ns"] = by["max_ns"].max()
+            folded["instrumented_calls"] = by["instrumented_calls"].sum()
+            folded["shapes"] = by.size()
+            agg = folded.reset_index()
         agg["avg_ns"] = agg["total_ns"] / agg["calls"]
-        total = float(k["duration_ns"].sum())
+        total = float(r["kernels"]["total_ns"])
         agg["pct_gpu_time"] = agg["total_ns"] / total if total > 0 else np.nan
         agg = agg.sort_values("total_ns", ascending=False, kind="stable").reset_index(drop=True)
         if top_n is not None:
@@ -290,20 +280,18 @@ class GpuFlightSession:
     # -------------------------------------------------------------------------------------------- stalls
     def stalls(self) -> pd.DataFrame:
         """PC-sampling stall reasons per kernel: kernel, func, stall, samples, fraction of the kernel's samples."""
-        pcs = self.pc_samples
         cols = ["kernel", "func", "stall", "reason", "samples", "fraction", "kernel_samples"]
-        if not len(pcs):
+        rows = []
+        for f in self.report_data["profile"]["functions"]:
+            total = f["stall_samples"]
+            for st in f["stalls"]:
+                rows.append((self._short_name(f["func"]), f["func"], st["reason"], st["label"], st["samples"],
+                             st["samples"] / total if total > 0 else np.nan, total))
+        if not rows:
             return pd.DataFrame(columns=cols)
-        g = pcs.groupby([pcs["func"].astype(object), pcs["stall"].astype(object)], sort=False)["count"].sum()
-        df = g.rename("samples").reset_index()
-        df.columns = ["func", "stall", "samples"]
-        totals = df.groupby("func")["samples"].transform("sum")
-        df["kernel_samples"] = totals
-        df["fraction"] = df["samples"] / totals.where(totals > 0)
-        df["reason"] = df["stall"].map(pretty_stall)
-        df["kernel"] = df["func"].map(self._short_name)
-        df = df.sort_values(["kernel_samples", "func", "samples"], ascending=[False, True, False])
-        return df[cols].reset_index(drop=True)
+        df = pd.DataFrame(rows, columns=cols)
+        df = df.sort_values(["kernel_samples", "func", "samples"], ascending=[False, True, False], kind="stable")
+        return df.reset_index(drop=True)
 
     def inspect_stalls(self, top_n: int = 10, reasons: int = 8) -> None:
         """Where warps waited, per kernel (PC sampling): the top stall reasons with their share of samples."""
@@ -323,57 +311,50 @@ class GpuFlightSession:
     def profile_samples(self) -> pd.DataFrame:
         """SASS metrics per kernel: instructions, divergence (active threads per warp) and memory efficiency
         (ideal / actual global sectors)."""
-        sm = self.sass_metrics
         cols = ["kernel", "func", "launches", "instructions", "warp_insts", "thread_insts", "avg_threads_per_warp",
                 "warp_efficiency", "sectors_global", "sectors_global_ideal", "memory_efficiency", "stall_samples"]
-        if not len(sm):
+        funcs = [f for f in self.report_data["profile"]["functions"] if f["has_sass"]]
+        if not funcs:
             return pd.DataFrame(columns=cols)
-        key = sm["func"].astype(object)
-        g = sm.groupby(key, sort=False)
-        df = pd.DataFrame({
-            "launches": g["launches"].max(),
-            "instructions": g["pc"].nunique(),
-            "warp_insts": g["inst_executed"].sum(),
-            "thread_insts": g["thread_inst_executed"].sum(),
-            "sectors_global": g["sectors_global"].sum(),
-            "sectors_global_ideal": g["sectors_global_ideal"].sum(),
-        })
-        warp = df["warp_insts"].astype(float)
-        df["avg_threads_per_warp"] = df["thread_insts"].astype(float) / warp.where(warp > 0)
-        df["warp_efficiency"] = df["avg_threads_per_warp"] / 32.0
-        sectors = df["sectors_global"].astype(float)
-        df["memory_efficiency"] = df["sectors_global_ideal"].astype(float) / sectors.where(sectors > 0)
-        pcs = self.pc_samples
-        if len(pcs):
-            df["stall_samples"] = pcs.groupby(pcs["func"].astype(object))["count"].sum().reindex(df.index).fillna(0)
-        else:
-            df["stall_samples"] = 0
-        df["func"] = df.index
-        df["kernel"] = df["func"].map(self._short_name)
-        df = df.sort_values("warp_insts", ascending=False).reset_index(drop=True)
-        return df[cols]
+        sm = self.sass_metrics  # distinct instructions (PCs) per function: a count of the table, not a figure
+        pcs = sm.groupby(sm["func"].astype(object), sort=False)["pc"].nunique().to_dict() if len(sm) else {}
+        warp_size = self.report_data["profile"]["warp_size"] or 32
+        rows = []
+        for f in funcs:
+            # The report's per-function counters; the ratios are its definitions (threads_per_warp,
+            # warp_efficiency_pct with the device's warp size, memory_efficiency_pct) at full precision, where
+            # the JSON rounds them for display.
+            s = f["sass"]
+            warp, thread = s["inst_executed"], s["thread_inst_executed"]
+            sectors, ideal = s["sectors_global"], s["sectors_global_ideal"]
+            rows.append({
+                "kernel": self._short_name(f["func"]), "func": f["func"], "launches": f["launches"],
+                "instructions": int(pcs.get(f["func"], 0)), "warp_insts": warp, "thread_insts": thread,
+                "avg_threads_per_warp": thread / warp if warp else np.nan,
+                "warp_efficiency": thread / (warp * warp_size) if warp else np.nan,
+                "sectors_global": sectors, "sectors_global_ideal": ideal,
+                "memory_efficiency": ideal / sectors if sectors else 1.0,  # as the report: no global access
+                "stall_samples": f["stall_samples"]})
+        df = pd.DataFrame(rows, columns=cols)
+        return df.sort_values("warp_insts", ascending=False, kind="stable").reset_index(drop=True)
 
     def inspect_profile_samples(self, top_n: int = 10) -> None:
         """SASS metrics and divergence per kernel: warp and thread instructions, average active threads per
-        warp, global memory sectors against the ideal, and hints."""
+        warp, global memory sectors against the ideal, and the report's hints for each kernel."""
         df = self.profile_samples()
         if not len(df):
             self._out.text("No SASS metrics in this session (profiling_engine SassMetrics or PcSamplingWithSass).")
             return
+        warp_size = self.report_data["profile"]["warp_size"] or 32
+        hints_of = {f["func"]: f["hints"] for f in self.report_data["profile"]["functions"]}
         rows = []
         hints = []
         for r in df.head(top_n).itertuples(index=False):
             rows.append([_clip(r.kernel, 60), fmt_int(r.launches), fmt_int(r.instructions), fmt_int(r.warp_insts),
-                         fmt_int(r.thread_insts), _tpw(r.avg_threads_per_warp), fmt_pct(r.warp_efficiency),
-                         fmt_int(r.sectors_global), fmt_int(r.sectors_global_ideal), fmt_pct(r.memory_efficiency)])
-            if r.memory_efficiency == r.memory_efficiency and r.memory_efficiency < 0.5:
-                waste = 1.0 / r.memory_efficiency if r.memory_efficiency > 0 else float("inf")
-                hints.append(f"{_clip(r.kernel, 60)}: low memory efficiency ({fmt_pct(r.memory_efficiency, 0)}, "
-                             f"{waste:.1f}x the ideal sectors) - consider coalesced access patterns or "
-                             "shared-memory tiling.")
-            if r.avg_threads_per_warp == r.avg_threads_per_warp and r.avg_threads_per_warp < 24:
-                hints.append(f"{_clip(r.kernel, 60)}: {r.avg_threads_per_warp:.1f} of 32 threads active per warp "
-                             "instruction - thread divergence; keep branches uniform within a warp.")
+                         fmt_int(r.thread_insts), _tpw(r.avg_threads_per_warp, warp_size),
+                         fmt_pct(r.warp_efficiency), fmt_int(r.sectors_global), fmt_int(r.sectors_global_ideal),
+                         fmt_pct(r.memory_efficiency)])
+            hints += [f"{_clip(r.kernel, 60)}: {h['text']}" for h in hints_of.get(r.func, [])]
         self._out.table("SASS metrics per kernel",
                         [("Kernel", "left", "nowrap"), ("Launches", "right"), ("Instrs", "right"),
                          ("Warp Insts", "right"), ("Thread Insts", "right"), ("Threads/Warp", "right"),
@@ -384,58 +365,31 @@ class GpuFlightSession:
 
     # -------------------------------------------------------------------------------------------- scopes
     def scope_summary(self) -> pd.DataFrame:
-        """Per scope path ("outer/inner"): calls and wall time on the host (open = began, never ended), and the
-        kernels and copies launched inside: `kernels`/`gpu_time_ns` include nested scopes, `self_*` only the
-        scope itself (innermost)."""
-        sc = self.scopes
-        cols = ["scope", "depth", "calls", "open", "total_ns", "avg_ns", "min_ns", "max_ns", "kernels",
-                "gpu_time_ns", "gpu_avg_ns", "self_kernels", "self_gpu_time_ns", "copies", "copy_bytes"]
-        paths = self.scope_paths
-        if not len(paths):
+        """Per scope path ("outer/inner"), in the report's tree order: calls (ended instances) and their wall
+        time on the host, open (began, never ended), and the kernels and copies launched inside:
+        `kernels`/`gpu_time_ns`/`copies`/`copy_bytes` include nested scopes, `self_*` only the scope itself."""
+        cols = ["scope", "depth", "calls", "open", "total_ns", "avg_ns", "max_ns", "kernels", "gpu_time_ns",
+                "gpu_avg_ns", "self_kernels", "self_gpu_time_ns", "copies", "copy_bytes"]
+        paths = self.report_data["scopes"]["paths"]
+        if not paths:
             return pd.DataFrame(columns=cols)
-        # Exclusive (innermost-scope) sums per path id, then added up along each path's ancestors.
-        k = self.kernels
-        kg = k.groupby("scope_id", sort=False)["duration_ns"]
-        self_n = kg.count().to_dict()
-        self_t = kg.sum().to_dict()
-        m = self.memcpy
-        mg = m[~m["is_memset"]].groupby("scope_id", sort=False)["bytes"] if len(m) else None
-        copies = mg.count().to_dict() if mg is not None else {}
-        copy_bytes = mg.sum().to_dict() if mg is not None else {}
-        parent = dict(zip(paths["p"].astype(int), paths["parent"].astype(int)))
-        incl = {p: [0, 0, 0, 0] for p in parent}  # kernels, gpu time, copies, bytes
-        for p in parent:
-            add = (self_n.get(p, 0), self_t.get(p, 0), copies.get(p, 0), copy_bytes.get(p, 0))
-            q, guard = p, 0
-            while q in incl and guard < 256:
-                acc = incl[q]
-                for i in range(4):
-                    acc[i] += int(add[i])
-                q, guard = parent.get(q, 0), guard + 1
-        rows = {}
-        for p, path, depth in zip(paths["p"].astype(int), paths["path"], paths["depth"].astype(int)):
-            n, t, c, b = incl[p]
-            rows[p] = dict(scope=path, depth=depth, kernels=n, gpu_time_ns=t,
-                           gpu_avg_ns=t / n if n else np.nan, self_kernels=int(self_n.get(p, 0)),
-                           self_gpu_time_ns=int(self_t.get(p, 0)), copies=c, copy_bytes=b)
-        df = pd.DataFrame.from_dict(rows, orient="index")
-        if len(sc):
-            dur = sc["duration_ns"].astype("Float64")
-            g = dur.groupby(sc["path_id"].astype(int), sort=False)
-            wall = pd.DataFrame({
-                "calls": sc.groupby(sc["path_id"].astype(int), sort=False).size(),
-                "open": sc["end_ns"].isna().groupby(sc["path_id"].astype(int), sort=False).sum(),
-                "total_ns": g.sum().astype(float), "avg_ns": g.mean().astype(float),
-                "min_ns": g.min().astype(float), "max_ns": g.max().astype(float),
-            })
-            df = df.join(wall, how="left")
-        for c in ("calls", "open"):
-            df[c] = df[c].fillna(0).astype("int64") if c in df else 0
-        for c in ("total_ns", "avg_ns", "min_ns", "max_ns"):
-            if c not in df:
-                df[c] = np.nan
-        df = df.sort_values(["total_ns", "gpu_time_ns"], ascending=False, na_position="last")
-        return df[cols].reset_index(drop=True)
+        by_id = {p["p"]: p for p in paths}
+
+        def full_name(p) -> str:  # "outer/inner", as the report names a path
+            name, depth = p["name"], p["depth"]
+            while depth > 0 and p["parent"] in by_id:
+                p = by_id[p["parent"]]
+                name, depth = p["name"] + "/" + name, depth - 1
+            return name
+
+        rows = [{
+            "scope": full_name(p), "depth": p["depth"], "calls": p["calls"], "open": p["unfinished"],
+            "total_ns": p["total_ns"], "avg_ns": p["total_ns"] / p["calls"] if p["calls"] else np.nan,
+            "max_ns": p["max_ns"], "kernels": p["kernels_incl"], "gpu_time_ns": p["gpu_incl_ns"],
+            "gpu_avg_ns": p["gpu_incl_ns"] / p["kernels_incl"] if p["kernels_incl"] else np.nan,
+            "self_kernels": p["kernels_self"], "self_gpu_time_ns": p["gpu_self_ns"],
+            "copies": p["copies_incl"], "copy_bytes": p["copy_bytes_incl"]} for p in paths]
+        return pd.DataFrame(rows, columns=cols)
 
     def inspect_scopes(self, top_n: Optional[int] = None) -> None:
         """Scope timing (wall) and the GPU time of the kernels launched inside each scope."""
@@ -456,32 +410,17 @@ class GpuFlightSession:
 
     # --------------------------------------------------------------------------------- range profiler
     def perf_metrics(self) -> pd.DataFrame:
-        """Range-profiler counters: one row per range (scope or kernel), one column per metric. A scope profiled
-        many times has one range_counters record per instance: `.sum` metrics (bytes, cycles, durations) are
-        totals over them, other metrics (percentages, rates) means weighted by each instance's
-        gpu__time_duration.sum when every instance has one (plain means otherwise), as in the C++ report."""
-        rc = self.range_counters
-        if not len(rc):
+        """Range-profiler counters, as the C++ report folds them: one row per range (scope, or "scope / kernel"
+        for per-kernel ranges), one column per metric. A scope profiled many times has one range_counters
+        record per instance: `.sum` metrics (bytes, cycles, durations) are totals over them, other metrics
+        (percentages, rates) means weighted by each instance's gpu__time_duration.sum when every instance has
+        one (plain means otherwise)."""
+        ranges = self.report_data["profile"]["ranges"]
+        if not ranges:
             return pd.DataFrame()
-        # Per-kernel ranges (GPUFL_RANGE_PER_KERNEL) are rows of their own: "scope / kernel".
-        names = rc["range"].astype(object)
-        if "kernel" in rc:
-            kernel = rc["kernel"].astype(object)
-            names = names.where(kernel == "", names + " / " + kernel)
-        df = pd.DataFrame({"range": names, "metric": rc["metric"].astype(object),
-                           "instance": rc["instance"], "value": rc["value"].astype(float)})
-        df = df[np.isfinite(df["value"])]
-        durations = df[df["metric"] == "gpu__time_duration.sum"].groupby("instance")["value"].first()
-        df["weight"] = df["instance"].map(durations.where(durations > 0))
-        df["weighted"] = df["value"] * df["weight"]
-        g = df.groupby(["range", "metric"], sort=False)
-        total, mean = g["value"].sum(), g["value"].mean()
-        weighted = g["weighted"].sum() / g["weight"].sum()
-        every_weighted = g["weight"].count() == g["value"].count()
-        additive = pd.Series(total.index.get_level_values("metric"), index=total.index).str.endswith(".sum")
-        value = total.where(additive, weighted.where(every_weighted, mean))
-        out = value.unstack("metric")
-        return out.reindex(index=pd.unique(df["range"]), columns=pd.unique(df["metric"]))
+        index = [r["range"] + (" / " + r["kernel"] if r.get("kernel") else "") for r in ranges]
+        columns = list(dict.fromkeys(m for r in ranges for m in r["metrics"]))
+        return pd.DataFrame([r["metrics"] for r in ranges], index=index, columns=columns, dtype=float)
 
     def inspect_perf_metrics(self) -> None:
         """Hardware counters per range (profiling_engine RangeProfiler)."""
@@ -495,17 +434,19 @@ class GpuFlightSession:
 
     # ------------------------------------------------------------------------------------- transfers
     def memcpy_summary(self) -> pd.DataFrame:
-        """Copies per direction: count, bytes, time, throughput (bytes / summed copy time)."""
-        m = self.memcpy
+        """Copies per direction, and memsets (kind "memset"), from the C++ report: count, bytes, time,
+        throughput (bytes / summed copy time, GB/s)."""
         cols = ["kind", "count", "bytes", "time_ns", "throughput_gbps"]
-        if not len(m):
+        tr = self.report_data["transfers"]
+        stats = list(tr["directions"])
+        if tr["memsets"]["count"]:
+            stats.append(dict(tr["memsets"], kind="memset"))
+        if not stats:
             return pd.DataFrame(columns=cols)
-        g = m.groupby(m["kind"].astype(object), sort=False)
-        df = pd.DataFrame({"count": g.size(), "bytes": g["bytes"].sum(), "time_ns": g["duration_ns"].sum()})
-        t = df["time_ns"].astype(float)
-        df["throughput_gbps"] = df["bytes"] / t.where(t > 0)
-        df["kind"] = df.index
-        return df[cols].sort_values("bytes", ascending=False).reset_index(drop=True)
+        df = pd.DataFrame([(t["kind"], t["count"], t["bytes"], t["total_ns"],
+                            t["throughput_bps"] / 1e9 if t["total_ns"] > 0 else np.nan) for t in stats],
+                          columns=cols)
+        return df.sort_values("bytes", ascending=False, kind="stable").reset_index(drop=True)
 
     def inspect_memcpy(self) -> None:
         """Copies and memsets per direction: count, bytes, time and throughput."""
@@ -524,20 +465,18 @@ class GpuFlightSession:
         return generate_report(self.log_dir, os.path.basename(self.prefix), top_n=top_n,
                                session_id=self.info.get("session_id") or self.session_id)
 
-    def plot_timeline(self, **kwargs):
-        from . import viz
+    def hints(self) -> pd.DataFrame:
+        """The C++ report's hints for the session (kind, subject, text): what to look at first."""
+        return pd.DataFrame(self.report_data["hints"], columns=["kind", "subject", "text"])
 
-        return viz.plot_timeline(self, **kwargs)
-
-    def plot_gpu_metrics(self, **kwargs):
-        from . import viz
-
-        return viz.plot_gpu_metrics(self, **kwargs)
-
-    def plot_memory(self, **kwargs):
-        from . import viz
-
-        return viz.plot_memory(self, **kwargs)
+    def inspect_hints(self) -> None:
+        """The report's hints, one per line."""
+        hints = self.report_data["hints"]
+        if not hints:
+            self._out.text("No hints for this session.")
+            return
+        for h in hints:
+            self._out.text(f"  * {h['text']}")
 
     def _short_name(self, func) -> str:
         names = self.__dict__.get("_short_names")
@@ -572,8 +511,22 @@ def _smem(static, dyn) -> str:
     return f"{fmt_bytes(dyn)} + {fmt_bytes(static)}"
 
 
-def _tpw(v) -> str:
-    return "-" if v != v else f"{v:.1f} / 32"
+def _tpw(v, warp_size: int) -> str:
+    return "-" if v != v else f"{v:.1f} / {warp_size}"
+
+
+def _gpu_stat(stats: List[dict], key: str):
+    """(mean, max) of the report's per-GPU statistic `key` over every sample of every GPU; NaN when none."""
+    parts = [g[key] for g in stats if g.get(key)]
+    n = sum(p["samples"] for p in parts)
+    if not n:
+        return float("nan"), float("nan")
+    return sum(p["avg"] * p["samples"] for p in parts) / n, max(p["max"] for p in parts)
+
+
+def _peak(values) -> float:
+    values = [v for v in values if v is not None]
+    return float(max(values)) if values else float("nan")
 
 
 def _pct100(v) -> str:

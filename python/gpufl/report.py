@@ -35,9 +35,12 @@ def log_prefix_path(log_dir: Union[str, os.PathLike, None] = None, log_prefix: O
 
 
 def _run(log_dir, log_prefix, top_n: int, session_id: Optional[str], as_json: bool) -> str:
-    prefix = log_prefix_path(log_dir, log_prefix)
+    return _render(log_prefix_path(log_dir, log_prefix), top_n, session_id, as_json, warn=True)
+
+
+def _render(prefix: str, top_n: int, session_id: Optional[str], as_json: bool, warn: bool) -> str:
     ok, text, read_warnings, error = _C.report(prefix, session_id or "", int(top_n), bool(as_json))
-    if ok and read_warnings:
+    if ok and warn and read_warnings:
         shown = "\n  ".join(read_warnings[:5])
         more = f"\n  ... and {len(read_warnings) - 5} more" if len(read_warnings) > 5 else ""
         warnings.warn(f"gpufl: {len(read_warnings)} problem(s) reading {prefix}:\n  {shown}{more}", stacklevel=3)
@@ -65,3 +68,9 @@ def generate_report_json(
 ) -> dict:
     """The same report as data (the C++ report's JSON form, parsed)."""
     return json.loads(_run(log_dir, log_prefix, top_n, session_id, True))
+
+
+def report_json_of_prefix(prefix: str, session_id: Optional[str] = None, top_n: int = 10) -> dict:
+    """generate_report_json for a prefix path already resolved (log_prefix_path), without re-warning about
+    what the reader skipped (the analyzer, which calls this, keeps those warnings itself)."""
+    return json.loads(_render(prefix, top_n, session_id, True, warn=False))

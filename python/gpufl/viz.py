@@ -31,13 +31,16 @@ _COPY_COLORS = {"HtoD": "tab:green", "DtoH": "tab:red", "DtoD": "tab:purple", "H
 
 
 def _session(s):
-    from .analyzer import GpuFlightSession
-
-    if isinstance(s, GpuFlightSession):
-        return s
+    """The session's data: a GpuFlightSession (or anything with its tables: kernels, memcpy, scopes, system, host,
+    info, start_ns, duration_ns), or a log prefix path, loaded here. viz depends on the analyzer's data; the
+    analyzer does not import viz."""
     if isinstance(s, (str, os.PathLike)):
+        from .analyzer import GpuFlightSession
+
         path = os.fspath(s)
         return GpuFlightSession(os.path.dirname(path) or ".", log_prefix=os.path.basename(path))
+    if all(hasattr(s, a) for a in ("kernels", "memcpy", "scopes", "system", "host", "info", "duration_ns")):
+        return s
     raise TypeError("expected a GpuFlightSession or a log prefix path")
 
 

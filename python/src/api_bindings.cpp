@@ -6,6 +6,7 @@
 
 #include "bindings.hpp"
 #include "core/demangle.hpp"
+#include "core/stall_labels.hpp"
 #include "gpufl/gpufl.hpp"
 #include "gpufl/version.hpp"
 #include "report/profile_stats.hpp"
@@ -91,8 +92,8 @@ void bindApi(nb::module_& m) {
         nb::arg("as_json") = false);
   m.def("short_kernel_name", [](std::string_view name) { return readableKernelName(name); }, nb::arg("name"));
   m.def("demangle", [](std::string_view name) { return demangle(name); }, nb::arg("name"));
-  // The report's stall labels ("LG Throttle (idle)"), so the analyzer's tables read like the report.
-  m.def("stall_label", [](const std::string& reason) { return report::stallLabel(reason); },
+  // The one table of stall labels ("LG Throttle (idle)"), so the analyzer's tables read like the report.
+  m.def("stall_label", [](std::string_view reason) { return stallLabel(reason); },
         nb::arg("reason"));
 }
 

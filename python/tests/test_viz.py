@@ -29,13 +29,24 @@ def test_plots_to_png(sample, tmp_path, fn):
     assert fig.axes
 
 
-def test_plot_all_and_session_methods(sample, tmp_path):
+def test_plot_all(sample, tmp_path):
     figs = viz.plot_all(sample, save_prefix=tmp_path / "run")
     assert len(figs) == 3
     for suffix in ("timeline", "gpu", "memory"):
         _png(tmp_path / f"run.{suffix}.png")
-    sample.plot_timeline(save=tmp_path / "t.png")
-    _png(tmp_path / "t.png")
+
+
+def test_analyzer_does_not_import_viz():
+    """viz depends on the analyzer's data, not the other way round (no import cycle)."""
+    import ast
+    import inspect
+
+    import gpufl.analyzer
+
+    tree = ast.parse(inspect.getsource(gpufl.analyzer))
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+    imported |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert "viz" not in imported and "gpufl.viz" not in imported
 
 
 def test_plot_from_prefix_path(data_dir, tmp_path):

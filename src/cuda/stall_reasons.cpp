@@ -1,21 +1,9 @@
 #include "cuda/stall_reasons.hpp"
 
-#include <cctype>
-
 namespace gpufl::cuda {
 namespace {
 
 constexpr std::string_view kStalledPrefix = "smsp__pcsamp_warps_issue_stalled_";
-constexpr std::string_view kNotIssued = "_not_issued";
-
-bool endsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-// Words kept in capitals in labels.
-bool isAcronym(std::string_view word) {
-  return word == "lg" || word == "mio" || word == "imc" || word == "tex" || word == "mma";
-}
 
 }  // namespace
 
@@ -33,31 +21,6 @@ std::string stallReasonName(std::string_view cupti_name) {
     return std::string(cupti_name.substr(kFamily.size()));
   }
   return std::string(cupti_name);
-}
-
-std::string stallReasonLabel(std::string_view short_name) {
-  const bool not_issued = endsWith(short_name, kNotIssued);
-  std::string_view base =
-      not_issued ? short_name.substr(0, short_name.size() - kNotIssued.size()) : short_name;
-  std::string label;
-  size_t start = 0;
-  while (start <= base.size()) {
-    size_t end = base.find('_', start);
-    if (end == std::string_view::npos) end = base.size();
-    std::string_view word = base.substr(start, end - start);
-    if (!word.empty()) {
-      if (!label.empty()) label += ' ';
-      if (isAcronym(word)) {
-        for (char c : word) label += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      } else {
-        label += static_cast<char>(std::toupper(static_cast<unsigned char>(word[0])));
-        label.append(word.substr(1));
-      }
-    }
-    start = end + 1;
-  }
-  if (not_issued) label += " (not issued)";
-  return label;
 }
 
 bool isIssuingReason(std::string_view short_name) {

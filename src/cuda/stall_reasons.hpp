@@ -1,5 +1,5 @@
-// Warp stall reasons of PC sampling: CUPTI's counter names to the short names the log carries, and
-// those to labels for people.
+// Warp stall reasons of PC sampling: CUPTI's counter names to the short names the log carries.
+// Labels for people come from one table, core/stall_labels.hpp (gpufl::stallLabel).
 //
 // CUPTI names each reason after its hardware counter, "smsp__pcsamp_warps_issue_stalled_<reason>",
 // and has a "<reason>_not_issued" twin for samples taken while the warp scheduler issued nothing
@@ -21,10 +21,6 @@ namespace gpufl::cuda {
 // are returned unchanged. The two bookkeeping counters ("smsp__pcsamp_sample_count",
 // "smsp__pcsamp_samples_data_dropped") map to "" (they are not stall reasons).
 std::string stallReasonName(std::string_view cupti_name);
-
-// "long_scoreboard" -> "Long Scoreboard", "long_scoreboard_not_issued" -> "Long Scoreboard (not
-// issued)".
-std::string stallReasonLabel(std::string_view short_name);
 
 // True for "selected" and "selected_not_issued": the warp was issuing, not stalled.
 bool isIssuingReason(std::string_view short_name);

@@ -25,12 +25,7 @@ TEST(StallReasons, UnknownNamesPassThrough) {
   EXPECT_EQ(stallReasonName("no_prefix"), "no_prefix");
 }
 
-TEST(StallReasons, Labels) {
-  EXPECT_EQ(stallReasonLabel("long_scoreboard"), "Long Scoreboard");
-  EXPECT_EQ(stallReasonLabel("long_scoreboard_not_issued"), "Long Scoreboard (not issued)");
-  EXPECT_EQ(stallReasonLabel("lg_throttle"), "LG Throttle");
-  EXPECT_EQ(stallReasonLabel("mio_throttle_not_issued"), "MIO Throttle (not issued)");
-  EXPECT_EQ(stallReasonLabel("wait"), "Wait");
+TEST(StallReasons, IssuingReasons) {
   EXPECT_TRUE(isIssuingReason("selected"));
   EXPECT_TRUE(isIssuingReason("selected_not_issued"));
   EXPECT_FALSE(isIssuingReason("not_selected"));

@@ -234,6 +234,10 @@ void scopes(JsonWriter& w, const ScopeSummary& s) {
     w.field("kernels_incl", r.kernels_incl);
     w.field("gpu_self_ns", r.gpu_self_ns);
     w.field("gpu_incl_ns", r.gpu_incl_ns);
+    w.field("copies_self", r.copies_self);
+    w.field("copies_incl", r.copies_incl);
+    w.field("copy_bytes_self", r.copy_bytes_self);
+    w.field("copy_bytes_incl", r.copy_bytes_incl);
     w.endObject();
   }
   w.endArray();

@@ -1,63 +1,8 @@
 #include "report/profile_stats.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 namespace gpufl::report {
-namespace {
-
-bool startsWith(const std::string& s, const std::string& p) {
-  return s.compare(0, p.size(), p) == 0;
-}
-bool endsWith(const std::string& s, const std::string& p) {
-  return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
-}
-
-std::string wordLabel(const std::string& word) {
-  static const std::map<std::string, std::string> kSpecial = {
-      {"mio", "MIO"},   {"lg", "LG"},
-      {"tex", "TEX"},   {"imc", "IMC"},
-      {"gmma", "GMMA"}, {"mma", "MMA"},
-      {"lsu", "LSU"},   {"xu", "XU"},
-      {"fp", "FP"},     {"alu", "ALU"},
-      {"fma", "FMA"},   {"l1", "L1"},
-      {"tmem", "TMEM"}, {"membar", "Memory Barrier"}};
-  if (auto it = kSpecial.find(word); it != kSpecial.end()) return it->second;
-  std::string out = word;
-  if (!out.empty()) out[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(out[0])));
-  return out;
-}
-
-}  // namespace
-
-std::string stallLabel(const std::string& reason) {
-  std::string r = reason;
-  for (const char* prefix :
-       {"smsp__pcsamp_warps_issue_stalled_", "smsp__pcsamp_", "stalled_", "stall_"}) {
-    if (startsWith(r, prefix)) {
-      r = r.substr(std::string(prefix).size());
-      break;
-    }
-  }
-  bool idle = false;
-  if (endsWith(r, "_not_issued")) {
-    idle = true;
-    r.resize(r.size() - std::string("_not_issued").size());
-  }
-  std::string label;
-  size_t pos = 0;
-  while (pos <= r.size()) {
-    size_t end = r.find('_', pos);
-    if (end == std::string::npos) end = r.size();
-    if (end > pos) {
-      if (!label.empty()) label += ' ';
-      label += wordLabel(r.substr(pos, end - pos));
-    }
-    pos = end + 1;
-  }
-  if (label.empty()) label = reason.empty() ? "(unknown)" : reason;
-  return idle ? label + " (idle)" : label;
-}
 
 void ProfileAggregator::keepText(PcAcc& pc, const std::string& sass, const std::string& source) {
   if (pc.sass.empty()) pc.sass = sass;

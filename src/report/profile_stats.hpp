@@ -9,15 +9,11 @@
 #include <vector>
 
 #include "core/events.hpp"
+#include "core/stall_labels.hpp"
 #include "report/range_stats.hpp"
 #include "report/report_model.hpp"
 
 namespace gpufl::report {
-
-// Readable stall reason: "long_scoreboard" -> "Long Scoreboard", "wait_not_issued" -> "Wait
-// (idle)"; accepts CUPTI's full counter names ("smsp__pcsamp_warps_issue_stalled_long_scoreboard")
-// too.
-std::string stallLabel(const std::string& reason);
 
 class ProfileAggregator {
  public:

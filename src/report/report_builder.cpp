@@ -88,6 +88,7 @@ void ReportBuilder::onMemcpy(const MemcpyEvent& e) {
   seen(e.start_ns);
   seen(e.end_ns);
   transfers_.onMemcpy(e);
+  if (!e.is_memset) scopes_.onCopy(e.scope_path, e.bytes);
 }
 
 void ReportBuilder::onSync(const SyncEvent& e) {

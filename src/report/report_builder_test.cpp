@@ -234,6 +234,20 @@ TEST(ReportBuilder, ScopesNestAndCountInclusiveGpuTime) {
   b.onKernel(kernel(1, 10, 30, 2));
   b.onKernel(kernel(1, 30, 35, 1));
   b.onKernel(kernel(1, 40, 47, 0));
+  auto copy = [&](uint32_t p, uint64_t bytes, bool memset) {
+    MemcpyEvent c;
+    c.is_memset = memset;
+    c.kind = memset ? CopyKind::Unknown : CopyKind::HtoD;
+    c.bytes = bytes;
+    c.start_ns = 50;
+    c.end_ns = 51;
+    c.scope_path = p;
+    b.onMemcpy(c);
+  };
+  copy(2, 100, false);
+  copy(1, 20, false);
+  copy(1, 7, true);  // memsets are not copies
+  copy(0, 5, false);
   Report r = b.build();
   const ScopeSummary& s = r.scopes;
   ASSERT_EQ(s.rows.size(), 3u);
@@ -251,6 +265,12 @@ TEST(ReportBuilder, ScopesNestAndCountInclusiveGpuTime) {
   EXPECT_EQ(s.rows[0].gpu_self_ns, 5);
   EXPECT_EQ(s.rows[0].gpu_incl_ns, 35);
   EXPECT_EQ(s.rows[1].gpu_incl_ns, 30);
+  EXPECT_EQ(s.rows[0].copies_self, 1u);
+  EXPECT_EQ(s.rows[0].copies_incl, 2u);
+  EXPECT_EQ(s.rows[0].copy_bytes_self, 20u);
+  EXPECT_EQ(s.rows[0].copy_bytes_incl, 120u);
+  EXPECT_EQ(s.rows[1].copy_bytes_incl, 100u);
+  EXPECT_EQ(s.rows[2].copies_incl, 0u);
   EXPECT_EQ(s.rows[2].unfinished, 1u);
   EXPECT_EQ(s.unfinished, 1u);
   EXPECT_EQ(s.unmatched_ends, 1u);
@@ -495,15 +515,6 @@ TEST(ReportBuilder, AllocationsPeakAndScopes) {
   session(plain, 0, 10);
   Report none = plain.build();
   EXPECT_EQ(renderText(none, {.top_n = 10, .generated_at = "fixed"}).find("Allocations"), std::string::npos);
-}
-
-TEST(StallLabel, ReadableNames) {
-  EXPECT_EQ(stallLabel("long_scoreboard"), "Long Scoreboard");
-  EXPECT_EQ(stallLabel("long_scoreboard_not_issued"), "Long Scoreboard (idle)");
-  EXPECT_EQ(stallLabel("smsp__pcsamp_warps_issue_stalled_mio_throttle"), "MIO Throttle");
-  EXPECT_EQ(stallLabel("branch_resolving"), "Branch Resolving");
-  EXPECT_EQ(stallLabel("selected"), "Selected");
-  EXPECT_EQ(stallLabel("lg_throttle_not_issued"), "LG Throttle (idle)");
 }
 
 TEST(ReportBuilder, DurationFallsBackToTheLastRecord) {

@@ -175,6 +175,8 @@ struct ScopeRow {
   int64_t total_ns = 0, max_ns = 0;
   uint64_t kernels_self = 0, kernels_incl = 0;  // inclusive: this scope and all below it
   int64_t gpu_self_ns = 0, gpu_incl_ns = 0;
+  uint64_t copies_self = 0, copies_incl = 0;  // copies (not memsets) issued under the scope
+  uint64_t copy_bytes_self = 0, copy_bytes_incl = 0;
 };
 
 struct ScopeSummary {

@@ -53,6 +53,13 @@ void ScopeAggregator::onKernel(uint32_t id, int64_t dur_ns) {
   p.gpu_ns = satAdd(p.gpu_ns, dur_ns);
 }
 
+void ScopeAggregator::onCopy(uint32_t id, uint64_t bytes) {
+  if (id == 0) return;
+  PathAcc& p = path(id);
+  ++p.copies;
+  p.copy_bytes += bytes;
+}
+
 void ScopeAggregator::finish(ScopeSummary& out) const {
   out = ScopeSummary{};
   out.unmatched_ends = unmatched_ends_;
@@ -87,6 +94,8 @@ void ScopeAggregator::finish(ScopeSummary& out) const {
     row.max_ns = p.max_ns;
     row.kernels_self = row.kernels_incl = p.kernels;
     row.gpu_self_ns = row.gpu_incl_ns = p.gpu_ns;
+    row.copies_self = row.copies_incl = p.copies;
+    row.copy_bytes_self = row.copy_bytes_incl = p.copy_bytes;
     out.rows.push_back(row);
     if (auto c = children.find(id); c != children.end()) {
       for (uint32_t child : c->second) {
@@ -94,6 +103,8 @@ void ScopeAggregator::finish(ScopeSummary& out) const {
         size_t ci = visit(child, depth + 1);
         out.rows[index].kernels_incl += out.rows[ci].kernels_incl;
         out.rows[index].gpu_incl_ns = satAdd(out.rows[index].gpu_incl_ns, out.rows[ci].gpu_incl_ns);
+        out.rows[index].copies_incl += out.rows[ci].copies_incl;
+        out.rows[index].copy_bytes_incl += out.rows[ci].copy_bytes_incl;
       }
     }
     return index;

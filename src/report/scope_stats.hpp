@@ -1,7 +1,7 @@
 // Scope aggregation: wall time per scope path from begin/end pairs matched by instance id, and GPU
-// time of the kernels launched under each path, self and inclusive of the paths below it. Memory
-// grows with the number of distinct paths and of scopes open at once, not with the number of scope
-// instances.
+// time of the kernels and the copies issued under each path, self and inclusive of the paths below
+// it. Memory grows with the number of distinct paths and of scopes open at once, not with the
+// number of scope instances.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +26,8 @@ class ScopeAggregator {
   void onEnd(const ScopeEnd& e);
   // A kernel of `dur_ns` launched under path `path` (0 = outside any scope).
   void onKernel(uint32_t path, int64_t dur_ns);
+  // A copy (not a memset) of `bytes` issued under path `path` (0 = outside any scope).
+  void onCopy(uint32_t path, uint64_t bytes);
   void finish(ScopeSummary& out) const;
 
  private:
@@ -37,6 +39,7 @@ class ScopeAggregator {
     int64_t total_ns = 0, max_ns = 0;
     uint64_t kernels = 0;
     int64_t gpu_ns = 0;
+    uint64_t copies = 0, copy_bytes = 0;
   };
   struct Open {
     uint32_t path = 0;
