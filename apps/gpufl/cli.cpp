@@ -45,25 +45,9 @@ int runCli(const std::vector<std::string>& args, CliContext& ctx) {
   return ctx.exit_code;
 }
 
-std::string warningLine(const std::string& file, uint64_t line, const std::string& message) {
-  if (file.empty()) return message;
-  std::string s = file;
-  if (line > 0) s += ":" + std::to_string(line);
-  return s + ": " + message;
-}
-
 std::string prefixFilesDescription(const std::string& prefix) {
   return prefix + ".device.log, " + prefix + ".scope.log, " + prefix +
          ".system.log and their numbered segments (" + prefix + ".<channel>.NNNNNN.log[.zst])";
-}
-
-std::string formatUtc(int64_t unix_ns) {
-  std::time_t secs = static_cast<std::time_t>(unix_ns / 1000000000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
-  return buf;
 }
 
 }  // namespace gpufl::cli

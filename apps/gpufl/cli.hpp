@@ -49,12 +49,7 @@ void addTraceCommand(CLI::App& app, CliContext& ctx);
 // Parses and runs; returns the process exit code. args[0] is the program name.
 int runCli(const std::vector<std::string>& args, CliContext& ctx);
 
-// Shared helpers for subcommands.
-// "file:line: message" (line omitted when 0), as the reader's and report's warnings are printed.
-std::string warningLine(const std::string& file, uint64_t line, const std::string& message);
 // Which files a prefix is looked up as, for "nothing readable" messages.
 std::string prefixFilesDescription(const std::string& prefix);
-// "2026-05-22 05:05:33 UTC" from Unix nanoseconds.
-std::string formatUtc(int64_t unix_ns);
 
 }  // namespace gpufl::cli

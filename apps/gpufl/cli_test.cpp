@@ -329,17 +329,5 @@ TEST_F(CliLog, ReportPrintsText) {
 #endif
 #endif  // GPUFL_CLI_HAVE_CAT
 
-TEST(Cli, WarningLine) {
-  EXPECT_EQ(warningLine("a.device.log", 5, "not a JSON object"),
-            "a.device.log:5: not a JSON object");
-  EXPECT_EQ(warningLine("a.scope.log", 0, "no files"), "a.scope.log: no files");
-  EXPECT_EQ(warningLine("", 0, "no log files"), "no log files");
-}
-
-TEST(Cli, FormatUtc) {
-  EXPECT_EQ(formatUtc(1779426333000000000), "2026-05-22 05:05:33 UTC");
-  EXPECT_EQ(formatUtc(0), "1970-01-01 00:00:00 UTC");
-}
-
 }  // namespace
 }  // namespace gpufl::cli

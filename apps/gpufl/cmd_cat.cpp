@@ -48,7 +48,7 @@ void runCat(const CatArgs& a, CliContext& ctx) {
   writer->close();
   std::fflush(ctx.out_file);
   for (const log::ReadWarning& w : r.warnings)
-    ctx.err << terminalSafe(warningLine(w.file, w.line, w.message)) << "\n";
+    ctx.err << terminalSafe(log::formatWarning(w)) << "\n";
   if (r.warning_count > r.warnings.size())
     ctx.err << "... and " << (r.warning_count - r.warnings.size()) << " more warnings\n";
   if (!r.found_files || !r.any_readable) {

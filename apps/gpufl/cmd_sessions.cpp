@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "cli.hpp"
+#include "core/clock.hpp"
 #include "core/terminal_text.hpp"
 #if GPUFL_CLI_HAVE_READER
 #include "log/reader.hpp"
@@ -39,7 +40,7 @@ void runSessions(const SessionsArgs& a, CliContext& ctx) {
   row("sid", "session_id", "app", "start");
   for (const log::SessionListing& s : sessions)
     row(s.sid, s.session_id, s.app,
-        s.start_unix_ns > 0 ? formatUtc(s.start_unix_ns) : std::string("-"));
+        s.start_unix_ns > 0 ? core::utcText(s.start_unix_ns) : std::string("-"));
   ctx.exit_code = kExitOk;
 #else
   (void)a;

@@ -1,5 +1,7 @@
 #include "core/clock.hpp"
 
+#include <ctime>
+
 namespace gpufl::core {
 namespace {
 
@@ -21,6 +23,15 @@ uint64_t timestampCallback() {
 
 uint64_t threadCpuNs() noexcept {
   return static_cast<uint64_t>(read(CLOCK_THREAD_CPUTIME_ID));
+}
+
+std::string utcText(int64_t unix_ns) {
+  const std::time_t secs = static_cast<std::time_t>(unix_ns / 1'000'000'000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return buf;
 }
 
 }  // namespace gpufl::core

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include <cstdint>
+#include <string>
 
 namespace gpufl::core {
 
@@ -18,6 +19,9 @@ inline int64_t monotonicNs() noexcept {
 
 // CLOCK_REALTIME, ns since the Unix epoch: only to pair the monotonic start with wall-clock time.
 int64_t unixNs() noexcept;
+
+// "2026-05-22 05:05:33 UTC" for ns since the Unix epoch: the one way gpufl prints wall-clock time.
+std::string utcText(int64_t unix_ns);
 
 // The same clock with the signature CUPTI's cuptiActivityRegisterTimestampCallback wants (uint64_t
 // (*)(void)).

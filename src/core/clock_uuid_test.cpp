@@ -36,5 +36,10 @@ TEST(UuidTest, Version4ShapeAndUnique) {
   EXPECT_FALSE(isUuid("0123abcd-0000-4000-8000-00000000000G"));
 }
 
+TEST(ClockTest, UtcText) {
+  EXPECT_EQ(utcText(1779426333000000000), "2026-05-22 05:05:33 UTC");
+  EXPECT_EQ(utcText(0), "1970-01-01 00:00:00 UTC");
+}
+
 }  // namespace
 }  // namespace gpufl::core

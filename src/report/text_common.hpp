@@ -38,8 +38,6 @@ class TextOut {
   std::string out_;
 };
 
-// "2026-05-22 05:05:33 UTC" for a Unix time in nanoseconds.
-std::string utcTime(int64_t unix_ns);
 
 void renderHeader(TextOut& out, const ReportOptions& options);
 void renderSession(TextOut& out, const Report& r);

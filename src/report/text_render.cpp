@@ -2,6 +2,7 @@
 #include <ctime>
 
 #include "core/terminal_text.hpp"
+#include "core/clock.hpp"
 #include "report/text_common.hpp"
 
 namespace gpufl::report {
@@ -42,15 +43,6 @@ std::string patchedSamplesText(uint64_t patched, uint64_t total) {
          " on the launch SASS metrics instrumented (the only one sampled): stalls lean toward Wait";
 }
 
-std::string utcTime(int64_t unix_ns) {
-  std::time_t t = static_cast<std::time_t>(unix_ns / 1000000000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
-  return buf;
-}
-
 void renderHeader(TextOut& out, const ReportOptions& options) {
   std::string rule(kRuleWidth, '=');
   out.line(rule);
@@ -70,7 +62,7 @@ void renderSession(TextOut& out, const Report& r) {
     out.wrapped(text, kRuleWidth, "  " + padRight("Log Incomplete:", kTopLabelWidth),
                 std::string(2 + kTopLabelWidth, ' '));
   }
-  if (s.start_unix_ns > 0) out.field(2, "Started", kTopLabelWidth, utcTime(s.start_unix_ns));
+  if (s.start_unix_ns > 0) out.field(2, "Started", kTopLabelWidth, core::utcText(s.start_unix_ns));
   std::string duration = formatDuration(static_cast<double>(s.duration_ns));
   if (!s.ended) duration += " (no session_end: up to the last record)";
   out.field(2, "Duration", kTopLabelWidth, duration);
@@ -102,7 +94,7 @@ std::string generatedAt(const ReportOptions& options) {
   if (!options.generated_at.empty()) return options.generated_at;
   std::timespec ts{};
   std::timespec_get(&ts, TIME_UTC);
-  return text::utcTime(static_cast<int64_t>(ts.tv_sec) * 1000000000);
+  return core::utcText(static_cast<int64_t>(ts.tv_sec) * 1000000000);
 }
 
 std::string renderText(const Report& r, const ReportOptions& options) {
