@@ -178,6 +178,8 @@ enum class Kind { Int, UInt, Double, Bool, String, Enum, Dim3, StringList, Numbe
   X(name, "name", Required, "")                                              \
   X(depth, "depth", Optional, "")
 
+// Order measured like kernel_event's (ndjson_format.cpp): the instance id and time first, the path's constant
+// fields last.
 #define GFL_FIELDS_ScopeBegin(X)                                             \
   X(id, "id", Required, "")                                                  \
   X(tid, "tid", Optional, "")                                                \
