@@ -1,5 +1,5 @@
-// Which deep engine a session runs. The one engine enum of GPU Flight: InitOptions takes it, session_start
-// records it by name (docs/log-format.md), the report reads it back.
+// Which deep engine a session runs. The one engine enum of GPU Flight: InitOptions takes it,
+// session_start records it by name (docs/log-format.md), the report reads it back.
 #pragma once
 
 namespace gpufl {

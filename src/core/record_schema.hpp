@@ -2,20 +2,22 @@
 //
 // One X-macro per type lists its fields in the order the writer puts them on the line:
 //   X(member, "json key", presence, "unit")
-// - member: the field of the struct in events.hpp (the structs stay the one definition of the types; each
-//   table is checked against its struct below: same number of fields, and every row names a real member);
-// - json key: its key on the wire (docs/log-format.md);
-// - presence: Required (a reader rejects the record without it; always written), Optional (a reader accepts
-//   the record without it; written always, or when set for a std::optional), OmitDefault (optional, and written
-//   only when not empty / zero / false);
+// - member: the field of the struct in events.hpp. The structs stay the one definition of the
+//   types; each table is checked against its struct below (same number of fields, and every row
+//   names a real member).
+// - json key: its key on the wire (docs/log-format.md).
+// - presence: Required (a reader rejects the record without it; always written), Optional (a
+//   reader accepts the record without it; written always, or when set for a std::optional),
+//   OmitDefault (optional, and written only when not empty / zero / false).
 // - unit: "ns", "bytes", "%", ... or "" (a count, an id, a name).
 // The C++ type, and from it the kind of JSON value, comes from the member's declaration.
 //
-// What is generated from the tables: the writer and parser of the simple records (src/log), the round-trip test
-// over every field of every record (src/log/schema_roundtrip_test.cpp), and the checks that docs/log-format.md
-// and the fuzz dictionary name every key. Rows whose wire form is not the member's value as such (a duration
-// written for an end time, a flag carried by the record type) are marked in a comment; their record's writer and
-// parser are hand-written.
+// Generated from the tables: the writer and parser of the simple records (src/log), the
+// round-trip test over every field of every record (src/log/schema_roundtrip_test.cpp), and the
+// checks that docs/log-format.md and the fuzz dictionary name every key (record_schema_test.cpp).
+// Rows whose wire form is not the member's value as such (a duration written for an end time, a
+// flag carried by the record type) are marked in a comment; their record's writer and parser are
+// hand-written.
 #pragma once
 
 #include <cstddef>
@@ -34,7 +36,20 @@ namespace gpufl::schema {
 enum class Presence { Required, Optional, OmitDefault };
 
 // The kind of JSON value a field is written as.
-enum class Kind { Int, UInt, Double, Bool, String, Enum, Dim3, StringList, NumberMap, JsonMap, Object, ObjectList };
+enum class Kind {
+  Int,
+  UInt,
+  Double,
+  Bool,
+  String,
+  Enum,
+  Dim3,
+  StringList,
+  NumberMap,
+  JsonMap,
+  Object,
+  ObjectList
+};
 
 // clang-format off
 // ---- nested objects (not records) ----
@@ -306,19 +321,20 @@ template <typename T>
 struct IsVector : std::false_type {};
 template <typename V>
 struct IsVector<std::vector<V>> : std::true_type {};
-template <typename T>
-concept HasSchema = requires { Schema<T>::fields; };
 
-// Number of fields of an aggregate (brace initialisation with as many convertible-to-anything values as it
-// takes): lets a table be checked against its struct.
+// Number of fields of an aggregate (brace initialisation with as many convertible-to-anything
+// values as it takes): lets a table be checked against its struct.
 struct Any {
   template <typename U>
-  operator U() const;  // NOLINT(google-explicit-constructor): never called, only for overload resolution
+  operator U()
+      const;  // NOLINT(google-explicit-constructor): never called, only for overload resolution
 };
 template <typename T, typename... A>
 constexpr size_t memberCount() {
-  if constexpr (requires { T{A{}..., Any{}}; }) return memberCount<T, A..., Any>();
-  else return sizeof...(A);
+  if constexpr (requires { T{A{}..., Any{}}; })
+    return memberCount<T, A..., Any>();
+  else
+    return sizeof...(A);
 }
 
 }  // namespace detail
@@ -326,44 +342,57 @@ constexpr size_t memberCount() {
 template <typename T>
 constexpr Kind kindOf() {
   using detail::IsMap, detail::IsOptional, detail::IsVector;
-  if constexpr (IsOptional<T>::value) return kindOf<typename T::value_type>();
-  else if constexpr (std::is_same_v<T, bool>) return Kind::Bool;
-  else if constexpr (std::is_enum_v<T>) return Kind::Enum;
-  else if constexpr (std::is_floating_point_v<T>) return Kind::Double;
-  else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) return Kind::Int;
-  else if constexpr (std::is_integral_v<T>) return Kind::UInt;
-  else if constexpr (std::is_same_v<T, std::string>) return Kind::String;
-  else if constexpr (std::is_same_v<T, Dim3>) return Kind::Dim3;
-  else if constexpr (std::is_same_v<T, std::vector<std::string>>) return Kind::StringList;
-  else if constexpr (std::is_same_v<T, std::map<std::string, std::string>>) return Kind::JsonMap;
-  else if constexpr (IsMap<T>::value) return Kind::NumberMap;
-  else if constexpr (IsVector<T>::value) return Kind::ObjectList;
-  else return Kind::Object;
+  if constexpr (IsOptional<T>::value)
+    return kindOf<typename T::value_type>();
+  else if constexpr (std::is_same_v<T, bool>)
+    return Kind::Bool;
+  else if constexpr (std::is_enum_v<T>)
+    return Kind::Enum;
+  else if constexpr (std::is_floating_point_v<T>)
+    return Kind::Double;
+  else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
+    return Kind::Int;
+  else if constexpr (std::is_integral_v<T>)
+    return Kind::UInt;
+  else if constexpr (std::is_same_v<T, std::string>)
+    return Kind::String;
+  else if constexpr (std::is_same_v<T, Dim3>)
+    return Kind::Dim3;
+  else if constexpr (std::is_same_v<T, std::vector<std::string>>)
+    return Kind::StringList;
+  else if constexpr (std::is_same_v<T, std::map<std::string, std::string>>)
+    return Kind::JsonMap;
+  else if constexpr (IsMap<T>::value)
+    return Kind::NumberMap;
+  else if constexpr (IsVector<T>::value)
+    return Kind::ObjectList;
+  else
+    return Kind::Object;
 }
 
 #define GFL_SCHEMA_ROW_(member, key, presence, unit) \
   FieldInfo{#member, key, Presence::presence, unit, kindOf<decltype(Type::member)>()},
 #define GFL_SCHEMA_VISIT_(member, key, presence, unit) f(fields[i++], e.member);
 #define GFL_SCHEMA_VISIT2_(member, key, presence, unit) f(fields[i++], a.member, b.member);
-#define GFL_SCHEMA_DEFINE_(T, type_, channel_)                                                \
-  template <>                                                                                 \
-  struct Schema<T> {                                                                          \
-    using Type = T;                                                                           \
-    static constexpr std::string_view type = type_;                                           \
-    static constexpr std::string_view channel = channel_;                                     \
-    static constexpr FieldInfo fields[] = {GFL_FIELDS_##T(GFL_SCHEMA_ROW_)};                  \
-    /* Calls f(const FieldInfo&, member) for every row, in table order. */                    \
-    template <typename E, typename F>                                                         \
-    static void forEach(E& e, F&& f) {                                                        \
-      size_t i = 0;                                                                           \
-      GFL_FIELDS_##T(GFL_SCHEMA_VISIT_)                                                       \
-    }                                                                                         \
-    /* Calls f(const FieldInfo&, member of a, member of b) for every row (comparisons). */    \
-    template <typename E, typename F>                                                         \
-    static void forEachPair(E& a, E& b, F&& f) {                                              \
-      size_t i = 0;                                                                           \
-      GFL_FIELDS_##T(GFL_SCHEMA_VISIT2_)                                                      \
-    }                                                                                         \
+#define GFL_SCHEMA_DEFINE_(T, type_, channel_)                                             \
+  template <>                                                                              \
+  struct Schema<T> {                                                                       \
+    using Type = T;                                                                        \
+    static constexpr std::string_view type = type_;                                        \
+    static constexpr std::string_view channel = channel_;                                  \
+    static constexpr FieldInfo fields[] = {GFL_FIELDS_##T(GFL_SCHEMA_ROW_)};               \
+    /* Calls f(const FieldInfo&, member) for every row, in table order. */                 \
+    template <typename E, typename F>                                                      \
+    static void forEach(E& e, F&& f) {                                                     \
+      size_t i = 0;                                                                        \
+      GFL_FIELDS_##T(GFL_SCHEMA_VISIT_)                                                    \
+    }                                                                                      \
+    /* Calls f(const FieldInfo&, member of a, member of b) for every row (comparisons). */ \
+    template <typename E, typename F>                                                      \
+    static void forEachPair(E& a, E& b, F&& f) {                                           \
+      size_t i = 0;                                                                        \
+      GFL_FIELDS_##T(GFL_SCHEMA_VISIT2_)                                                   \
+    }                                                                                      \
   };
 #define GFL_SCHEMA_RECORD_(T, type_, channel_) GFL_SCHEMA_DEFINE_(T, type_, channel_)
 
@@ -372,7 +401,8 @@ GFL_SCHEMA_DEFINE_(Occupancy, "", "")
 GFL_RECORDS(GFL_SCHEMA_RECORD_)
 
 #define GFL_SCHEMA_CALL_(T, type_, channel_) f.template operator()<T>();
-// Calls f.template operator()<T>() for every record type T, in table order (a lambda []<typename T>() {...}).
+// Calls f.template operator()<T>() for every record type T, in table order
+// (f: a lambda []<typename T>() {...}).
 template <typename F>
 void forEachRecordType(F&& f) {
   GFL_RECORDS(GFL_SCHEMA_CALL_)
@@ -380,7 +410,7 @@ void forEachRecordType(F&& f) {
 #undef GFL_SCHEMA_CALL_
 
 // Each table lists every field of its struct: records have `sid` besides their table's rows.
-#define GFL_SCHEMA_CHECK_(T, type_, channel_)                                  \
+#define GFL_SCHEMA_CHECK_(T, type_, channel_)                                 \
   static_assert(detail::memberCount<T>() == std::size(Schema<T>::fields) + 1, \
                 "the field table of " #T " does not list every field of the struct");
 GFL_RECORDS(GFL_SCHEMA_CHECK_)

@@ -1,5 +1,6 @@
-// The field tables against the documents that restate them: docs/log-format.md must name every key of every
-// record in that record's section (and its channel), the fuzz dictionary must hold every key and type.
+// The field tables against the documents that restate them: docs/log-format.md must name every key
+// of every record in that record's section (and its channel), the fuzz dictionary must hold every
+// key and type.
 #include "core/record_schema.hpp"
 
 #include <gtest/gtest.h>
@@ -28,7 +29,8 @@ void keysOf(std::vector<std::string>& out) {
     if (f.kind == Kind::Object || f.kind == Kind::ObjectList) continue;
     out.emplace_back(f.key);
   }
-  if constexpr (std::is_same_v<T, SessionStart> || std::is_same_v<T, DeviceEvent>) keysOf<DeviceInfo>(out);
+  if constexpr (std::is_same_v<T, SessionStart> || std::is_same_v<T, DeviceEvent>)
+    keysOf<DeviceInfo>(out);
   if constexpr (std::is_same_v<T, KernelDef>) keysOf<Occupancy>(out);
 }
 
@@ -54,9 +56,11 @@ TEST(RecordSchema, LogFormatDocNamesEveryKeyInItsRecordsSection) {
     const std::string text = section(doc, type);
     ASSERT_FALSE(text.empty()) << "docs/log-format.md has no section for " << type;
     const std::string heading = text.substr(0, text.find('\n'));
-    const std::string channel =
-        Schema<T>::channel == "all" ? "every channel" : std::string(Schema<T>::channel) + " channel";
-    EXPECT_NE(heading.find(channel), std::string::npos) << type << ": heading '" << heading << "' lacks " << channel;
+    const std::string channel = Schema<T>::channel == "all"
+                                    ? "every channel"
+                                    : std::string(Schema<T>::channel) + " channel";
+    EXPECT_NE(heading.find(channel), std::string::npos)
+        << type << ": heading '" << heading << "' lacks " << channel;
     std::vector<std::string> keys;
     keysOf<T>(keys);
     for (const std::string& key : keys) {
@@ -77,7 +81,8 @@ TEST(RecordSchema, FuzzDictionaryHoldsEveryKeyAndType) {
   for (std::string line; std::getline(lines, line);) entries.insert(line);
   const auto entry = [](std::string_view word) { return "\"\\\"" + std::string(word) + "\\\"\""; };
   forEachRecordType([&]<typename T>() {
-    EXPECT_TRUE(entries.count(entry(Schema<T>::type))) << "reader.dict lacks the type " << entry(Schema<T>::type);
+    EXPECT_TRUE(entries.count(entry(Schema<T>::type)))
+        << "reader.dict lacks the type " << entry(Schema<T>::type);
     std::vector<std::string> keys;
     keysOf<T>(keys);
     for (const std::string& key : keys)
