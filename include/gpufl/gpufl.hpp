@@ -16,17 +16,10 @@
 #include <string>
 #include <string_view>
 
+#include "gpufl/profiling_engine.hpp"
 #include "gpufl/version.hpp"
 
 namespace gpufl {
-
-enum class ProfilingEngine {
-  None,                // kernels, copies, scopes, system metrics
-  PcSampling,          // + warp stall reasons per PC
-  SassMetrics,         // + per-instruction counters: divergence, memory coalescing
-  PcSamplingWithSass,  // both of the above in one run
-  RangeProfiler,       // + hardware counters per scope
-};
 
 struct InitOptions {
   std::string app_name = "gpufl";

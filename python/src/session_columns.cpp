@@ -8,6 +8,7 @@
 
 #include "bindings.hpp"
 #include "core/events.hpp"
+#include "core/record_schema.hpp"
 #include "session_loader.hpp"
 
 namespace nb = nanobind;
@@ -244,31 +245,14 @@ nb::dict benchmarks(BenchmarkTable& t) {
   return d;
 }
 
+#define GFL_DEVICE_ITEM_(member, key, presence, unit) d[key] = x.member;
+// Every field of the device's table (core/record_schema.hpp), by its JSON key.
 nb::dict device(const DeviceInfo& x) {
   nb::dict d;
-  d["id"] = x.id;
-  d["name"] = x.name;
-  d["uuid"] = x.uuid;
-  d["cc_major"] = x.cc_major;
-  d["cc_minor"] = x.cc_minor;
-  d["sm_count"] = x.sm_count;
-  d["warp_size"] = x.warp_size;
-  d["max_threads_per_sm"] = x.max_threads_per_sm;
-  d["max_threads_per_block"] = x.max_threads_per_block;
-  d["max_blocks_per_sm"] = x.max_blocks_per_sm;
-  d["regs_per_sm"] = x.regs_per_sm;
-  d["regs_per_block"] = x.regs_per_block;
-  d["smem_per_sm_bytes"] = x.smem_per_sm_bytes;
-  d["smem_per_block_bytes"] = x.smem_per_block_bytes;
-  d["smem_per_block_optin_bytes"] = x.smem_per_block_optin_bytes;
-  d["smem_reserved_per_block_bytes"] = x.smem_reserved_per_block_bytes;
-  d["l2_bytes"] = x.l2_bytes;
-  d["global_mem_bytes"] = x.global_mem_bytes;
-  d["mem_bus_bits"] = x.mem_bus_bits;
-  d["clock_khz"] = x.clock_khz;
-  d["mem_clock_khz"] = x.mem_clock_khz;
+  GFL_FIELDS_DeviceInfo(GFL_DEVICE_ITEM_)
   return d;
 }
+#undef GFL_DEVICE_ITEM_
 
 template <typename Map>
 nb::dict mapToDict(const Map& m) {
@@ -371,9 +355,72 @@ nb::dict loadSessionPy(const std::string& prefix, const std::string& session, si
   return out;
 }
 
+const char* kindName(schema::Kind k) {
+  using schema::Kind;
+  switch (k) {
+    case Kind::Int: return "int";
+    case Kind::UInt: return "uint";
+    case Kind::Double: return "double";
+    case Kind::Bool: return "bool";
+    case Kind::String: return "string";
+    case Kind::Enum: return "enum";
+    case Kind::Dim3: return "dim3";
+    case Kind::StringList: return "string_list";
+    case Kind::NumberMap: return "number_map";
+    case Kind::JsonMap: return "json_map";
+    case Kind::Object: return "object";
+    case Kind::ObjectList: return "object_list";
+  }
+  return "?";
+}
+
+const char* presenceName(schema::Presence p) {
+  switch (p) {
+    case schema::Presence::Required: return "required";
+    case schema::Presence::Optional: return "optional";
+    case schema::Presence::OmitDefault: return "omit_default";
+  }
+  return "?";
+}
+
+// The rows of T's field table; a nested object's rows (a device, kernel_def's occupancy) follow its own row,
+// with `parent` naming it.
+template <typename T>
+void schemaRows(nb::list& rows, std::string_view parent) {
+  for (const schema::FieldInfo& f : schema::Schema<T>::fields) {
+    nb::dict row;
+    row["key"] = std::string(f.key);
+    row["member"] = std::string(f.member);
+    row["presence"] = presenceName(f.presence);
+    row["unit"] = std::string(f.unit);
+    row["kind"] = kindName(f.kind);
+    row["parent"] = std::string(parent);
+    rows.append(row);
+  }
+}
+
+nb::dict recordSchema() {
+  nb::dict out;
+  schema::forEachRecordType([&]<typename T>() {
+    nb::dict record;
+    nb::list rows;
+    schemaRows<T>(rows, "");
+    if constexpr (std::is_same_v<T, SessionStart>) schemaRows<DeviceInfo>(rows, "devices");
+    if constexpr (std::is_same_v<T, DeviceEvent>) schemaRows<DeviceInfo>(rows, "device");
+    if constexpr (std::is_same_v<T, KernelDef>) schemaRows<Occupancy>(rows, "occupancy");
+    record["channel"] = std::string(schema::Schema<T>::channel);
+    record["fields"] = rows;
+    out[nb::str(schema::Schema<T>::type.data(), schema::Schema<T>::type.size())] = record;
+  });
+  return out;
+}
+
 }  // namespace
 
 void bindLoader(nb::module_& m) {
+  m.def("record_schema", &recordSchema,
+        "The log format's field tables (src/core/record_schema.hpp): {type: {'channel': str, 'fields': [{'key',\n"
+        "'member', 'presence', 'unit', 'kind', 'parent'}]}}.");
   m.def("load_session", &loadSessionPy, nb::arg("prefix"), nb::arg("session") = "",
         nb::arg("max_warnings") = 100,
         "Reads one session of a log prefix (latest when `session` is empty) into column tables.\n"

@@ -1,6 +1,7 @@
 #include "core/events.hpp"
 
 #include "core/event_visitor.hpp"
+#include "core/record_schema.hpp"  // its static_asserts check every field table against its struct
 
 namespace gpufl {
 namespace {

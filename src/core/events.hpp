@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "gpufl/profiling_engine.hpp"
+
 namespace gpufl {
 
 inline constexpr int kSchemaVersion = 1;
@@ -21,7 +23,8 @@ struct Dim3 {
   bool operator==(const Dim3&) const = default;
 };
 
-enum class Engine { None, PcSampling, SassMetrics, PcSamplingWithSass, RangeProfiler };
+// The public ProfilingEngine, under the name the event model uses.
+using Engine = ProfilingEngine;
 const char* engineName(Engine e);
 std::optional<Engine> engineFromName(const std::string& name);
 

@@ -5,9 +5,11 @@
 // src/log.
 #pragma once
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "core/events.hpp"
+#include "core/record_schema.hpp"
 #include "log/json_escape.hpp"
 
 namespace gpufl::log::json {
@@ -125,6 +128,44 @@ template <size_t N>
 inline void head(std::string& out, const char (&type_head)[N], const std::string& sid) {
   out.append(type_head, N - 1);
   appendJsonString(out, sid);
+}
+
+// `{"type":"<type>","sid":` of the record type T (core/record_schema.hpp), built at compile time.
+template <typename T>
+inline constexpr auto kRecordHead = [] {
+  constexpr std::string_view open = "{\"type\":\"", type = schema::Schema<T>::type, close = "\",\"sid\":";
+  std::array<char, open.size() + type.size() + close.size()> text{};
+  size_t n = 0;
+  for (const char c : open) text[n++] = c;
+  for (const char c : type) text[n++] = c;
+  for (const char c : close) text[n++] = c;
+  return text;
+}();
+
+template <typename T>
+inline void recordHead(std::string& out, const std::string& sid) {
+  out.append(kRecordHead<T>.data(), kRecordHead<T>.size());
+  appendJsonString(out, sid);
+}
+
+// One field as its row of the field table says (presence P): OmitDefault leaves out an empty string, a zero,
+// false; a std::optional is written when set.
+template <Key K, schema::Presence P, typename T>
+inline void field(std::string& out, const T& v) {
+  if constexpr (P == schema::Presence::OmitDefault) {
+    if (v == T{}) return;
+  }
+  if constexpr (std::is_same_v<T, std::string>) {
+    str<K>(out, v);
+  } else if constexpr (std::is_arithmetic_v<T>) {
+    num<K>(out, v);
+  } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+    strings<K>(out, v);
+  } else if constexpr (requires { v.has_value(); }) {
+    opt<K>(out, v);
+  } else {  // a map of numbers
+    object<K>(out, v, [&](const auto& x) { appendNumber(out, x); });
+  }
 }
 
 inline void end(std::string& out) {

@@ -41,3 +41,8 @@ endif()
 gpufl_add_test(gpufl_kernel_chain_test ${_reader_dir}/kernel_chain_test.cpp
   LIBS gpufl_log_reader gpufl_log_writer ${GPUFL_ZSTD}
 )
+
+# Every field of every record type through the writer and back through the reader (core/record_schema.hpp).
+gpufl_add_test(gpufl_schema_roundtrip_test ${_reader_dir}/schema_roundtrip_test.cpp
+  LIBS gpufl_log_reader gpufl_log_writer
+)

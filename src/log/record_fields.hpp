@@ -69,6 +69,17 @@ class RecordContext {
   template <typename T>
   bool numberMap(od::value& v, std::string_view name, std::map<std::string, T>& out);
   bool rawJsonMap(od::value& v, std::string_view name, std::map<std::string, std::string>& out);
+  // The reader above that fits the field's C++ type (for parsers generated from the field tables).
+  template <typename T>
+  bool field(od::value& v, std::string_view name, T& out) {
+    if constexpr (std::is_same_v<T, bool>) return boolean(v, name, out);
+    else if constexpr (std::is_same_v<T, std::string>) return string(v, name, out);
+    else if constexpr (std::is_same_v<T, Dim3>) return dim3(v, name, out);
+    else if constexpr (std::is_same_v<T, std::vector<std::string>>) return stringArray(v, name, out);
+    else if constexpr (std::is_same_v<T, std::map<std::string, std::string>>) return rawJsonMap(v, name, out);
+    else if constexpr (requires { out.try_emplace(std::string()); }) return numberMap(v, name, out);
+    else return number(v, name, out);  // a number or an optional one
+  }
 
   // Records `name` as missing for the first required field whose flag is false.
   void require(std::initializer_list<std::pair<const char*, bool>> fields);

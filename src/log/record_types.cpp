@@ -1,10 +1,19 @@
 // Parsers of the low-volume records (everything except kernel and copy events, which record_parser.cpp
 // handles on its fast path). Required fields follow docs/log-format.md where a record is useless without
 // them; descriptive fields are optional so that a partially written writer version still reads.
+#include "core/record_schema.hpp"
 #include "log/record_fields.hpp"
 
 namespace gpufl::log::detail {
 namespace {
+
+// Pieces of the parsers generated from the field tables (core/record_schema.hpp).
+#define GFL_HAVE_FIELD_(member, key_, presence, unit) [[maybe_unused]] bool have_##member = false;
+#define GFL_READ_FIELD_(member, key_, presence, unit) \
+  else if (key == key_) have_##member = c.field(v, key, out.member);
+#define GFL_READ_MEMBER_(member, key_, presence, unit) else if (key == key_) c.field(v, key, out.member);
+#define GFL_REQUIRE_FIELD_(member, key_, presence, unit) \
+  {key_, schema::Presence::presence != schema::Presence::Required || have_##member},
 
 // Iterates an object that is not a record (a device, ...): no type or sid handling.
 template <typename OnField>
@@ -21,28 +30,10 @@ void forEachMember(od::object& obj, RecordContext& ctx, OnField&& on) {
 }
 
 // One field of a device, in session_start.devices or in a device record.
-void deviceField(std::string_view key, od::value& v, RecordContext& c, DeviceInfo& d) {
-  if (key == "id") c.number(v, key, d.id);
-  else if (key == "name") c.string(v, key, d.name);
-  else if (key == "uuid") c.string(v, key, d.uuid);
-  else if (key == "cc_major") c.number(v, key, d.cc_major);
-  else if (key == "cc_minor") c.number(v, key, d.cc_minor);
-  else if (key == "sm_count") c.number(v, key, d.sm_count);
-  else if (key == "warp_size") c.number(v, key, d.warp_size);
-  else if (key == "max_threads_per_sm") c.number(v, key, d.max_threads_per_sm);
-  else if (key == "max_threads_per_block") c.number(v, key, d.max_threads_per_block);
-  else if (key == "max_blocks_per_sm") c.number(v, key, d.max_blocks_per_sm);
-  else if (key == "regs_per_sm") c.number(v, key, d.regs_per_sm);
-  else if (key == "regs_per_block") c.number(v, key, d.regs_per_block);
-  else if (key == "smem_per_sm_bytes") c.number(v, key, d.smem_per_sm_bytes);
-  else if (key == "smem_per_block_bytes") c.number(v, key, d.smem_per_block_bytes);
-  else if (key == "smem_per_block_optin_bytes") c.number(v, key, d.smem_per_block_optin_bytes);
-  else if (key == "smem_reserved_per_block_bytes") c.number(v, key, d.smem_reserved_per_block_bytes);
-  else if (key == "l2_bytes") c.number(v, key, d.l2_bytes);
-  else if (key == "global_mem_bytes") c.number(v, key, d.global_mem_bytes);
-  else if (key == "mem_bus_bits") c.number(v, key, d.mem_bus_bits);
-  else if (key == "clock_khz") c.number(v, key, d.clock_khz);
-  else if (key == "mem_clock_khz") c.number(v, key, d.mem_clock_khz);
+void deviceField(std::string_view key, od::value& v, RecordContext& c, DeviceInfo& out) {
+  if (false) {
+  }
+  GFL_FIELDS_DeviceInfo(GFL_READ_MEMBER_)
 }
 
 void parseDevice(od::object& obj, RecordContext& c, DeviceInfo& d) {
@@ -71,6 +62,20 @@ void parseDevices(od::value& v, RecordContext& c, std::vector<DeviceInfo>& out) 
 }
 
 }  // namespace
+
+// The records whose fields are read exactly as their table lists them: each key to its member by the member's
+// type, unknown keys skipped, then the first Required field that is missing (in table order) reported. The
+// others are hand-written where the wire form is not the members' values as such (see ndjson_format.cpp).
+#define GFL_PARSE_RECORD_(T, fn)                                                       \
+  void fn(od::object& obj, RecordContext& c, T& out) {                                 \
+    GFL_FIELDS_##T(GFL_HAVE_FIELD_)                                                    \
+    forEachField(obj, c, [&](std::string_view key, od::value& v) {                     \
+      if (false) {                                                                     \
+      }                                                                                \
+      GFL_FIELDS_##T(GFL_READ_FIELD_)                                                  \
+    });                                                                                \
+    c.require({GFL_FIELDS_##T(GFL_REQUIRE_FIELD_)});                                   \
+  }
 
 void parseSessionStart(od::object& obj, RecordContext& c, SessionStart& out) {
   bool id = false, start = false, unix_start = false;
@@ -102,32 +107,9 @@ void parseDeviceEvent(od::object& obj, RecordContext& c, DeviceEvent& out) {
   c.require({{"id", id}});
 }
 
-void parseSessionEnd(od::object& obj, RecordContext& c, SessionEnd& out) {
-  bool end = false;
-  forEachField(obj, c, [&](std::string_view key, od::value& v) {
-    if (key == "end_ns") end = c.number(v, key, out.end_ns);
-    else if (key == "kernels") c.number(v, key, out.kernels);
-    else if (key == "memcpys") c.number(v, key, out.memcpys);
-    else if (key == "scopes") c.number(v, key, out.scopes);
-    else if (key == "dropped") c.numberMap(v, key, out.dropped);
-    else if (key == "overhead_ns") c.numberMap(v, key, out.overhead_ns);
-    else if (key == "cpu_time_ns") c.number(v, key, out.cpu_time_ns);
-    else if (key == "buffers") c.number(v, key, out.buffers);
-    else if (key == "bytes_written") c.number(v, key, out.bytes_written);
-  });
-  c.require({{"end_ns", end}});
-}
+GFL_PARSE_RECORD_(SessionEnd, parseSessionEnd)
 
-void parseNote(od::object& obj, RecordContext& c, Note& out) {
-  bool feature = false, status = false;
-  forEachField(obj, c, [&](std::string_view key, od::value& v) {
-    if (key == "feature") feature = c.string(v, key, out.feature);
-    else if (key == "status") status = c.string(v, key, out.status);
-    else if (key == "reason") c.string(v, key, out.reason);
-    else if (key == "ts_ns") c.number(v, key, out.ts_ns);
-  });
-  c.require({{"feature", feature}, {"status", status}});
-}
+GFL_PARSE_RECORD_(Note, parseNote)
 
 void parseKernelDef(od::object& obj, RecordContext& c, KernelDef& out) {
   bool k = false, name = false, demangled = false;
@@ -165,142 +147,25 @@ void parseKernelDef(od::object& obj, RecordContext& c, KernelDef& out) {
   if (!demangled) out.demangled = out.name;
 }
 
-void parseStack(od::object& obj, RecordContext& c, StackDef& out) {
-  bool id = false, frames = false;
-  forEachField(obj, c, [&](std::string_view key, od::value& v) {
-    if (key == "id") id = c.number(v, key, out.id);
-    else if (key == "frames") frames = c.stringArray(v, key, out.frames);
-  });
-  c.require({{"id", id}, {"frames", frames}});
-}
+GFL_PARSE_RECORD_(StackDef, parseStack)
 
-void parseScopePath(od::object& obj, RecordContext& c, ScopePath& out) {
-  bool p = false, name = false;
-  forEachField(obj, c, [&](std::string_view key, od::value& v) {
-    if (key == "p") p = c.number(v, key, out.id);
-    else if (key == "parent") c.number(v, key, out.parent);
-    else if (key == "name") name = c.string(v, key, out.name);
-    else if (key == "depth") c.number(v, key, out.depth);
-  });
-  c.require({{"p", p}, {"name", name}});
-}
+GFL_PARSE_RECORD_(ScopePath, parseScopePath)
 
-void parseScopeBegin(od::object& obj, RecordContext& c, ScopeBegin& out) {
-  bool id = false, p = false, ts = false;
-  forEachField(obj, c, [&](std::string_view key, od::value& v) {
-    if (key == "id") id = c.number(v, key, out.id);
-    else if (key == "p") p = c.number(v, key, out.path);
-    else if (key == "ts_ns") ts = c.number(v, key, out.ts_ns);
-    else if (key == "tid") c.number(v, key, out.tid);
-    else if (key == "name") c.string(v, key, out.name);
-    else if (key == "tag") c.string(v, key, out.tag);
-    else if (key == "depth") c.number(v, key, out.depth);
-  });
-  c.require({{"id", id}, {"p", p}, {"ts_ns", ts}});
-}
+GFL_PARSE_RECORD_(ScopeBegin, parseScopeBegin)
 
-void parseScopeEnd(od::object& obj, RecordContext& c, ScopeEnd& out) {
-  bool id = false, p = false, ts = false;
-  forEachField(obj, c, [&](std::string_view key, od::value& v) {
-    if (key == "id") id = c.number(v, key, out.id);
-    else if (key == "p") p = c.number(v, key, out.path);
-    else if (key == "ts_ns") ts = c.number(v, key, out.ts_ns);
-    else if (key == "tid") c.number(v, key, out.tid);
-  });
-  c.require({{"id", id}, {"p", p}, {"ts_ns", ts}});
-}
+GFL_PARSE_RECORD_(ScopeEnd, parseScopeEnd)
 
-void parseGpuSample(od::object& obj, RecordContext& c, GpuSample& out) {
-  bool ts = false, gpu = false;
-  forEachField(obj, c, [&](std::string_view key, od::value& v) {
-    if (key == "ts_ns") ts = c.number(v, key, out.ts_ns);
-    else if (key == "gpu") gpu = c.number(v, key, out.gpu);
-    else if (key == "util_gpu") c.number(v, key, out.util_gpu);
-    else if (key == "util_mem") c.number(v, key, out.util_mem);
-    else if (key == "mem_used_bytes") c.number(v, key, out.mem_used_bytes);
-    else if (key == "mem_total_bytes") c.number(v, key, out.mem_total_bytes);
-    else if (key == "temp_c") c.number(v, key, out.temp_c);
-    else if (key == "power_mw") c.number(v, key, out.power_mw);
-    else if (key == "power_limit_mw") c.number(v, key, out.power_limit_mw);
-    else if (key == "energy_mj") c.number(v, key, out.energy_mj);
-    else if (key == "clk_sm") c.number(v, key, out.clk_sm);
-    else if (key == "clk_mem") c.number(v, key, out.clk_mem);
-    else if (key == "clk_gfx") c.number(v, key, out.clk_gfx);
-    else if (key == "pcie_rx_kbps") c.number(v, key, out.pcie_rx_kbps);
-    else if (key == "pcie_tx_kbps") c.number(v, key, out.pcie_tx_kbps);
-    else if (key == "throttle") c.number(v, key, out.throttle);
-    else if (key == "throttle_reasons") c.stringArray(v, key, out.throttle_reasons);
-  });
-  c.require({{"ts_ns", ts}, {"gpu", gpu}});
-}
+GFL_PARSE_RECORD_(GpuSample, parseGpuSample)
 
-void parseHostSample(od::object& obj, RecordContext& c, HostSample& out) {
-  bool ts = false;
-  forEachField(obj, c, [&](std::string_view key, od::value& v) {
-    if (key == "ts_ns") ts = c.number(v, key, out.ts_ns);
-    else if (key == "cpu_pct") c.number(v, key, out.cpu_pct);
-    else if (key == "proc_cpu_pct") c.number(v, key, out.proc_cpu_pct);
-    else if (key == "ram_used_bytes") c.number(v, key, out.ram_used_bytes);
-    else if (key == "ram_total_bytes") c.number(v, key, out.ram_total_bytes);
-    else if (key == "proc_rss_bytes") c.number(v, key, out.proc_rss_bytes);
-  });
-  c.require({{"ts_ns", ts}});
-}
+GFL_PARSE_RECORD_(HostSample, parseHostSample)
 
-void parseSassMetric(od::object& obj, RecordContext& c, SassMetric& out) {
-  bool func = false, pc = false;
-  forEachField(obj, c, [&](std::string_view key, od::value& v) {
-    if (key == "func") func = c.string(v, key, out.func);
-    else if (key == "pc") pc = c.number(v, key, out.pc);
-    else if (key == "launches") c.number(v, key, out.launches);
-    else if (key == "inst_executed") c.number(v, key, out.inst_executed);
-    else if (key == "thread_inst_executed") c.number(v, key, out.thread_inst_executed);
-    else if (key == "sectors_global") c.number(v, key, out.sectors_global);
-    else if (key == "sectors_global_ideal") c.number(v, key, out.sectors_global_ideal);
-    else if (key == "sass") c.string(v, key, out.sass);
-    else if (key == "source") c.string(v, key, out.source);
-  });
-  c.require({{"func", func}, {"pc", pc}});
-}
+GFL_PARSE_RECORD_(SassMetric, parseSassMetric)
 
-void parsePcSample(od::object& obj, RecordContext& c, PcSample& out) {
-  bool func = false, pc = false, stall = false, count = false;
-  forEachField(obj, c, [&](std::string_view key, od::value& v) {
-    if (key == "func") func = c.string(v, key, out.func);
-    else if (key == "pc") pc = c.number(v, key, out.pc);
-    else if (key == "stall") stall = c.string(v, key, out.stall);
-    else if (key == "count") count = c.number(v, key, out.count);
-    else if (key == "sass") c.string(v, key, out.sass);
-    else if (key == "source") c.string(v, key, out.source);
-    else if (key == "patched") c.boolean(v, key, out.patched);
-  });
-  c.require({{"func", func}, {"pc", pc}, {"stall", stall}, {"count", count}});
-}
+GFL_PARSE_RECORD_(PcSample, parsePcSample)
 
-void parseRangeCounters(od::object& obj, RecordContext& c, RangeCounters& out) {
-  bool range = false, metrics = false;
-  forEachField(obj, c, [&](std::string_view key, od::value& v) {
-    if (key == "range") range = c.string(v, key, out.range);
-    else if (key == "kernel") c.string(v, key, out.kernel);
-    else if (key == "p") c.number(v, key, out.path);
-    else if (key == "metrics") metrics = c.numberMap(v, key, out.metrics);
-  });
-  c.require({{"range", range}, {"metrics", metrics}});
-}
+GFL_PARSE_RECORD_(RangeCounters, parseRangeCounters)
 
-void parseBenchmark(od::object& obj, RecordContext& c, BenchmarkResult& out) {
-  bool name = false, median = false;
-  forEachField(obj, c, [&](std::string_view key, od::value& v) {
-    if (key == "name") name = c.string(v, key, out.name);
-    else if (key == "median_ns") median = c.number(v, key, out.median_ns);
-    else if (key == "shape") c.string(v, key, out.shape);
-    else if (key == "iterations") c.number(v, key, out.iterations);
-    else if (key == "min_ns") c.number(v, key, out.min_ns);
-    else if (key == "max_ns") c.number(v, key, out.max_ns);
-    else if (key == "mean_ns") c.number(v, key, out.mean_ns);
-  });
-  c.require({{"name", name}, {"median_ns", median}});
-}
+GFL_PARSE_RECORD_(BenchmarkResult, parseBenchmark)
 
 void parseSyncEvent(od::object& obj, RecordContext& c, SyncEvent& out) {
   bool start = false, have_dur = false;

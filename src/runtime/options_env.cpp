@@ -37,25 +37,7 @@ EnvLookup processEnvironment() {
   return [](const char* name) -> const char* { return std::getenv(name); };
 }
 
-const char* profilingEngineName(ProfilingEngine engine) {
-  return engineName(toEngine(engine));
-}
-
-Engine toEngine(ProfilingEngine engine) {
-  switch (engine) {
-    case ProfilingEngine::None:
-      return Engine::None;
-    case ProfilingEngine::PcSampling:
-      return Engine::PcSampling;
-    case ProfilingEngine::SassMetrics:
-      return Engine::SassMetrics;
-    case ProfilingEngine::PcSamplingWithSass:
-      return Engine::PcSamplingWithSass;
-    case ProfilingEngine::RangeProfiler:
-      return Engine::RangeProfiler;
-  }
-  return Engine::None;
-}
+const char* profilingEngineName(ProfilingEngine engine) { return engineName(engine); }
 
 std::optional<bool> parseBool(std::string_view text) {
   const std::string t = lowerAlnum(trim(text));

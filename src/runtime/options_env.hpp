@@ -56,7 +56,6 @@ void resolveOptions(InitOptions& options, std::vector<OptionIssue>* issues);
 // session_start.options: option name -> JSON text of its value.
 std::map<std::string, std::string> optionsJson(const InitOptions& options);
 
-Engine toEngine(ProfilingEngine engine);
 const char* profilingEngineName(ProfilingEngine engine);
 
 // Parsers (exposed for tests).

@@ -174,7 +174,7 @@ TEST(OptionsEnvTest, OptionsJsonIsJsonText) {
   EXPECT_EQ(m.at("sampling_auto_start"), "true");
   EXPECT_EQ(m.at("system_sample_rate_ms"), "100");
   EXPECT_EQ(m.count("rotate_bytes"), 1u);
-  EXPECT_EQ(toEngine(ProfilingEngine::RangeProfiler), Engine::RangeProfiler);
+  EXPECT_STREQ(profilingEngineName(ProfilingEngine::RangeProfiler), "RangeProfiler");
 }
 
 }  // namespace

@@ -98,7 +98,7 @@ bool Session::open(std::string* error) {
   start_.pid = getpid();
   start_.host = hostName();
   start_.version = kVersion;
-  start_.engine = toEngine(o.profiling_engine);
+  start_.engine = o.profiling_engine;
   start_.options = optionsJson(o);
   start_.start_unix_ns = core::unixNs();
   start_.start_ns = core::monotonicNs();

@@ -28,7 +28,7 @@ echo "== install $BUILD -> $PREFIX"
 "$CMAKE" --install "$BUILD" --prefix "$PREFIX" ${CONFIG:+--config "$CONFIG"} >"$TMP/install.log" || { cat "$TMP/install.log"; fail "install"; }
 
 for f in lib/libgpufl.so lib/libgpufl.so.0 lib/libgpufl_inject.so bin/gpufl include/gpufl/gpufl.hpp \
-         include/gpufl/version.hpp lib/cmake/gpufl/gpuflConfig.cmake lib/cmake/gpufl/gpuflConfigVersion.cmake \
+         include/gpufl/version.hpp include/gpufl/profiling_engine.hpp lib/cmake/gpufl/gpuflConfig.cmake lib/cmake/gpufl/gpuflConfigVersion.cmake \
          lib/cmake/gpufl/gpuflTargets.cmake; do
   [ -e "$PREFIX/$f" ] || fail "not installed: $f"
 done

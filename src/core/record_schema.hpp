@@ -1,0 +1,421 @@
+// The field tables of the log format: every record type, and every field of it, described once.
+//
+// One X-macro per type lists its fields in the order the writer puts them on the line:
+//   X(member, "json key", presence, "unit")
+// - member: the field of the struct in events.hpp. The structs stay the one definition of the
+//   types; each table is checked against its struct below (same number of fields, and every row
+//   names a real member).
+// - json key: its key on the wire (docs/log-format.md).
+// - presence: Required (a reader rejects the record without it; always written), Optional (a
+//   reader accepts the record without it; written always, or when set for a std::optional),
+//   OmitDefault (optional, and written only when not empty / zero / false).
+// - unit: "ns", "bytes", "%", ... or "" (a count, an id, a name).
+// The C++ type, and from it the kind of JSON value, comes from the member's declaration.
+//
+// Generated from the tables: the writer and parser of the simple records (src/log), the
+// round-trip test over every field of every record (src/log/schema_roundtrip_test.cpp), and the
+// checks that docs/log-format.md and the fuzz dictionary name every key (record_schema_test.cpp).
+// Rows whose wire form is not the member's value as such (a duration written for an end time, a
+// flag carried by the record type) are marked in a comment; their record's writer and parser are
+// hand-written.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "core/events.hpp"
+
+namespace gpufl::schema {
+
+enum class Presence { Required, Optional, OmitDefault };
+
+// The kind of JSON value a field is written as.
+enum class Kind {
+  Int,
+  UInt,
+  Double,
+  Bool,
+  String,
+  Enum,
+  Dim3,
+  StringList,
+  NumberMap,
+  JsonMap,
+  Object,
+  ObjectList
+};
+
+// clang-format off
+// ---- nested objects (not records) ----
+#define GFL_FIELDS_DeviceInfo(X)                                             \
+  X(id, "id", Optional, "")                                                  \
+  X(name, "name", Optional, "")                                              \
+  X(uuid, "uuid", Optional, "")                                              \
+  X(cc_major, "cc_major", Optional, "")                                      \
+  X(cc_minor, "cc_minor", Optional, "")                                      \
+  X(sm_count, "sm_count", Optional, "")                                      \
+  X(warp_size, "warp_size", Optional, "threads")                             \
+  X(max_threads_per_sm, "max_threads_per_sm", Optional, "threads")           \
+  X(max_threads_per_block, "max_threads_per_block", Optional, "threads")     \
+  X(max_blocks_per_sm, "max_blocks_per_sm", Optional, "blocks")              \
+  X(regs_per_sm, "regs_per_sm", Optional, "registers")                       \
+  X(regs_per_block, "regs_per_block", Optional, "registers")                 \
+  X(smem_per_sm_bytes, "smem_per_sm_bytes", Optional, "bytes")               \
+  X(smem_per_block_bytes, "smem_per_block_bytes", Optional, "bytes")         \
+  X(smem_per_block_optin_bytes, "smem_per_block_optin_bytes", Optional, "bytes") \
+  X(smem_reserved_per_block_bytes, "smem_reserved_per_block_bytes", Optional, "bytes") \
+  X(l2_bytes, "l2_bytes", Optional, "bytes")                                 \
+  X(global_mem_bytes, "global_mem_bytes", Optional, "bytes")                 \
+  X(mem_bus_bits, "mem_bus_bits", Optional, "bits")                          \
+  X(clock_khz, "clock_khz", Optional, "kHz")                                 \
+  X(mem_clock_khz, "mem_clock_khz", Optional, "kHz")
+
+// Flattened into kernel_def (present when any of its keys is).
+#define GFL_FIELDS_Occupancy(X)                                              \
+  X(occupancy, "occupancy", Optional, "fraction")                            \
+  X(reg_occupancy, "reg_occupancy", Optional, "fraction")                    \
+  X(smem_occupancy, "smem_occupancy", Optional, "fraction")                  \
+  X(warp_occupancy, "warp_occupancy", Optional, "fraction")                  \
+  X(block_occupancy, "block_occupancy", Optional, "fraction")                \
+  X(limiting, "limiting_resource", Optional, "")                             \
+  X(max_active_blocks, "max_active_blocks", Optional, "blocks")
+
+// ---- records ----
+#define GFL_FIELDS_SessionStart(X)                                           \
+  X(schema, "schema", Optional, "")                                          \
+  X(session_id, "session_id", Required, "")                                  \
+  X(app, "app", Optional, "")                                                \
+  X(pid, "pid", Optional, "")                                                \
+  X(host, "host", Optional, "")                                              \
+  X(version, "version", Optional, "")                                        \
+  X(engine, "engine", Optional, "")                                          \
+  X(start_ns, "start_ns", Required, "ns")                                    \
+  X(start_unix_ns, "start_unix_ns", Required, "ns")                          \
+  X(options, "options", Optional, "")                                        \
+  X(devices, "devices", Optional, "") /* device channel only */
+
+#define GFL_FIELDS_SessionEnd(X)                                             \
+  X(end_ns, "end_ns", Required, "ns")                                        \
+  X(kernels, "kernels", Optional, "")                                        \
+  X(memcpys, "memcpys", Optional, "")                                        \
+  X(scopes, "scopes", Optional, "")                                          \
+  X(dropped, "dropped", Optional, "records")                                 \
+  X(overhead_ns, "overhead_ns", Optional, "ns")                              \
+  X(cpu_time_ns, "cpu_time_ns", Optional, "ns")                              \
+  X(buffers, "buffers", Optional, "")                                        \
+  X(bytes_written, "bytes_written", Optional, "bytes")
+
+// The device's fields are flattened into the record; `id` is required there.
+#define GFL_FIELDS_DeviceEvent(X)                                            \
+  X(device, "device", Required, "")
+
+#define GFL_FIELDS_Note(X)                                                   \
+  X(ts_ns, "ts_ns", Optional, "ns")                                          \
+  X(feature, "feature", Required, "")                                        \
+  X(status, "status", Required, "")                                          \
+  X(reason, "reason", Optional, "")
+
+#define GFL_FIELDS_KernelDef(X)                                              \
+  X(id, "k", Required, "")                                                   \
+  X(name, "name", Required, "")                                              \
+  X(demangled, "demangled", Optional, "") /* read as `name` when absent */   \
+  X(device, "device", Optional, "")                                          \
+  X(context, "context", Optional, "")                                        \
+  X(grid, "grid", Optional, "blocks")                                        \
+  X(block, "block", Optional, "threads")                                     \
+  X(num_regs, "num_regs", Optional, "registers")                             \
+  X(static_shared_bytes, "static_shared_bytes", Optional, "bytes")           \
+  X(dyn_shared_bytes, "dyn_shared_bytes", Optional, "bytes")                 \
+  X(local_bytes, "local_bytes", Optional, "bytes")                           \
+  X(occupancy, "occupancy", Optional, "") /* flattened: Occupancy's keys */  \
+  X(waves, "waves", Optional, "")
+
+// Hand-written writer and parser (delta encoding, ndjson_format.cpp): start_ns/corr are absolute or given as
+// dt_ns/dcorr, end_ns travels as dur_ns.
+#define GFL_FIELDS_KernelEvent(X)                                            \
+  X(end_ns, "dur_ns", Required, "ns") /* end_ns - start_ns */                \
+  X(def_id, "k", Required, "")                                               \
+  X(stream, "stream", Optional, "")                                          \
+  X(scope_path, "scope", Optional, "")                                       \
+  X(stack_id, "stack", OmitDefault, "")                                      \
+  X(graph_id, "graph", OmitDefault, "")                                      \
+  X(instrumented, "instr", OmitDefault, "")                                  \
+  X(correlation_id, "corr", Required, "") /* or dcorr */                     \
+  X(start_ns, "start_ns", Required, "ns") /* or dt_ns */
+
+// memcpy_event, or memset_event when is_memset (then without kind).
+#define GFL_FIELDS_MemcpyEvent(X)                                            \
+  X(is_memset, "type", Required, "") /* memcpy_event or memset_event */      \
+  X(correlation_id, "corr", Optional, "")                                    \
+  X(start_ns, "start_ns", Required, "ns")                                    \
+  X(kind, "kind", Optional, "")                                              \
+  X(bytes, "bytes", Required, "bytes")                                       \
+  X(device, "device", Optional, "")                                          \
+  X(stream, "stream", Optional, "")                                          \
+  X(scope_path, "scope", Optional, "")                                       \
+  X(src_kind, "src_kind", OmitDefault, "")                                   \
+  X(dst_kind, "dst_kind", OmitDefault, "")                                   \
+  X(value, "value", Optional, "")                                            \
+  X(end_ns, "dur_ns", Required, "ns") /* end_ns - start_ns */
+
+#define GFL_FIELDS_SyncEvent(X)                                              \
+  X(correlation_id, "corr", Optional, "")                                    \
+  X(start_ns, "start_ns", Required, "ns")                                    \
+  X(kind, "kind", Optional, "")                                              \
+  X(stream, "stream", OmitDefault, "")                                       \
+  X(scope_path, "scope", OmitDefault, "")                                    \
+  X(end_ns, "dur_ns", Required, "ns") /* end_ns - start_ns */
+
+#define GFL_FIELDS_MemoryEvent(X)                                            \
+  X(correlation_id, "corr", Optional, "")                                    \
+  X(ts_ns, "ts_ns", Required, "ns")                                          \
+  X(is_free, "op", Required, "") /* "alloc" or "free" */                     \
+  X(bytes, "bytes", Required, "bytes")                                       \
+  X(address, "address", Optional, "")                                        \
+  X(device, "device", Optional, "")                                          \
+  X(memory_kind, "kind", OmitDefault, "")                                    \
+  X(stream, "stream", OmitDefault, "")                                       \
+  X(scope_path, "scope", OmitDefault, "")
+
+#define GFL_FIELDS_StackDef(X)                                               \
+  X(id, "id", Required, "")                                                  \
+  X(frames, "frames", Required, "")
+
+#define GFL_FIELDS_ScopePath(X)                                              \
+  X(id, "p", Required, "")                                                   \
+  X(parent, "parent", Optional, "")                                          \
+  X(name, "name", Required, "")                                              \
+  X(depth, "depth", Optional, "")
+
+// Order measured like kernel_event's (ndjson_format.cpp): the instance id and time first, the path's constant
+// fields last.
+#define GFL_FIELDS_ScopeBegin(X)                                             \
+  X(id, "id", Required, "")                                                  \
+  X(tid, "tid", Optional, "")                                                \
+  X(ts_ns, "ts_ns", Required, "ns")                                          \
+  X(path, "p", Required, "")                                                 \
+  X(name, "name", Optional, "")                                              \
+  X(tag, "tag", Optional, "")                                                \
+  X(depth, "depth", Optional, "")
+
+#define GFL_FIELDS_ScopeEnd(X)                                               \
+  X(id, "id", Required, "")                                                  \
+  X(tid, "tid", Optional, "")                                                \
+  X(ts_ns, "ts_ns", Required, "ns")                                          \
+  X(path, "p", Required, "")
+
+// throttle_reasons is written when throttle is set or the list is not empty (hand-written writer).
+#define GFL_FIELDS_GpuSample(X)                                              \
+  X(gpu, "gpu", Required, "")                                                \
+  X(ts_ns, "ts_ns", Required, "ns")                                          \
+  X(util_gpu, "util_gpu", Optional, "%")                                     \
+  X(util_mem, "util_mem", Optional, "%")                                     \
+  X(mem_used_bytes, "mem_used_bytes", Optional, "bytes")                     \
+  X(mem_total_bytes, "mem_total_bytes", Optional, "bytes")                   \
+  X(temp_c, "temp_c", Optional, "C")                                         \
+  X(power_mw, "power_mw", Optional, "mW")                                    \
+  X(power_limit_mw, "power_limit_mw", Optional, "mW")                        \
+  X(energy_mj, "energy_mj", Optional, "mJ")                                  \
+  X(clk_sm, "clk_sm", Optional, "MHz")                                       \
+  X(clk_mem, "clk_mem", Optional, "MHz")                                     \
+  X(clk_gfx, "clk_gfx", Optional, "MHz")                                     \
+  X(pcie_rx_kbps, "pcie_rx_kbps", Optional, "kB/s")                          \
+  X(pcie_tx_kbps, "pcie_tx_kbps", Optional, "kB/s")                          \
+  X(throttle, "throttle", Optional, "")                                      \
+  X(throttle_reasons, "throttle_reasons", Optional, "")
+
+#define GFL_FIELDS_HostSample(X)                                             \
+  X(ts_ns, "ts_ns", Required, "ns")                                          \
+  X(cpu_pct, "cpu_pct", Optional, "%")                                       \
+  X(proc_cpu_pct, "proc_cpu_pct", Optional, "%")                             \
+  X(ram_used_bytes, "ram_used_bytes", Optional, "bytes")                     \
+  X(ram_total_bytes, "ram_total_bytes", Optional, "bytes")                   \
+  X(proc_rss_bytes, "proc_rss_bytes", Optional, "bytes")
+
+#define GFL_FIELDS_SassMetric(X)                                             \
+  X(func, "func", Required, "")                                              \
+  X(pc, "pc", Required, "")                                                  \
+  X(launches, "launches", Optional, "")                                      \
+  X(inst_executed, "inst_executed", Optional, "instructions")                \
+  X(thread_inst_executed, "thread_inst_executed", Optional, "instructions")  \
+  X(sectors_global, "sectors_global", Optional, "sectors")                   \
+  X(sectors_global_ideal, "sectors_global_ideal", Optional, "sectors")       \
+  X(sass, "sass", OmitDefault, "")                                           \
+  X(source, "source", OmitDefault, "")
+
+#define GFL_FIELDS_PcSample(X)                                               \
+  X(func, "func", Required, "")                                              \
+  X(pc, "pc", Required, "")                                                  \
+  X(stall, "stall", Required, "")                                            \
+  X(count, "count", Required, "samples")                                     \
+  X(sass, "sass", OmitDefault, "")                                           \
+  X(source, "source", OmitDefault, "")                                       \
+  X(patched, "patched", OmitDefault, "")
+
+#define GFL_FIELDS_RangeCounters(X)                                          \
+  X(range, "range", Required, "")                                            \
+  X(kernel, "kernel", OmitDefault, "")                                       \
+  X(path, "p", OmitDefault, "")                                              \
+  X(metrics, "metrics", Required, "")
+
+#define GFL_FIELDS_BenchmarkResult(X)                                        \
+  X(name, "name", Required, "")                                              \
+  X(shape, "shape", OmitDefault, "")                                         \
+  X(iterations, "iterations", Optional, "")                                  \
+  X(median_ns, "median_ns", Required, "ns")                                  \
+  X(min_ns, "min_ns", Optional, "ns")                                        \
+  X(max_ns, "max_ns", Optional, "ns")                                        \
+  X(mean_ns, "mean_ns", Optional, "ns")
+
+// Every record type: R(struct, "type", "channel"). Channel "all": written to every channel.
+#define GFL_RECORDS(R)                                                       \
+  R(SessionStart, "session_start", "all")                                    \
+  R(SessionEnd, "session_end", "all")                                        \
+  R(DeviceEvent, "device", "device")                                         \
+  R(Note, "note", "device")                                                  \
+  R(KernelDef, "kernel_def", "device")                                       \
+  R(KernelEvent, "kernel_event", "device")                                   \
+  R(MemcpyEvent, "memcpy_event", "device")                                   \
+  R(SyncEvent, "sync_event", "device")                                       \
+  R(MemoryEvent, "memory_event", "device")                                   \
+  R(StackDef, "stack", "device")                                             \
+  R(ScopePath, "scope_path", "scope")                                        \
+  R(ScopeBegin, "scope_begin", "scope")                                      \
+  R(ScopeEnd, "scope_end", "scope")                                          \
+  R(GpuSample, "system_sample", "system")                                    \
+  R(HostSample, "host_sample", "system")                                     \
+  R(SassMetric, "sass_metric", "device")                                     \
+  R(PcSample, "pc_sample", "device")                                         \
+  R(RangeCounters, "range_counters", "scope")                                \
+  R(BenchmarkResult, "benchmark", "device")
+// clang-format on
+
+struct FieldInfo {
+  std::string_view member;
+  std::string_view key;
+  Presence presence;
+  std::string_view unit;
+  Kind kind;
+};
+
+template <typename T>
+struct Schema;  // specialised below for every record and nested object
+
+namespace detail {
+
+template <typename T>
+struct IsOptional : std::false_type {};
+template <typename T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+template <typename T>
+struct IsMap : std::false_type {};
+template <typename V>
+struct IsMap<std::map<std::string, V>> : std::true_type {};
+template <typename T>
+struct IsVector : std::false_type {};
+template <typename V>
+struct IsVector<std::vector<V>> : std::true_type {};
+
+// Number of fields of an aggregate (brace initialisation with as many convertible-to-anything
+// values as it takes): lets a table be checked against its struct.
+struct Any {
+  template <typename U>
+  operator U()
+      const;  // NOLINT(google-explicit-constructor): never called, only for overload resolution
+};
+template <typename T, typename... A>
+constexpr size_t memberCount() {
+  if constexpr (requires { T{A{}..., Any{}}; })
+    return memberCount<T, A..., Any>();
+  else
+    return sizeof...(A);
+}
+
+}  // namespace detail
+
+template <typename T>
+constexpr Kind kindOf() {
+  using detail::IsMap, detail::IsOptional, detail::IsVector;
+  if constexpr (IsOptional<T>::value)
+    return kindOf<typename T::value_type>();
+  else if constexpr (std::is_same_v<T, bool>)
+    return Kind::Bool;
+  else if constexpr (std::is_enum_v<T>)
+    return Kind::Enum;
+  else if constexpr (std::is_floating_point_v<T>)
+    return Kind::Double;
+  else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
+    return Kind::Int;
+  else if constexpr (std::is_integral_v<T>)
+    return Kind::UInt;
+  else if constexpr (std::is_same_v<T, std::string>)
+    return Kind::String;
+  else if constexpr (std::is_same_v<T, Dim3>)
+    return Kind::Dim3;
+  else if constexpr (std::is_same_v<T, std::vector<std::string>>)
+    return Kind::StringList;
+  else if constexpr (std::is_same_v<T, std::map<std::string, std::string>>)
+    return Kind::JsonMap;
+  else if constexpr (IsMap<T>::value)
+    return Kind::NumberMap;
+  else if constexpr (IsVector<T>::value)
+    return Kind::ObjectList;
+  else
+    return Kind::Object;
+}
+
+#define GFL_SCHEMA_ROW_(member, key, presence, unit) \
+  FieldInfo{#member, key, Presence::presence, unit, kindOf<decltype(Type::member)>()},
+#define GFL_SCHEMA_VISIT_(member, key, presence, unit) f(fields[i++], e.member);
+#define GFL_SCHEMA_VISIT2_(member, key, presence, unit) f(fields[i++], a.member, b.member);
+#define GFL_SCHEMA_DEFINE_(T, type_, channel_)                                             \
+  template <>                                                                              \
+  struct Schema<T> {                                                                       \
+    using Type = T;                                                                        \
+    static constexpr std::string_view type = type_;                                        \
+    static constexpr std::string_view channel = channel_;                                  \
+    static constexpr FieldInfo fields[] = {GFL_FIELDS_##T(GFL_SCHEMA_ROW_)};               \
+    /* Calls f(const FieldInfo&, member) for every row, in table order. */                 \
+    template <typename E, typename F>                                                      \
+    static void forEach(E& e, F&& f) {                                                     \
+      size_t i = 0;                                                                        \
+      GFL_FIELDS_##T(GFL_SCHEMA_VISIT_)                                                    \
+    }                                                                                      \
+    /* Calls f(const FieldInfo&, member of a, member of b) for every row (comparisons). */ \
+    template <typename E, typename F>                                                      \
+    static void forEachPair(E& a, E& b, F&& f) {                                           \
+      size_t i = 0;                                                                        \
+      GFL_FIELDS_##T(GFL_SCHEMA_VISIT2_)                                                   \
+    }                                                                                      \
+  };
+#define GFL_SCHEMA_RECORD_(T, type_, channel_) GFL_SCHEMA_DEFINE_(T, type_, channel_)
+
+GFL_SCHEMA_DEFINE_(DeviceInfo, "", "")
+GFL_SCHEMA_DEFINE_(Occupancy, "", "")
+GFL_RECORDS(GFL_SCHEMA_RECORD_)
+
+#define GFL_SCHEMA_CALL_(T, type_, channel_) f.template operator()<T>();
+// Calls f.template operator()<T>() for every record type T, in table order
+// (f: a lambda []<typename T>() {...}).
+template <typename F>
+void forEachRecordType(F&& f) {
+  GFL_RECORDS(GFL_SCHEMA_CALL_)
+}
+#undef GFL_SCHEMA_CALL_
+
+// Each table lists every field of its struct: records have `sid` besides their table's rows.
+#define GFL_SCHEMA_CHECK_(T, type_, channel_)                                 \
+  static_assert(detail::memberCount<T>() == std::size(Schema<T>::fields) + 1, \
+                "the field table of " #T " does not list every field of the struct");
+GFL_RECORDS(GFL_SCHEMA_CHECK_)
+static_assert(detail::memberCount<DeviceInfo>() == std::size(Schema<DeviceInfo>::fields));
+static_assert(detail::memberCount<Occupancy>() == std::size(Schema<Occupancy>::fields));
+#undef GFL_SCHEMA_CHECK_
+
+}  // namespace gpufl::schema
