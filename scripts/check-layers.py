@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Fails on an #include that points up a layer (docs: DESIGN.md section 2, "Dependencies point down").
+
+Every `#include "<folder>/..."` under src/, apps/ and python/src is checked against the folders the including
+file's layer may use. Includes whose first path component is not a layer folder (the public "gpufl/..." headers,
+a file of the same folder, third-party headers) are not checked.
+
+Usage: check-layers.py [repo root]   (default: the parent of this script's folder). Exit 1 on a violation.
+"""
+import os
+import re
+import sys
+
+# Layer of a source folder -> the layer folders its files may include (besides its own).
+ALLOWED = {
+    "core": set(),
+    "log": {"core"},
+    "report": {"core", "log"},
+    "cuda": {"core"},
+    "nvml": {"core"},
+    "host": {"core"},
+    "runtime": {"core", "log", "report", "cuda", "nvml", "host"},
+    "inject": {"core", "log", "report", "cuda", "nvml", "host", "runtime"},
+    "apps": {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject"},
+    "python": {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject"},
+}
+LAYER_FOLDERS = {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject"}
+SOURCE_EXT = (".hpp", ".h", ".cpp", ".cc", ".cu", ".cuh", ".inc", ".in")
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"/]+)/[^"]*"')
+
+
+def layer_of(rel):
+    parts = rel.split("/")
+    if parts[0] == "src" and len(parts) > 2:
+        return parts[1]
+    if parts[0] == "apps":
+        return "apps"
+    if parts[0] == "python" and len(parts) > 2 and parts[1] == "src":
+        return "python"
+    return None
+
+
+def main():
+    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
+                           os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    violations = []
+    checked = 0
+    for top in ("src", "apps", os.path.join("python", "src")):
+        for dirpath, _, files in os.walk(os.path.join(root, top)):
+            for name in sorted(files):
+                if not name.endswith(SOURCE_EXT):
+                    continue
+                path = os.path.join(dirpath, name)
+                rel = os.path.relpath(path, root).replace(os.sep, "/")
+                layer = layer_of(rel)
+                if layer is None:
+                    continue
+                if layer not in ALLOWED:
+                    violations.append(f"{rel}: folder '{layer}' has no layer in scripts/check-layers.py")
+                    continue
+                checked += 1
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    for lineno, line in enumerate(f, 1):
+                        m = INCLUDE.match(line)
+                        if not m:
+                            continue
+                        target = m.group(1)
+                        if target not in LAYER_FOLDERS or target == layer:
+                            continue
+                        if target not in ALLOWED[layer]:
+                            violations.append(f"{rel}:{lineno}: {layer} includes {target} (upward or sideways): "
+                                              f"{line.strip()}")
+    for v in violations:
+        print(v)
+    if violations:
+        print(f"check-layers: {len(violations)} include(s) cross a layer the wrong way "
+              f"(allowed: see ALLOWED in scripts/check-layers.py)", file=sys.stderr)
+        return 1
+    print(f"check-layers: {checked} files, every include points down")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
