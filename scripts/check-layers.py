@@ -6,6 +6,7 @@ file's layer may use. Includes whose first path component is not a layer folder 
 a file of the same folder, third-party headers) are not checked.
 
 Usage: check-layers.py [repo root]   (default: the parent of this script's folder). Exit 1 on a violation.
+Run by CTest (gpufl_check_layers, tests/CMakeLists.txt).
 """
 import os
 import re

@@ -15,7 +15,7 @@ ProfilingEngine toProfilingEngine(Engine e) {
   return static_cast<ProfilingEngine>(static_cast<int>(e));
 }
 
-class CudaCollector final : public runtime::Collector {
+class CudaCollector final : public core::Collector {
  public:
   explicit CudaCollector(const InitOptions& options) : options_(options) {}
 
@@ -23,7 +23,7 @@ class CudaCollector final : public runtime::Collector {
   bool tracesGpu() const override { return true; }
   bool gpuProfiling() const override { return tracing_; }
 
-  bool start(runtime::SessionContext& ctx) override {
+  bool start(core::SessionContext& ctx) override {
     ctx_ = &ctx;
     tracer_.setKernelDetails(options_.enable_kernel_details);
     tracer_.setSyncEvents(options_.enable_sync_events);
@@ -138,7 +138,7 @@ class CudaCollector final : public runtime::Collector {
   }
 
   InitOptions options_;
-  runtime::SessionContext* ctx_ = nullptr;
+  core::SessionContext* ctx_ = nullptr;
   CuptiTracer tracer_;
   bool tracing_ = false;
   bool injected_ = false;
@@ -154,7 +154,7 @@ class CudaCollector final : public runtime::Collector {
 
 }  // namespace
 
-std::unique_ptr<runtime::Collector> makeCollector(const InitOptions& options) {
+std::unique_ptr<core::Collector> makeCollector(const InitOptions& options) {
   return std::make_unique<CudaCollector>(options);
 }
 

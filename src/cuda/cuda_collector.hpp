@@ -3,11 +3,11 @@
 
 #include <memory>
 
-#include "runtime/collector.hpp"
+#include "core/collector.hpp"
 
 namespace gpufl::cuda {
 
-// Registered with the runtime through GPUFL_COLLECTORS (src/cuda/tracer.cmake).
-std::unique_ptr<runtime::Collector> makeCollector(const InitOptions& options);
+// Registered by the runtime (src/runtime/builtin_collectors.cpp).
+std::unique_ptr<core::Collector> makeCollector(const InitOptions& options);
 
 }  // namespace gpufl::cuda

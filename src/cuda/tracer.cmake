@@ -15,8 +15,7 @@ include(${CMAKE_CURRENT_LIST_DIR}/deep.cmake OPTIONAL)
 if(TARGET gpufl_cuda_deep)
   target_link_libraries(gpufl_cuda PUBLIC gpufl_cuda_deep)
 endif()
-# The runtime links gpufl_cuda into libgpufl and registers this factory (see src/runtime/collector.hpp).
-set_property(GLOBAL APPEND PROPERTY GPUFL_COLLECTORS "gpufl_cuda|cuda/cuda_collector.hpp|gpufl::cuda::makeCollector")
+# The runtime links gpufl_cuda into libgpufl and registers its collector (src/runtime/builtin_collectors.cpp).
 
 gpufl_add_test(correlation_table_test ${CMAKE_CURRENT_LIST_DIR}/correlation_table_test.cpp LIBS gpufl_cuda)
 gpufl_add_test(engine_time_test ${CMAKE_CURRENT_LIST_DIR}/engine_time_test.cpp LIBS gpufl_cuda)

@@ -12,7 +12,7 @@
 
 #include "core/scope_stack.hpp"
 #include "gpufl/gpufl.hpp"
-#include "runtime/collector.hpp"
+#include "runtime/collector_registry.hpp"
 #include "runtime/options_env.hpp"
 #include "runtime/session.hpp"
 

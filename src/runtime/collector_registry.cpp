@@ -1,19 +1,15 @@
 #include <algorithm>
 #include <mutex>
 
-#include "runtime/collector.hpp"
+#include "runtime/collector_registry.hpp"
 
 namespace gpufl::runtime {
-
-// Generated from builtin_collectors.cpp.in: registers the factories backends declared in
-// GPUFL_COLLECTORS.
-void registerBuiltinCollectors(void (*add)(std::string, CollectorFactory));
 
 namespace {
 
 struct Registry {
   std::mutex mu;
-  std::vector<std::pair<std::string, CollectorFactory>> factories;
+  std::vector<std::pair<std::string, core::CollectorFactory>> factories;
 };
 
 Registry& registry() {
@@ -21,7 +17,7 @@ Registry& registry() {
   return *r;
 }
 
-void add(std::string name, CollectorFactory factory) {
+void add(std::string name, core::CollectorFactory factory) {
   Registry& r = registry();
   std::lock_guard lock(r.mu);
   auto it = std::find_if(r.factories.begin(), r.factories.end(),
@@ -40,7 +36,7 @@ void ensureBuiltins() {
 
 }  // namespace
 
-void registerCollectorFactory(std::string name, CollectorFactory factory) {
+void registerCollectorFactory(std::string name, core::CollectorFactory factory) {
   ensureBuiltins();
   add(std::move(name), std::move(factory));
 }
@@ -52,7 +48,7 @@ void unregisterCollectorFactory(const std::string& name) {
   std::erase_if(r.factories, [&](const auto& f) { return f.first == name; });
 }
 
-std::vector<std::pair<std::string, CollectorFactory>> collectorFactories() {
+std::vector<std::pair<std::string, core::CollectorFactory>> collectorFactories() {
   ensureBuiltins();
   Registry& r = registry();
   std::lock_guard lock(r.mu);

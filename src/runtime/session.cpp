@@ -46,7 +46,7 @@ void Session::forgetAfterFork() noexcept {
   session_active.store(false, std::memory_order_relaxed);
 }
 
-SessionContext::ClockFn Session::clock() const {
+core::SessionContext::ClockFn Session::clock() const {
   return &core::timestampCallback;
 }
 
@@ -132,7 +132,7 @@ bool Session::open(std::string* error) {
 void Session::startCollectors() {
   bool gpu_capable = false;
   for (auto& [name, factory] : config_.factories) {
-    std::unique_ptr<Collector> c;
+    std::unique_ptr<core::Collector> c;
     try {
       c = factory(config_.options);
     } catch (const std::exception& e) {
@@ -145,7 +145,7 @@ void Session::startCollectors() {
     collectors_.push_back(std::move(c));
   }
   for (size_t i = 0; i < collectors_.size(); ++i) {
-    Collector& c = *collectors_[i];
+    core::Collector& c = *collectors_[i];
     try {
       gpu_capable = gpu_capable || c.tracesGpu();
       const bool ok = c.start(*this);

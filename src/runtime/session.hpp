@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "core/events.hpp"
-#include "runtime/collector.hpp"
+#include "core/collector.hpp"
 #include "runtime/options_env.hpp"
 #include "runtime/session_sink.hpp"
 #include "runtime/writer_thread.hpp"
@@ -34,7 +34,7 @@ struct SessionConfig {
   InitOptions options;  // as used: env overrides applied, defaults resolved
   std::vector<OptionIssue>
       option_issues;  // written as notes (feature "options", status "degraded")
-  std::vector<std::pair<std::string, CollectorFactory>> factories;  // usually collectorFactories()
+  std::vector<std::pair<std::string, core::CollectorFactory>> factories;  // usually collectorFactories()
   EventVisitor* sink = nullptr;          // tests: events go here and no files are opened
   std::chrono::milliseconds period{50};  // writer round period
   std::chrono::milliseconds flush_period{1000};
@@ -43,7 +43,7 @@ struct SessionConfig {
   std::chrono::milliseconds compress_wait{1000};
 };
 
-class Session final : public SessionContext {
+class Session final : public core::SessionContext {
  public:
   // Never throws. nullptr with *error (one line naming the cause, e.g. the log path) when it cannot
   // record.
@@ -91,7 +91,7 @@ class Session final : public SessionContext {
   SessionEnd end_;
   std::unique_ptr<log::LogWriter> log_;
   std::unique_ptr<SessionSink> sink_;
-  std::vector<std::unique_ptr<Collector>> collectors_;
+  std::vector<std::unique_ptr<core::Collector>> collectors_;
   std::vector<std::string> collector_names_;
   WriterThread writer_;
   uint32_t generation_ = 0;

@@ -12,12 +12,15 @@
 
 #include "core/clock.hpp"
 #include "core/scope_stack.hpp"
-#include "runtime/event_queue.hpp"
+#include "core/event_queue.hpp"
 
 namespace gpufl::runtime {
 namespace {
 
 using namespace std::chrono_literals;
+using core::Collector;
+using core::EventQueue;
+using core::SessionContext;
 
 // Everything the session writes, in order, as "type" strings plus the events themselves.
 struct Capture : EventVisitor {

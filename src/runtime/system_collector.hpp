@@ -15,13 +15,13 @@
 #include <string>
 #include <variant>
 
+#include "core/collector.hpp"
+#include "core/event_queue.hpp"
 #include "host/host_sampler.hpp"
 #include "host/periodic_sampler.hpp"
 #include "nvml/nvml_sampler.hpp"
-#include "runtime/collector.hpp"
-#include "runtime/event_queue.hpp"
 
-namespace gpufl::host {
+namespace gpufl::runtime {
 
 struct SystemCollectorConfig {
   std::chrono::milliseconds period{100};
@@ -33,13 +33,13 @@ struct SystemCollectorConfig {
   size_t queue_capacity = 4096;
 };
 
-class SystemCollector final : public runtime::Collector {
+class SystemCollector final : public core::Collector {
  public:
   explicit SystemCollector(SystemCollectorConfig config);
   ~SystemCollector() override;
 
   std::string_view name() const override { return "system"; }
-  bool start(runtime::SessionContext& ctx) override;
+  bool start(core::SessionContext& ctx) override;
   void drain(EventVisitor& out) override;  // [writer thread]
   void stop() override;
   void finish(SessionEnd& end) override;
@@ -50,18 +50,18 @@ class SystemCollector final : public runtime::Collector {
   void tick(int64_t now_ns);  // [sampler thread]
 
   SystemCollectorConfig config_;
-  runtime::SessionContext* ctx_ = nullptr;
-  HostSampler host_;
+  core::SessionContext* ctx_ = nullptr;
+  host::HostSampler host_;
   std::unique_ptr<nvml::NvmlSampler> nvml_;
-  runtime::EventQueue<Item> queue_;
-  PeriodicSampler sampler_;
+  core::EventQueue<Item> queue_;
+  host::PeriodicSampler sampler_;
   std::atomic<bool> sampling_;
   bool need_baseline_ = true;  // sampler thread: the next host sample only primes the CPU counters
   std::atomic<uint64_t> tick_ns_{0};
   std::atomic<uint64_t> thread_cpu_ns_{0};
 };
 
-// Factory for the session (GPUFL_COLLECTORS): nullptr when system_sample_rate_ms <= 0.
-std::unique_ptr<runtime::Collector> makeSystemCollector(const InitOptions& options);
+// Factory for the session (builtin_collectors.cpp): nullptr when system_sample_rate_ms <= 0.
+std::unique_ptr<core::Collector> makeSystemCollector(const InitOptions& options);
 
-}  // namespace gpufl::host
+}  // namespace gpufl::runtime

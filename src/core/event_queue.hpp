@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace gpufl::runtime {
+namespace gpufl::core {
 
 template <typename T>
 class EventQueue {
@@ -57,4 +57,4 @@ class EventQueue {
   uint64_t dropped_ = 0;     // guarded by mu_
 };
 
-}  // namespace gpufl::runtime
+}  // namespace gpufl::core

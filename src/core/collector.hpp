@@ -15,18 +15,14 @@
 //   buffer (core::pushRecord, kind >= kFirstBackendKind); those come back through onRecord() on
 //   the writer thread, before drain().
 // - Samplers (NVML, /proc): start() launches their own thread, which pushes GpuSample/HostSample
-//   into a small bounded queue (e.g. runtime/event_queue.hpp); drain() moves the queue into
+//   into a small bounded queue (e.g. core/event_queue.hpp); drain() moves the queue into
 //   `out`; stop() joins the thread.
 //
-// Registration (no CUDA dependency in the runtime): a backend library declares its factory in its
-// own CMakeLists.txt (processed before src/runtime), with one line:
-//   set_property(GLOBAL APPEND PROPERTY GPUFL_COLLECTORS
-//                "gpufl_cuda|cuda/cuda_collector.hpp|gpufl::cuda::makeCollector")
-//   i.e. "<target>|<header declaring the factory, under src/>|<function convertible to
-//   CollectorFactory>". src/runtime/CMakeLists.txt links the target into libgpufl and generates
-//   builtin_collectors.cpp, which registers the factory on first use. No static initialisers (which
-//   the linker drops from static libraries), no weak symbols.
-// Code may also register factories at run time (tests, bindings): registerCollectorFactory().
+// Registration (src/runtime/collector_registry.hpp): the runtime registers its built-in factories
+// explicitly (src/runtime/builtin_collectors.cpp: the system collector, and the CUDA collector when
+// the CUDA backend is built); code may also register factories at run time (tests, bindings):
+// runtime::registerCollectorFactory(). This header is in core so that backends (src/cuda) implement
+// the seam without including anything of the runtime above them.
 #pragma once
 
 #include <cstdint>
@@ -42,7 +38,7 @@
 #include "core/records.hpp"
 #include "gpufl/gpufl.hpp"
 
-namespace gpufl::runtime {
+namespace gpufl::core {
 
 // What a collector can learn from and tell its session. Implemented by Session.
 class SessionContext {
@@ -119,12 +115,4 @@ class Collector {
 // the session catches it and writes a note.
 using CollectorFactory = std::function<std::unique_ptr<Collector>(const InitOptions& options)>;
 
-// Adds a factory for sessions started afterwards; a second registration under the same name
-// replaces the first. Thread-safe.
-void registerCollectorFactory(std::string name, CollectorFactory factory);
-void unregisterCollectorFactory(const std::string& name);
-// Built-in factories (from GPUFL_COLLECTORS) first, then run-time registrations, in registration
-// order.
-std::vector<std::pair<std::string, CollectorFactory>> collectorFactories();
-
-}  // namespace gpufl::runtime
+}  // namespace gpufl::core

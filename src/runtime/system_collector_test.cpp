@@ -1,4 +1,4 @@
-#include "host/system_collector.hpp"
+#include "runtime/system_collector.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,13 +6,13 @@
 #include <thread>
 #include <vector>
 
-namespace gpufl::host {
+namespace gpufl::runtime {
 namespace {
 
 using namespace std::chrono_literals;
 
 // A session as the collector sees it: records notes, nothing else.
-class FakeContext : public runtime::SessionContext {
+class FakeContext : public core::SessionContext {
  public:
   const std::string& sessionId() const override { return id_; }
   const std::string& sid() const override { return sid_; }
@@ -148,4 +148,4 @@ TEST(SystemCollector, FactoryHonoursRate) {
 }
 
 }  // namespace
-}  // namespace gpufl::host
+}  // namespace gpufl::runtime

@@ -1,10 +1,10 @@
-#include "host/system_collector.hpp"
+#include "runtime/system_collector.hpp"
 
 #include <utility>
 
 #include "core/clock.hpp"
 
-namespace gpufl::host {
+namespace gpufl::runtime {
 
 SystemCollector::SystemCollector(SystemCollectorConfig config)
     : config_(std::move(config)),
@@ -22,7 +22,7 @@ SystemCollector::~SystemCollector() {
   stop();
 }
 
-bool SystemCollector::start(runtime::SessionContext& ctx) {
+bool SystemCollector::start(core::SessionContext& ctx) {
   ctx_ = &ctx;
   // NVML opens here, on the init thread. Opening it on the sampler thread instead (so init would not
   // wait for nvmlInit) hung a PyTorch run under gpufl trace on the H200 (2026-11-29, 4th call): there
@@ -56,7 +56,7 @@ void SystemCollector::tick(int64_t now_ns) {
   } else {
     queue_.push(std::move(h));
   }
-  for (HostIssue& issue : host_.takeNewIssues()) {
+  for (host::HostIssue& issue : host_.takeNewIssues()) {
     ctx_->addNote("host_sampling", "degraded", issue.field + ": " + issue.reason);
   }
   if (nvml_->isOpen()) {
@@ -97,7 +97,7 @@ void SystemCollector::setSampling(bool on) {
   sampling_.store(on, std::memory_order_release);
 }
 
-std::unique_ptr<runtime::Collector> makeSystemCollector(const InitOptions& options) {
+std::unique_ptr<core::Collector> makeSystemCollector(const InitOptions& options) {
   if (options.system_sample_rate_ms <= 0) return nullptr;
   SystemCollectorConfig config;
   config.period = std::chrono::milliseconds(options.system_sample_rate_ms);
@@ -105,4 +105,4 @@ std::unique_ptr<runtime::Collector> makeSystemCollector(const InitOptions& optio
   return std::make_unique<SystemCollector>(std::move(config));
 }
 
-}  // namespace gpufl::host
+}  // namespace gpufl::runtime
