@@ -9,10 +9,8 @@
 #include "cli.hpp"
 #include "core/event_visitor.hpp"
 #include "core/terminal_text.hpp"
-#if GPUFL_CLI_HAVE_CAT
 #include "log/log_writer.hpp"
 #include "log/reader.hpp"
-#endif
 
 namespace gpufl::cli {
 namespace {
@@ -37,7 +35,6 @@ void runCat(const CatArgs& a, CliContext& ctx) {
       throw CLI::ValidationError("--channel",
                                  "must be device, scope or system, got '" + a.channel + "'");
   }
-#if GPUFL_CLI_HAVE_CAT
   ctx.out.flush();  // the writer writes to the FILE* behind `out`
   // The writer knows each record's channel: it leaves out the others' (CatKeepsEveryRecordType checks
   // that no record kind is lost; a hand-written filter here once dropped device, sync and memory).
@@ -60,10 +57,6 @@ void runCat(const CatArgs& a, CliContext& ctx) {
     return;
   }
   ctx.exit_code = kExitOk;
-#else
-  ctx.err << "gpufl cat: this build has no log reader/writer\n";
-  ctx.exit_code = kExitFailure;
-#endif
 }
 
 }  // namespace

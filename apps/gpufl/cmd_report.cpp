@@ -6,9 +6,7 @@
 
 #include "cli.hpp"
 #include "core/terminal_text.hpp"
-#if GPUFL_CLI_HAVE_REPORT
 #include "report/report.hpp"
-#endif
 
 namespace gpufl::cli {
 namespace {
@@ -23,7 +21,6 @@ struct ReportArgs {
 void runReport(const ReportArgs& a, CliContext& ctx) {
   if (a.top < 1)
     throw CLI::ValidationError("--top", "must be at least 1, got " + std::to_string(a.top));
-#if GPUFL_CLI_HAVE_REPORT
   report::ReportOptions options;
   options.top_n = a.top;
   report::ReportOutput r = report::reportFromPrefix(a.prefix, a.session, options, a.json);
@@ -42,10 +39,6 @@ void runReport(const ReportArgs& a, CliContext& ctx) {
   ctx.out << r.text;
   if (!r.text.empty() && r.text.back() != '\n') ctx.out << "\n";
   ctx.exit_code = kExitOk;
-#else
-  ctx.err << "gpufl report: this build has no report library\n";
-  ctx.exit_code = kExitFailure;
-#endif
 }
 
 }  // namespace

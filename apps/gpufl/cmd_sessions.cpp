@@ -7,9 +7,7 @@
 #include "cli.hpp"
 #include "core/clock.hpp"
 #include "core/terminal_text.hpp"
-#if GPUFL_CLI_HAVE_READER
 #include "log/reader.hpp"
-#endif
 
 namespace gpufl::cli {
 namespace {
@@ -19,7 +17,6 @@ struct SessionsArgs {
 };
 
 void runSessions(const SessionsArgs& a, CliContext& ctx) {
-#if GPUFL_CLI_HAVE_READER
   std::vector<log::SessionListing> sessions = log::listSessions(a.prefix);
   if (sessions.empty()) {
     ctx.err << "gpufl sessions: no sessions under '" << a.prefix << "'\n  looked for "
@@ -42,11 +39,6 @@ void runSessions(const SessionsArgs& a, CliContext& ctx) {
     row(s.sid, s.session_id, s.app,
         s.start_unix_ns > 0 ? core::utcText(s.start_unix_ns) : std::string("-"));
   ctx.exit_code = kExitOk;
-#else
-  (void)a;
-  ctx.err << "gpufl sessions: this build has no log reader\n";
-  ctx.exit_code = kExitFailure;
-#endif
 }
 
 }  // namespace

@@ -6,9 +6,7 @@
 #include <utility>
 #include <vector>
 
-#ifdef GPUFL_CLI_HAVE_REPORT
 #include "report/report.hpp"
-#endif
 
 namespace gpufl::cli {
 namespace {
@@ -62,7 +60,6 @@ void printTraceSummary(const std::string& prefix, int exit_code, CliContext& ctx
   }
   for (const auto& p : prefixes)
     ctx.err << "gpufl trace: logs: " << p << ".{device,scope,system}.log\n";
-#ifdef GPUFL_CLI_HAVE_REPORT
   report::ReportOptions options;
   options.top_n = 5;
   report::ReportOutput r = report::reportFromPrefix(prefixes.front(), "", options, false);
@@ -74,7 +71,6 @@ void printTraceSummary(const std::string& prefix, int exit_code, CliContext& ctx
     text = text.substr(0, line_start == std::string::npos ? cut : line_start + 1);
   }
   ctx.err << text << "gpufl trace: full report: gpufl report " << prefixes.front() << "\n";
-#endif
 }
 
 }  // namespace gpufl::cli

@@ -11,10 +11,8 @@ target_sources(gpufl_cuda PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/nvtx_injection.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nvtx_ranges.cpp
 )
-include(${CMAKE_CURRENT_LIST_DIR}/deep.cmake OPTIONAL)
-if(TARGET gpufl_cuda_deep)
-  target_link_libraries(gpufl_cuda PUBLIC gpufl_cuda_deep)
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/deep.cmake)
+target_link_libraries(gpufl_cuda PUBLIC gpufl_cuda_deep)
 # The runtime links gpufl_cuda into libgpufl and registers its collector (src/runtime/builtin_collectors.cpp).
 
 gpufl_add_test(correlation_table_test ${CMAKE_CURRENT_LIST_DIR}/correlation_table_test.cpp LIBS gpufl_cuda)

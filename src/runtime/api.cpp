@@ -16,9 +16,7 @@
 #include "runtime/options_env.hpp"
 #include "runtime/session.hpp"
 
-#if GPUFL_HAVE_REPORT
 #include "report/report.hpp"
-#endif
 
 namespace gpufl {
 namespace {
@@ -169,7 +167,6 @@ bool generateReport(const std::string& log_path, int top_n) {
           "gpufl: generateReport: no session ran in this process and no log_path was given\n");
       return false;
     }
-#if GPUFL_HAVE_REPORT
     report::ReportOptions ro;
     ro.top_n = top_n;
     const report::ReportOutput out = report::reportFromPrefix(prefix, session, ro, false);
@@ -185,12 +182,6 @@ bool generateReport(const std::string& log_path, int top_n) {
     std::fwrite(out.text.data(), 1, out.text.size(), stdout);
     std::fflush(stdout);
     return true;
-#else
-    (void)top_n;
-    std::fprintf(stderr,
-                 "gpufl: generateReport: this gpufl was built without the report library\n");
-    return false;
-#endif
   } catch (...) {
     return false;
   }
