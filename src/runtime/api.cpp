@@ -12,11 +12,10 @@
 
 #include "core/scope_stack.hpp"
 #include "gpufl/gpufl.hpp"
+#include "report/report.hpp"
 #include "runtime/collector_registry.hpp"
 #include "runtime/options_env.hpp"
 #include "runtime/session.hpp"
-
-#include "report/report.hpp"
 
 namespace gpufl {
 namespace {

@@ -1,5 +1,6 @@
-// The collector factories a session starts with: the built-in ones (builtin_collectors.cpp) and those
-// registered at run time (tests, bindings). The seam itself (Collector, SessionContext) is core/collector.hpp.
+// The collector factories a session starts with: the built-in ones (builtin_collectors.cpp) and
+// those registered at run time (tests, bindings). The seam itself (Collector, SessionContext) is
+// core/collector.hpp.
 #pragma once
 
 #include <string>

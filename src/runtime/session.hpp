@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "core/events.hpp"
 #include "core/collector.hpp"
+#include "core/events.hpp"
 #include "runtime/options_env.hpp"
 #include "runtime/session_sink.hpp"
 #include "runtime/writer_thread.hpp"
