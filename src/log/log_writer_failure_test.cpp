@@ -13,18 +13,7 @@ namespace {
 
 using namespace testing;
 
-class LogWriterFailureTest : public WriterDirTest {
- protected:
-  std::unique_ptr<LogWriter> open(uint64_t rotate_bytes = 0) {
-    LogWriterOptions o;
-    o.prefix = prefix_;
-    o.rotate_bytes = rotate_bytes;
-    std::string error;
-    auto w = LogWriter::open(o, &error);
-    EXPECT_TRUE(w) << error;
-    return w;
-  }
-};
+using LogWriterFailureTest = WriterDirTest;
 
 TEST_F(LogWriterFailureTest, EveryRecordThatDoesNotReachTheFileIsCounted) {
   auto w = open();

@@ -19,18 +19,7 @@ namespace fs = std::filesystem;
 
 using namespace testing;
 
-class LogWriterTest : public WriterDirTest {
- protected:
-  std::unique_ptr<LogWriter> open(uint64_t rotate_bytes = 0) {
-    LogWriterOptions o;
-    o.prefix = prefix_;
-    o.rotate_bytes = rotate_bytes;
-    std::string error;
-    auto w = LogWriter::open(o, &error);
-    EXPECT_TRUE(w) << error;
-    return w;
-  }
-};
+using LogWriterTest = WriterDirTest;
 
 // Decodes the kernel_event lines of one file (as a reader must: deltas never cross files) to
 // (start, corr).

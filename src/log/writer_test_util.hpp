@@ -10,11 +10,13 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/event_visitor.hpp"
+#include "log/log_writer.hpp"
 
 namespace gpufl::log::testing {
 
@@ -30,6 +32,17 @@ class WriterDirTest : public ::testing::Test {
     prefix_ = dir_ + "/run";
   }
   void TearDown() override { fs::remove_all(dir_); }
+
+  // A writer on prefix_ (rotate_bytes 0: never rotate); a failed open fails the test.
+  std::unique_ptr<LogWriter> open(uint64_t rotate_bytes = 0) {
+    LogWriterOptions o;
+    o.prefix = prefix_;
+    o.rotate_bytes = rotate_bytes;
+    std::string error;
+    auto w = LogWriter::open(o, &error);
+    EXPECT_TRUE(w) << error;
+    return w;
+  }
 
   std::string dir_, prefix_;
 };
