@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "cli_test_util.hpp"
 #include "log/log_writer.hpp"
 
 namespace gpufl::cli {
@@ -33,10 +34,7 @@ bool hasRawControl(const std::string& s) {
   return false;
 }
 
-struct Output {
-  int code = -1;
-  std::string out, err;
-};
+using Output = testing::CliRun;
 
 class CliEscape : public ::testing::Test {
  protected:
@@ -72,22 +70,7 @@ class CliEscape : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  Output run(std::vector<std::string> args) {
-    args.insert(args.begin(), "gpufl");
-    std::FILE* f = std::tmpfile();
-    std::ostringstream out, err;
-    CliContext ctx{out, err, f};
-    Output r;
-    r.code = runCli(args, ctx);
-    std::fflush(f);
-    std::rewind(f);
-    char buf[4096];
-    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) r.out.append(buf, n);
-    std::fclose(f);
-    r.out += out.str();
-    r.err = err.str();
-    return r;
-  }
+  Output run(std::vector<std::string> args) { return testing::runCaptured(std::move(args)); }
 
   fs::path dir_;
   std::string prefix_;

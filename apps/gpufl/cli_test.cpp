@@ -11,15 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "cli_test_util.hpp"
 #include "log/log_writer.hpp"
 
 namespace gpufl::cli {
 namespace {
 
-struct CliRun {
-  int code = -1;
-  std::string out, err;
-};
+using testing::CliRun;
 
 CliRun run(std::vector<std::string> args) {
   args.insert(args.begin(), "gpufl");
@@ -242,23 +240,7 @@ class CliLog : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // Runs with stdout captured through a temporary FILE*, as `cat` writes to one.
-  CliRun runToFile(std::vector<std::string> args) {
-    args.insert(args.begin(), "gpufl");
-    std::FILE* f = std::tmpfile();
-    std::ostringstream out, err;
-    CliContext ctx{out, err, f};
-    CliRun r;
-    r.code = runCli(args, ctx);
-    std::fflush(f);
-    std::rewind(f);
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) r.out.append(buf, n);
-    std::fclose(f);
-    r.out += out.str();
-    r.err = err.str();
-    return r;
-  }
+  CliRun runToFile(std::vector<std::string> args) { return testing::runCaptured(std::move(args)); }
 
   std::filesystem::path dir_;
   std::string prefix_;
