@@ -335,10 +335,12 @@ void RangeProfilerEngine::onLaunchEnter(const LaunchSite& launch) {
   if (open_.active || launch.scope_path != 0 || kernel == nullptr || *kernel == '\0' ||
       launch.context == nullptr || ctx_.captureOpen())
     return;
-  int& seen = launch_ranges_[kernel];
-  if (seen >= std::max(ctx_.deep_launches_per_kernel, 0)) return;
+  auto seen = launch_ranges_.find(std::string_view(kernel));
+  if (seen != launch_ranges_.end() && seen->second >= ctx_.deep_launches_per_kernel) return;
+  if (ctx_.deep_launches_per_kernel <= 0) return;
   if (beginLocked(launch.context, 0, "(no scope)", true, kernel, launch.correlation_id)) {
-    ++seen;
+    if (seen == launch_ranges_.end()) seen = launch_ranges_.emplace(kernel, 0).first;
+    ++seen->second;
     ++launch_ranges_total_;
   }
 }

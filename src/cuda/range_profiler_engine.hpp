@@ -135,7 +135,9 @@ class RangeProfilerEngine final : public DeepEngine {
   std::vector<RangeCounters> pending_;
   uint64_t skipped_ = 0;  // scopes not profiled because another range was open
   uint64_t skipped_capture_ = 0;  // scopes not profiled because a stream capture was open
-  std::map<std::string, int> launch_ranges_;  // launches outside scopes measured, per kernel
+  // Launches outside scopes measured, per kernel. Transparent comparison: a launch of a kernel that
+  // has had its ranges is looked up without building a string (no allocation on the app thread).
+  std::map<std::string, int, std::less<>> launch_ranges_;
   uint64_t launch_ranges_total_ = 0;
   std::set<std::string> noted_;
 };
