@@ -157,8 +157,9 @@ if has torture; then
     "$RES/torture" ${GPUFL_TORTURE_ARGS:-} > "$RES/torture.txt" 2>&1
   echo "torture exit $?"
   grep -E "^(FAIL|torture:)" "$RES/torture.txt" | cut -c1-300
-  # Only the small files come back: the matrix, the results and each failing run's stderr and report.
-  find "$RES/torture/runs" -name '*.log*' -delete 2>/dev/null
+  # Only the small files come back: the matrix, the results and each failing run's stderr, report and
+  # logs (run_torture.py removes a passing run's logs; a failing run's over 2 MB go too).
+  find "$RES/torture/runs" -name '*.log*' -size +2M -delete 2>/dev/null
 fi
 
 if has torture-bt; then

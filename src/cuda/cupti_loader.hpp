@@ -49,11 +49,12 @@
   X(cuptiActivityGetNumDroppedRecords) \
   X(cuptiActivityRegisterCallbacks)    \
   X(cuptiActivityRegisterTimestampCallback)
-#define GPUFL_CUPTI_OPTIONAL(X) \
-  X(cuptiGetErrorMessage)       \
-  X(cuptiGetTimestamp)          \
-  X(cuptiGetCubinCrc)           \
-  X(cuptiGetSassToSourceCorrelation)
+#define GPUFL_CUPTI_OPTIONAL(X)      \
+  X(cuptiGetErrorMessage)            \
+  X(cuptiGetTimestamp)               \
+  X(cuptiGetCubinCrc)                \
+  X(cuptiGetSassToSourceCorrelation) \
+  X(cuptiFinalize)
 #define GPUFL_CUPTI_PROFILER(X) \
   X(cuptiProfilerInitialize)    \
   X(cuptiProfilerDeInitialize)  \

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bitset>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -189,6 +190,7 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
   // concurrently.
   EngineContext engine_context = context;
   engine_context.capture = &capture_;
+  engine_context.gate = &launch_gate_;
   for (auto& engine : engines) {
     EngineTime::Span span(engine_time_, EngineHook::Start);
     if (engine->start(engine_context)) engines_.push_back(std::move(engine));
@@ -216,12 +218,14 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
   cupti::cuptiActivityFlushPeriod(500);  // CUPTI hands over partly filled buffers twice a second
   started_ = true;
   if (sync_events_) {
-    enableOptionalKind(context, "sync_events", kSyncActivityKind, kRuntimeSyncCbids, kDriverSyncCbids,
-                       "host waits (stream, event, device synchronization; stream waits on events)");
+    enableOptionalKind(
+        context, "sync_events", kSyncActivityKind, kRuntimeSyncCbids, kDriverSyncCbids,
+        "host waits (stream, event, device synchronization; stream waits on events)");
   }
   if (memory_events_) {
     enableOptionalKind(context, "memory_events", kMemoryActivityKind, kRuntimeMemoryCbids,
-                       kDriverMemoryCbids, "allocations and releases of device, pinned and managed memory");
+                       kDriverMemoryCbids,
+                       "allocations and releases of device, pinned and managed memory");
   }
   bool wants_scopes = false;
   for (auto& engine : engines_) wants_scopes |= engine->wantsScopes();
@@ -243,10 +247,12 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
   if (!engines_.empty()) {
     for (auto cbids : {std::span<const CUpti_CallbackId>(kRuntimeCaptureBeginCbids),
                        std::span<const CUpti_CallbackId>(kRuntimeCaptureEndCbids)})
-      for (auto cbid : cbids) cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+      for (auto cbid : cbids)
+        cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
     for (auto cbids : {std::span<const CUpti_CallbackId>(kDriverCaptureBeginCbids),
                        std::span<const CUpti_CallbackId>(kDriverCaptureEndCbids)})
-      for (auto cbid : cbids) cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+      for (auto cbid : cbids)
+        cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
     cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                                CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
     cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
@@ -260,7 +266,8 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
 // An activity kind only some sessions ask for, with the API callbacks that attribute its records to
 // scopes. A failure turns the feature off with a note; tracing goes on.
 void CuptiTracer::enableOptionalKind(const EngineContext& context, const char* feature,
-                                     CUpti_ActivityKind kind, std::span<const CUpti_CallbackId> runtime,
+                                     CUpti_ActivityKind kind,
+                                     std::span<const CUpti_CallbackId> runtime,
                                      std::span<const CUpti_CallbackId> driver, const char* what) {
   auto note = [&](const char* status, const std::string& reason) {
     if (context.note) context.note(feature, status, reason);
@@ -271,8 +278,10 @@ void CuptiTracer::enableOptionalKind(const EngineContext& context, const char* f
   }
   kinds_.push_back(kind);
   auto subscriber = static_cast<CUpti_SubscriberHandle>(subscriber_);
-  for (auto cbid : runtime) cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
-  for (auto cbid : driver) cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+  for (auto cbid : runtime)
+    cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+  for (auto cbid : driver)
+    cupti::cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
   note("on", what);
 }
 
@@ -282,6 +291,9 @@ void CuptiTracer::stop() {
     core::setScopeObserver(nullptr);
     {
       EngineTime::Span span(engine_time_, EngineHook::Stop);
+      // Launches of other threads wait while the engines disable what they enabled.
+      std::optional<LaunchGate::Exclusive> alone;
+      if (!engines_.empty()) alone.emplace(launch_gate_);
       for (auto& engine : engines_) engine->stop();
     }
     cupti::cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
@@ -320,18 +332,23 @@ void CuptiTracer::onApi(const void* callback_data, bool enter, ApiKind kind) {
     launches_.put(cb->correlationId, info);
     if (engines_.empty()) return;
     EngineTime::Span span(engine_time_, EngineHook::Launch);
+    bool alone = false;
+    for (auto& engine : engines_) alone = engine->launchMustRunAlone(site) || alone;
+    launch_gate_.enter(alone, site.correlation_id);  // left at this launch's exit, below
     for (auto& engine : engines_) engine->onLaunchEnter(site);
   } else {
     EngineTime::Span span(engine_time_, EngineHook::Launch);
     for (auto& engine : engines_) engine->onLaunchExit(site);
+    launch_gate_.leave(site.correlation_id);
   }
 }
 
 void CuptiTracer::onCapture(const void* callback_data, bool begin, bool enter) {
   const auto* cb = static_cast<const CUpti_CallbackData*>(callback_data);
   if (enter) {
-    if (begin) {
+    if (begin && !engines_.empty()) {
       EngineTime::Span span(engine_time_, EngineHook::Launch);
+      LaunchGate::Exclusive alone(launch_gate_);  // no other thread's launch inside the driver
       for (auto& engine : engines_) engine->onCaptureBeginning();
     }
     return;
@@ -340,7 +357,8 @@ void CuptiTracer::onCapture(const void* callback_data, bool begin, bool enter) {
   // Every capture call's parameter struct starts with the stream (generated_cuda*_meta.h).
   const void* stream = *static_cast<void* const*>(cb->functionParams);
   // cudaError_t and CUresult alike: 0 is success.
-  const bool ok = cb->functionReturnValue == nullptr || *static_cast<const int*>(cb->functionReturnValue) == 0;
+  const bool ok =
+      cb->functionReturnValue == nullptr || *static_cast<const int*>(cb->functionReturnValue) == 0;
   if (begin && ok) capture_.began(stream);
   if (!begin) capture_.ended(stream);
 }
@@ -414,6 +432,11 @@ void CuptiTracer::onResource(int cbid, const void* data) {
       if (module != nullptr && module->pCubin != nullptr)
         for (auto& engine : engines_)
           engine->onModuleLoaded(rd->context, module->pCubin, module->cubinSize);
+      break;
+    }
+    case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING: {
+      EngineTime::Span span(engine_time_, EngineHook::Module);
+      for (auto& engine : engines_) engine->onModuleUnloading(rd->context);
       break;
     }
     default:

@@ -87,8 +87,8 @@ class CuptiTracer {
   bool hasDeepEngines() const { return !engines_.empty(); }
 
  private:
-  void enableOptionalKind(const EngineContext& context, const char* feature, CUpti_ActivityKind kind,
-                          std::span<const CUpti_CallbackId> runtime,
+  void enableOptionalKind(const EngineContext& context, const char* feature,
+                          CUpti_ActivityKind kind, std::span<const CUpti_CallbackId> runtime,
                           std::span<const CUpti_CallbackId> driver, const char* what);  // [start]
   void sampleClockOffset();  // [start, writer thread] clock_offset_ns_ = monotonic - CUPTI's clock
   // [writer thread] True (and counted) when a deep engine's CUPTI API launched the kernel itself.
@@ -98,6 +98,7 @@ class CuptiTracer {
   ActivityBufferPool pool_;
   CorrelationTable launches_;
   CaptureTracker capture_;  // open stream captures, for the deep engines
+  LaunchGate launch_gate_;  // keeps instrumented launches apart from other threads' (deep engines)
   KernelCatalog catalog_;
   StackTable stacks_;
   std::vector<std::unique_ptr<DeepEngine>> engines_;
@@ -110,8 +111,8 @@ class CuptiTracer {
   bool sync_events_ = false;
   bool memory_events_ = false;
   uint64_t tool_kernels_ = 0, tool_kernel_ns_ = 0;  // writer thread only
-  bool offset_clock_ = false;     // GPUFL_TIMESTAMPS=offset
-  int64_t clock_offset_ns_ = 0;   // added to activity timestamps (0 with the timestamp callback)
+  bool offset_clock_ = false;                       // GPUFL_TIMESTAMPS=offset
+  int64_t clock_offset_ns_ = 0;  // added to activity timestamps (0 with the timestamp callback)
   bool started_ = false;
   void* subscriber_ = nullptr;
   std::atomic<uint64_t> dropped_{0};

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <thread>
 
 #include "cuda/cupti_api.hpp"
 
@@ -57,6 +58,13 @@ DeepDriver loadDriver() {
   resolve(lib, "cuCtxGetCurrent", api.ctx_get_current, api.error);
   resolve(lib, "cuCtxSynchronize", api.ctx_synchronize, api.error);
   resolve(lib, "cuThreadExchangeStreamCaptureMode", api.exchange_capture_mode, api.error);
+  std::string optional;  // these only make waits bounded: their absence is not an error
+  resolve(lib, "cuDeviceGet", api.device_get, optional);
+  resolve(lib, "cuDeviceGetPCIBusId", api.device_get_pci_bus_id, optional);
+  resolve(lib, "cuEventCreate", api.event_create, optional);
+  resolve(lib, "cuCtxRecordEvent", api.ctx_record_event, optional);
+  resolve(lib, "cuEventQuery", api.event_query, optional);
+  resolve(lib, "cuEventDestroy_v2", api.event_destroy, optional);
   return api;
 }
 
@@ -73,8 +81,8 @@ CUptiResult profilerInitializeOnce() {
   static CUptiResult result = CUPTI_SUCCESS;
   std::lock_guard lock(mutex);
   if (!done) {
-    auto init = cuptiParams<CUpti_Profiler_Initialize_Params>(
-        CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+    auto init =
+        cuptiParams<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
     result = cupti::cuptiProfilerInitialize(&init);
     done = true;
   }
@@ -128,6 +136,59 @@ bool synchronizeContext(CUcontext context) {
   }
   api.exchange_capture_mode(&mode);  // restores the thread's previous mode
   return ok;
+}
+
+std::string gpuBusId(uint32_t device) {
+  const DeepDriver& api = DeepDriver::get();
+  CUdevice handle = 0;
+  char id[32] = {};
+  if (api.loaded() && api.device_get != nullptr && api.device_get_pci_bus_id != nullptr &&
+      api.device_get(&handle, static_cast<int>(device)) == CUDA_SUCCESS &&
+      api.device_get_pci_bus_id(id, sizeof(id), handle) == CUDA_SUCCESS)
+    return id;
+  return "device" + std::to_string(device);
+}
+
+ContextWait waitForContext(CUcontext context, std::chrono::milliseconds limit) {
+  const DeepDriver& api = DeepDriver::get();
+  if (!api.loaded() || context == nullptr) return ContextWait::Failed;
+  if (api.event_create == nullptr || api.ctx_record_event == nullptr ||
+      api.event_query == nullptr || api.event_destroy == nullptr)
+    return synchronizeContext(context) ? ContextWait::Done : ContextWait::Failed;
+  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+  api.exchange_capture_mode(&mode);  // as in synchronizeContext
+  ContextWait result = ContextWait::Failed;
+  if (api.ctx_push_current(context) == CUDA_SUCCESS) {
+    CUevent event = nullptr;
+    if (api.event_create(&event, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS) {
+      if (api.ctx_record_event(context, event) == CUDA_SUCCESS) {
+        const auto deadline = std::chrono::steady_clock::now() + limit;
+        auto nap = std::chrono::microseconds(20);
+        for (;;) {
+          const CUresult q = api.event_query(event);
+          if (q == CUDA_SUCCESS) {
+            result = ContextWait::Done;
+            break;
+          }
+          if (q != CUDA_ERROR_NOT_READY) break;
+          if (std::chrono::steady_clock::now() >= deadline) {
+            result = ContextWait::TimedOut;
+            break;
+          }
+          std::this_thread::sleep_for(nap);
+          nap = std::min(nap * 2, std::chrono::microseconds(1000));
+        }
+      }
+      api.event_destroy(event);
+    }
+    CUcontext popped = nullptr;
+    api.ctx_pop_current(&popped);
+  }
+  api.exchange_capture_mode(&mode);
+  // A context whose event cannot be recorded (an older driver's answer) is waited for fully.
+  if (result == ContextWait::Failed)
+    return synchronizeContext(context) ? ContextWait::Done : result;
+  return result;
 }
 
 DeepData LaunchScheduler::rule(uint64_t ordinal, int deep_launches, Mode mode) {

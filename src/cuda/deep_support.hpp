@@ -9,6 +9,7 @@
 #include <cupti.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -50,6 +51,11 @@ struct DeepDriver {
   using CtxOutFn = CUresult (*)(CUcontext*);
   using CtxSyncFn = CUresult (*)();
   using CaptureModeFn = CUresult (*)(CUstreamCaptureMode*);
+  using DeviceGetFn = CUresult (*)(CUdevice*, int);
+  using DeviceGetPciBusIdFn = CUresult (*)(char*, int, CUdevice);
+  using EventCreateFn = CUresult (*)(CUevent*, unsigned int);
+  using CtxRecordEventFn = CUresult (*)(CUcontext, CUevent);
+  using EventFn = CUresult (*)(CUevent);
 
   InitFn init = nullptr;
   DeviceGetCountFn device_get_count = nullptr;
@@ -59,6 +65,14 @@ struct DeepDriver {
   CtxOutFn ctx_get_current = nullptr;
   CtxSyncFn ctx_synchronize = nullptr;
   CaptureModeFn exchange_capture_mode = nullptr;
+  // Optional (null when the driver lacks them): a bounded wait records an event for the context
+  // (CUDA 12.5+) and polls it; without them waits fall back to cuCtxSynchronize.
+  DeviceGetFn device_get = nullptr;
+  DeviceGetPciBusIdFn device_get_pci_bus_id = nullptr;
+  EventCreateFn event_create = nullptr;
+  CtxRecordEventFn ctx_record_event = nullptr;
+  EventFn event_query = nullptr;
+  EventFn event_destroy = nullptr;
   std::string error;  // why loading failed (empty when loaded)
 
   bool loaded() const { return error.empty(); }
@@ -82,6 +96,27 @@ bool deepCapableGpu(std::string* why);
 // captured into a graph (the calling thread switches to relaxed capture mode for the call). Best
 // effort: returns false when the driver is absent or the sync failed.
 bool synchronizeContext(CUcontext context);
+
+// What a bounded wait for a context found.
+enum class ContextWait : uint8_t {
+  Done,      // every kernel submitted before the call has finished
+  TimedOut,  // work still runs after `limit` (a long kernel, or one that waits for the host)
+  Failed,    // no driver, or a driver call failed
+};
+// The PCI bus id of CUDA device `device` ("0000:19:00.0"), the same in every process whatever
+// CUDA_VISIBLE_DEVICES says; "device<N>" when the driver cannot tell.
+std::string gpuBusId(uint32_t device);
+
+// Like synchronizeContext, but gives up after `limit` (0: only looks). A wait inside a launch
+// callback must be bounded: the kernel waited for may itself wait for something this thread does
+// after the launch returns (a flag in mapped memory, another rank of a collective), and an
+// unbounded wait would deadlock a program that runs fine without gpufl.
+ContextWait waitForContext(CUcontext context, std::chrono::milliseconds limit);
+// How long the engines wait for the GPU inside a launch callback (then they leave their state as it
+// is and only look at later launches), and at shutdown (then what the GPU still runs is not
+// collected, and the log says so).
+inline constexpr std::chrono::milliseconds kLaunchPathWait{1000};
+inline constexpr std::chrono::milliseconds kShutdownWait{10000};
 
 // Which deep data a launch gets.
 enum class DeepData : uint8_t { None = 0, Sass = 1, PcSampling = 2, Both = 3 };

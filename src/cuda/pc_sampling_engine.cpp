@@ -161,6 +161,18 @@ CUptiResult PcSamplingEngine::configureLocked(Context& c, std::string* refused) 
 }
 
 bool PcSamplingEngine::enableLocked(CUcontext context) {
+  uint32_t device = 0;
+  if (cupti::cuptiGetDeviceId(context, &device) == CUPTI_SUCCESS) {
+    auto& claim = claims_[device];
+    if (!claim) claim = std::make_unique<GpuClaim>();
+    std::string why;
+    if (!claim->claim("pc_sampling", gpuBusId(device), &why)) {
+      note("off", "the GPU samples one process at a time and " + why +
+                      ": this process's kernels are traced without stall samples");
+      contexts_[context] = nullptr;  // remembered: no retry on every launch
+      return false;
+    }
+  }
   auto c = std::make_unique<Context>();
   c->handle = context;
   auto enable = cuptiParams<CUpti_PCSamplingEnableParams>(CUpti_PCSamplingEnableParamsSize);
@@ -234,6 +246,22 @@ void PcSamplingEngine::onModuleLoaded(CUcontext, const void* cubin, size_t bytes
   if (cubins_) cubins_->add(cubin, bytes);
 }
 
+bool PcSamplingEngine::launchMustRunAlone(const LaunchSite& launch) {
+  if (!started_ || launch.captured) return false;
+  const DeepData data = alternate() && launch.symbol != nullptr && !launch.is_graph
+                            ? scheduler_->decide(launch.correlation_id, launch.symbol)
+                            : DeepData::None;
+  std::lock_guard lock(mutex_);
+  auto it = contexts_.find(launch.context);
+  if (it == contexts_.end() || !it->second) return false;
+  const Context& c = *it->second;
+  if (c.restart_pending) return true;
+  if (!alternate()) return false;
+  const bool patched = data == DeepData::Both;
+  const bool sample = patched || !hasSass(data);
+  return sample != c.sampling || patched != c.patched;
+}
+
 void PcSamplingEngine::onLaunchEnter(const LaunchSite& launch) {
   if (!started_ || launch.captured) return;
   std::unique_lock lock(mutex_);
@@ -264,12 +292,28 @@ void PcSamplingEngine::onLaunchEnter(const LaunchSite& launch) {
 void PcSamplingEngine::settleUnlocked(std::unique_lock<std::mutex>& lock, CUcontext handle,
                                       bool sample, bool patched) {
   if (ctx_.captureOpen()) return;
-  lock.unlock();
-  synchronizeContext(handle);
-  lock.lock();
+  if (ctx_.gate != nullptr && ctx_.gate->held() == LaunchGate::Hold::Shared) {
+    lock.unlock();  // needed after launchMustRunAlone looked (an overflow meanwhile): run alone
+    ctx_.gate->upgrade();
+    lock.lock();
+  }
   auto it = contexts_.find(handle);
+  if (it == contexts_.end() || !it->second) return;
+  const auto limit = it->second->gpu_busy ? std::chrono::milliseconds(0) : kLaunchPathWait;
+  lock.unlock();
+  const ContextWait waited = waitForContext(handle, limit);
+  lock.lock();
+  it = contexts_.find(handle);
   if (it == contexts_.end() || !it->second || ctx_.captureOpen()) return;
   Context& c = *it->second;
+  c.gpu_busy = waited == ContextWait::TimedOut;
+  if (c.gpu_busy) {  // switching now would mix phases: a later launch settles
+    if (noted_.insert("busy").second)
+      note("degraded", "the GPU was still busy " + std::to_string(kLaunchPathWait.count()) +
+                           " ms after a sampling phase should have ended (a long kernel, or one "
+                           "waiting for the host): the switch waited for it to be idle");
+    return;
+  }
   if (c.restart_pending) restartLocked(c);
   if (alternate() && (sample != c.sampling || patched != c.patched))
     switchPhaseLocked(c, sample, patched);
@@ -359,9 +403,10 @@ void PcSamplingEngine::restartLocked(Context& c) {
   }
   if (r != CUPTI_SUCCESS) {
     disableLocked(c);
-    note("degraded", "after a hardware buffer overflow, PC sampling could not restart on a "
-                     "context: " + cuptiError("cuptiPCSamplingEnable/SetConfigurationAttribute" +
-                                              refused, r));
+    note("degraded",
+         "after a hardware buffer overflow, PC sampling could not restart on a "
+         "context: " +
+             cuptiError("cuptiPCSamplingEnable/SetConfigurationAttribute" + refused, r));
     return;
   }
   ++restarts_;
@@ -449,8 +494,9 @@ void PcSamplingEngine::stop() {
   }
   // Unlocked (launch callbacks take mutex_), and not while a capture is open.
   if (!ctx_.captureOpen())
-    for (CUcontext handle : handles) synchronizeContext(handle);
-  // CUPTI decodes on its worker threads every worker_sleep_ms: let it catch up before the last read.
+    for (CUcontext handle : handles) waitForContext(handle, kShutdownWait);
+  // CUPTI decodes on its worker threads every worker_sleep_ms: let it catch up before the last
+  // read.
   if (!handles.empty())
     std::this_thread::sleep_for(std::chrono::milliseconds(2 * options_.worker_sleep_ms + 20));
   std::lock_guard lock(mutex_);
@@ -459,6 +505,7 @@ void PcSamplingEngine::stop() {
     collectLocked(*c);
     disableLocked(*c);
   }
+  claims_.clear();   // another process may sample these GPUs now
   started_ = false;  // the final drain() writes everything
   notePatchedLocked();
   note("on", std::to_string(total_samples_) + " samples, " + std::to_string(dropped_samples_) +

@@ -2,14 +2,14 @@
 //
 // What CUPTI allows (cupti_pcsampling.h, and measured on the H200, CUDA 13.0, driver 580.159.04):
 //   - cuptiPCSamplingEnable per context (75-110 ms), then attributes: period 2^5..2^31 cycles
-//     (CUPTI picks 11 when unset), scratch buffer (default 1 MB), hardware buffer (default 512 MB: set
-//     explicitly), collection mode, output format, and the "sampling data buffer" CUPTI decodes
+//     (CUPTI picks 11 when unset), scratch buffer (default 1 MB), hardware buffer (default 512 MB:
+//     set explicitly), collection mode, output format, and the "sampling data buffer" CUPTI decodes
 //     into. The buffer given to cuptiPCSamplingGetData must be a different one: sharing it returned
 //     no samples.
 //   - CUPTI's worker threads decode the hardware buffer every WORKER_THREAD_PERIODIC_SLEEP_SPAN
-//     (default 100 ms): GetData right after a kernel returns nothing; GetData from the writer thread every
-//     drain returns what was decoded since. At stop the engine waits for the context, sleeps two
-//     spans, collects, then disables (Disable took 40-60 ms).
+//     (default 100 ms): GetData right after a kernel returns nothing; GetData from the writer
+//     thread every drain returns what was decoded since. At stop the engine waits for the context,
+//     sleeps two spans, collects, then disables (Disable took 40-60 ms).
 //   - It can run on the same launches as SASS metrics (both gave data on one launch, kernels traced
 //     with CUPTI_ACTIVITY_KIND_KERNEL), but samples of SASS-patched code are biased: rowK's
 //     long_scoreboard share fell from 90% to 40% and "wait" rose from 5% to 45%. So with SASS
@@ -36,6 +36,7 @@
 #include "cuda/cubin_sass.hpp"
 #include "cuda/deep_engine.hpp"
 #include "cuda/deep_support.hpp"
+#include "cuda/gpu_claim.hpp"
 #include "cuda/stall_reasons.hpp"
 
 namespace gpufl::cuda {
@@ -75,8 +76,8 @@ class PcSampleAggregator {
   std::map<std::tuple<std::string, uint64_t, uint64_t, std::string>, uint64_t> rows_;
 };
 
-// Samples of launches that SASS metrics patched too, kept apart from the clean ones: at the end they
-// are kept for the functions that have no clean samples and left out (counted) for the others.
+// Samples of launches that SASS metrics patched too, kept apart from the clean ones: at the end
+// they are kept for the functions that have no clean samples and left out (counted) for the others.
 class PatchedSamples {
  public:
   void add(uint64_t crc, const std::string& function, uint64_t pc, const std::string& stall,
@@ -109,6 +110,9 @@ class PcSamplingEngine final : public DeepEngine {
   void onContextCreated(CUcontext context, uint32_t device) override;
   void onContextDestroying(CUcontext context) override;
   void onModuleLoaded(CUcontext context, const void* cubin, size_t bytes) override;
+  // Alone (launch_gate.hpp) when this launch would start, stop or restart sampling: those calls
+  // deadlocked against other threads' launches on the H200.
+  bool launchMustRunAlone(const LaunchSite& launch) override;
   void onLaunchEnter(const LaunchSite& launch) override;
   void drain(EventVisitor& out) override;
   void stop() override;
@@ -128,10 +132,11 @@ class PcSamplingEngine final : public DeepEngine {
     bool enabled = false;
     bool sampling = false;  // started (always, unless alternate mode)
     bool patched = false;   // the samples being taken are of a launch SASS metrics patched too
-    // A read found the hardware buffer overflowed: restart (restartLocked) at the next launch, after
-    // waiting for the context. Restarting from the writer thread while a kernel ran crashed or hung
-    // programs on the H200 (a 3 s kernel under PcSamplingWithSass: SIGSEGV).
+    // A read found the hardware buffer overflowed: restart (restartLocked) at the next launch,
+    // after waiting for the context. Restarting from the writer thread while a kernel ran crashed
+    // or hung programs on the H200 (a 3 s kernel under PcSamplingWithSass: SIGSEGV).
     bool restart_pending = false;
+    bool gpu_busy = false;  // the last settle found the GPU busy: later ones only look (no wait)
     size_t reason_count = 0;
     StallReasonTable reasons;
     std::unique_ptr<Buffer> staging;  // CUPTI's SAMPLING_DATA_BUFFER
@@ -147,14 +152,15 @@ class PcSamplingEngine final : public DeepEngine {
   CUptiResult configureLocked(Context& c, std::string* refused);
   // Disable, Enable and configure again (after an overflow), sampling again if it was.
   void restartLocked(Context& c);
-  // Alternate mode, at a launch whose data differs from the last one's: waits for the context, stops
-  // sampling, collects what the previous phase sampled when it changes from patched to clean or back,
-  // and starts sampling again when `sample`.
+  // Alternate mode, at a launch whose data differs from the last one's: waits for the context,
+  // stops sampling, collects what the previous phase sampled when it changes from patched to clean
+  // or back, and starts sampling again when `sample`.
   void switchPhaseLocked(Context& c, bool sample, bool patched);  // the context has been waited for
   // Waits for the context with mutex_ released (never a wait under a lock launch callbacks take),
   // then restarts a pending context and switches the phase if still needed. Nothing while a stream
   // capture is open (a context wait would invalidate it): a later launch does it.
-  void settleUnlocked(std::unique_lock<std::mutex>& lock, CUcontext handle, bool sample, bool patched);
+  void settleUnlocked(std::unique_lock<std::mutex>& lock, CUcontext handle, bool sample,
+                      bool patched);
   void startLocked(Context& c);  // cuptiPCSamplingStart (start/stop control); a note when refused
   void emit(const std::vector<PcSampleAggregator::Row>& rows, bool patched, EventVisitor& out);
   void notePatchedLocked();  // at stop: decides which patched samples are kept, and says so
@@ -175,6 +181,9 @@ class PcSamplingEngine final : public DeepEngine {
   int64_t last_emit_ns_ = 0;
   uint64_t total_samples_ = 0, dropped_samples_ = 0, buffer_full_ = 0, restarts_ = 0;
   std::set<std::string> noted_;
+  // The GPUs this process PC-samples, by device index (gpu_claim.hpp: one sampling process per
+  // GPU).
+  std::map<uint32_t, std::unique_ptr<GpuClaim>> claims_;
 };
 
 }  // namespace gpufl::cuda

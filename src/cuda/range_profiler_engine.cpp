@@ -15,7 +15,7 @@ namespace gpufl::cuda {
 namespace {
 
 constexpr const char* kTime = "gpu__time_duration.sum";
-constexpr size_t kMaxRanges = 2;  // one range per session; slack for CUPTI's bookkeeping
+constexpr size_t kMaxRanges = 2;         // one range per session; slack for CUPTI's bookkeeping
 constexpr size_t kMaxKernelRanges = 64;  // per-kernel ranges in one outermost scope (default)
 
 }  // namespace
@@ -107,8 +107,9 @@ bool RangeProfilerEngine::setUpLocked(Context& c, uint32_t device) {
              ? ", taking turns every " + std::to_string(phase_) + " ranges (a switch costs ~170 ms)"
              : std::string());
     if (per_kernel_)
-      text += "; one range per kernel launch in the outermost scope (GPUFL_RANGE_PER_KERNEL), up to " +
-              std::to_string(max_ranges_) + " per scope instance";
+      text +=
+          "; one range per kernel launch in the outermost scope (GPUFL_RANGE_PER_KERNEL), up to " +
+          std::to_string(max_ranges_) + " per scope instance";
     for (const std::string& u : plan.unavailable) text += "; unavailable per scope: " + u;
     if (ctx_.note) ctx_.note("range_profiler", plan.unavailable.empty() ? "on" : "degraded", text);
     plans_[c.chip] = std::move(plan);
@@ -220,7 +221,8 @@ void RangeProfilerEngine::onScopeBegin(uint32_t path, const char* name) {
 }
 
 bool RangeProfilerEngine::beginLocked(CUcontext current, uint32_t path, const char* name,
-                                      bool launch_range, const char* kernel, uint32_t correlation_id) {
+                                      bool launch_range, const char* kernel,
+                                      uint32_t correlation_id) {
   Context* c = contextLocked(current);
   if (c == nullptr || !c->usable) return false;
   const bool auto_ranges = per_kernel_ && !launch_range;
@@ -327,8 +329,8 @@ void RangeProfilerEngine::onLaunchEnter(const LaunchSite& launch) {
   if (open_.active && open_.auto_ranges && launch.context == open_.context &&
       open_.launches.size() < max_ranges_) {
     open_.launches.emplace_back(launch.symbol != nullptr ? launch.symbol
-                                : launch.is_graph         ? "(graph launch)"
-                                                          : "(unnamed kernel)");
+                                : launch.is_graph        ? "(graph launch)"
+                                                         : "(unnamed kernel)");
   }
   // A graph launch is measured whole, under the kernel name "(graph launch)".
   const char* kernel = launch.is_graph ? "(graph launch)" : launch.symbol;
@@ -361,7 +363,8 @@ void RangeProfilerEngine::onScopeEnd(uint32_t path) {
     finishUnlocked(lock, true);
 }
 
-void RangeProfilerEngine::finishUnlocked(std::unique_lock<std::mutex>& lock, bool keep) {
+void RangeProfilerEngine::finishUnlocked(std::unique_lock<std::mutex>& lock, bool keep,
+                                         std::chrono::milliseconds limit) {
   if (open_.closing) return;
   if (ctx_.captureOpen()) {
     open_.end_pending = true;
@@ -369,11 +372,20 @@ void RangeProfilerEngine::finishUnlocked(std::unique_lock<std::mutex>& lock, boo
   }
   open_.closing = true;
   const CUcontext context = open_.context;
+  // Once overran, later hooks only look, so that no launch waits again for the same kernel.
+  if (open_.overran && limit == kLaunchPathWait) limit = std::chrono::milliseconds(0);
   lock.unlock();
-  synchronizeContext(context);  // the range's kernels have run before it closes
+  const ContextWait waited = waitForContext(context, limit);  // the range's kernels run first
   lock.lock();
   if (!open_.active || !open_.closing || open_.context != context) return;  // closed meanwhile
-  closeLocked(keep);
+  open_.closing = false;
+  if (waited == ContextWait::TimedOut) {
+    if (!open_.overran) ++overran_;
+    open_.overran = true;
+    open_.end_pending = true;
+    return;
+  }
+  closeLocked(keep && !open_.overran);
 }
 
 void RangeProfilerEngine::closeLocked(bool keep) {
@@ -425,8 +437,8 @@ void RangeProfilerEngine::closeLocked(bool keep) {
   }
 }
 
-bool RangeProfilerEngine::evaluateRangeLocked(const Group& group, size_t index,
-                                              const Open& open, RangeCounters* rc, CUptiResult* r,
+bool RangeProfilerEngine::evaluateRangeLocked(const Group& group, size_t index, const Open& open,
+                                              RangeCounters* rc, CUptiResult* r,
                                               const char** call) {
   std::vector<double> values(group.names.size(), NAN);
   auto eval = cuptiParams<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
@@ -457,9 +469,11 @@ bool RangeProfilerEngine::evaluateRangeLocked(const Group& group, size_t index,
       range.counterDataImageSize = group.counter_data.size();
       range.rangeIndex = index;
       range.rangeDelimiter = "/";
-      const bool named = cupti::cuptiRangeProfilerCounterDataGetRangeInfo(&range) == CUPTI_SUCCESS &&
-                         range.rangeName != nullptr;
-      rc->kernel = std::string("(auto range ") + (named ? range.rangeName : "?") + ", launch unknown)";
+      const bool named =
+          cupti::cuptiRangeProfilerCounterDataGetRangeInfo(&range) == CUPTI_SUCCESS &&
+          range.rangeName != nullptr;
+      rc->kernel =
+          std::string("(auto range ") + (named ? range.rangeName : "?") + ", launch unknown)";
     }
   }
   for (size_t i = 0; i < values.size(); ++i)
@@ -493,13 +507,24 @@ void RangeProfilerEngine::drain(EventVisitor& out) {
 void RangeProfilerEngine::stop() {
   std::unique_lock lock(mutex_);
   if (!started_) return;
-  if (open_.active) finishUnlocked(lock, true);
-  if (open_.active) {  // a capture is still open: the range's counters cannot be collected
+  if (open_.active) finishUnlocked(lock, true, kShutdownWait);
+  if (open_.active) {  // a capture still open, or kernels still running: not collected
+    const bool capturing = ctx_.captureOpen();
     open_ = {};
     if (ctx_.note)
       ctx_.note("range_profiler", "degraded",
-                "a stream capture was still open at shutdown: the last range was not collected");
+                capturing ? "a stream capture was still open at shutdown: the last range was not "
+                            "collected"
+                          : "the GPU still ran the last range's kernels " +
+                                std::to_string(kShutdownWait.count() / 1000) +
+                                " s into shutdown: that range was not collected");
   }
+  if (overran_ > 0 && ctx_.note)
+    ctx_.note("range_profiler", "degraded",
+              std::to_string(overran_) + " range(s) discarded: their kernels still ran " +
+                  std::to_string(kLaunchPathWait.count()) +
+                  " ms after the range ended (waiting for the host or another kernel), so later "
+                  "launches ran inside them; gpufl did not wait longer, to keep the program going");
   for (auto& [handle, c] : contexts_) {
     if (c->object == nullptr) continue;
     auto disable = cuptiParams<CUpti_RangeProfiler_Disable_Params>(
@@ -523,7 +548,8 @@ void RangeProfilerEngine::stop() {
   }
   if (launch_ranges_total_ > 0 && ctx_.note) {
     ctx_.note("range_profiler", "on",
-              std::to_string(launch_ranges_total_) + " kernel launches outside any scope measured, " +
+              std::to_string(launch_ranges_total_) +
+                  " kernel launches outside any scope measured, " +
                   std::to_string(launch_ranges_.size()) + " kernels, the first " +
                   std::to_string(ctx_.deep_launches_per_kernel) +
                   " launches of each (deep_launches_per_kernel), each waited for at its end; "

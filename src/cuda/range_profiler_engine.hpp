@@ -72,8 +72,8 @@ class RangeProfilerEngine final : public DeepEngine {
   // CUPTI's range profiler launches a ~80 us `WaitNs` kernel per range (measured on the H200).
   bool ownsKernel(std::string_view name) const override { return name == "WaitNs"; }
   // Per-kernel ranges: names them. Outside any user scope: the first deep_launches_per_kernel
-  // launches of each kernel get a range of their own, closed at the launch's exit (a program with no
-  // scopes, as under `gpufl trace`, is measured per launch, as Nsight Compute does).
+  // launches of each kernel get a range of their own, closed at the launch's exit (a program with
+  // no scopes, as under `gpufl trace`, is measured per launch, as Nsight Compute does).
   void onLaunchEnter(const LaunchSite& launch) override;
   void onLaunchExit(const LaunchSite& launch) override;
   void onScopeBegin(uint32_t path, const char* name) override;
@@ -91,13 +91,17 @@ class RangeProfilerEngine final : public DeepEngine {
     CUcontext context = nullptr;
     size_t group = 0;
     std::thread::id thread;
-    std::vector<std::string> launches;  // per-kernel ranges: kernels launched on `context`, in order
-    bool auto_ranges = false;    // CUPTI makes each launch a range (per-kernel ranges in a scope)
-    bool launch_range = false;   // one launch outside any scope: `kernel`, `correlation_id`
+    std::vector<std::string>
+        launches;               // per-kernel ranges: kernels launched on `context`, in order
+    bool auto_ranges = false;   // CUPTI makes each launch a range (per-kernel ranges in a scope)
+    bool launch_range = false;  // one launch outside any scope: `kernel`, `correlation_id`
     std::string kernel;
     uint32_t correlation_id = 0;
-    bool closing = false;        // a thread waits (unlocked) for the context before closing
-    bool end_pending = false;    // ended while a stream capture was open: closed at a later hook
+    bool closing = false;      // a thread waits (unlocked) for the context before closing
+    bool end_pending = false;  // ended while a stream capture was open, or while its kernels
+                               // still ran (overran): closed at a later hook
+    bool overran = false;  // its kernels still ran kLaunchPathWait after its end: later launches
+                           // ran inside it, so its counters are discarded when it closes
   };
   using RatioParts = std::map<std::string, double>;  // latest value of each ratio counter
 
@@ -110,7 +114,10 @@ class RangeProfilerEngine final : public DeepEngine {
   void closeLocked(bool keep);
   // Waits for the range's context with mutex_ released (never a wait under a lock that launch
   // callbacks take), then closes it; while a capture is open, marks it end_pending instead.
-  void finishUnlocked(std::unique_lock<std::mutex>& lock, bool keep);
+  // The wait is bounded (`limit`): a kernel of the range may wait for what its thread does after
+  // the launch returns; then the range stays open (overran) and a later hook closes it.
+  void finishUnlocked(std::unique_lock<std::mutex>& lock, bool keep,
+                      std::chrono::milliseconds limit = kLaunchPathWait);
   // Evaluates range `index` of `group`'s decoded counter data into a record (kernel: its range name
   // when ranges are per kernel); false when CUPTI fails (`call` names the failing function).
   bool evaluateRangeLocked(const Group& group, size_t index, const Open& open, RangeCounters* rc,
@@ -127,14 +134,16 @@ class RangeProfilerEngine final : public DeepEngine {
   uint64_t ranges_begun_ = 0;
   uint64_t phase_ = 16;  // ranges per metric group before the next group's turn (GPUFL_RANGE_PHASE)
   bool per_kernel_ = false;  // GPUFL_RANGE_PER_KERNEL: auto ranges, one per kernel launch
-  size_t max_ranges_ = 2;    // per Start/Stop: 2 for a scope range, GPUFL_RANGE_MAX_KERNELS per kernel
+  size_t max_ranges_ =
+      2;  // per Start/Stop: 2 for a scope range, GPUFL_RANGE_MAX_KERNELS per kernel
   // Latest part/rest values per scope path (and kernel, per-kernel ranges).
   std::map<std::pair<uint32_t, std::string>, RatioParts> ratio_parts_;
   uint64_t kernels_without_range_ = 0;  // per-kernel mode: scopes that reached max_ranges_
   Open open_;
   std::vector<RangeCounters> pending_;
-  uint64_t skipped_ = 0;  // scopes not profiled because another range was open
+  uint64_t skipped_ = 0;          // scopes not profiled because another range was open
   uint64_t skipped_capture_ = 0;  // scopes not profiled because a stream capture was open
+  uint64_t overran_ = 0;  // ranges discarded because their kernels outlived the bounded wait
   // Launches outside scopes measured, per kernel. Transparent comparison: a launch of a kernel that
   // has had its ranges is looked up without building a string (no allocation on the app thread).
   std::map<std::string, int, std::less<>> launch_ranges_;

@@ -205,7 +205,13 @@ void SassMetricsEngine::onContextDestroying(CUcontext context) {
     flushLocked(it->second);
     disableLocked(it->second);
   }
+  const uint32_t device = it->second.device;
   contexts_.erase(it);
+  // The device's last context: its SASS configuration goes with it (set again at the next
+  // context's first launch), so that libcupti holds nothing of a destroyed context at exit.
+  for (const auto& [handle, c] : contexts_)
+    if (c.device == device) return;
+  if (plans_.erase(device) != 0) unsetConfig(device);
 }
 
 void SassMetricsEngine::closeUnlocked(std::unique_lock<std::mutex>& lock, CUcontext handle) {
@@ -213,16 +219,35 @@ void SassMetricsEngine::closeUnlocked(std::unique_lock<std::mutex>& lock, CUcont
   if (it == contexts_.end() || it->second.closing || ctx_.captureOpen()) return;
   it->second.closing = true;
   const uint64_t submitted = it->second.submitted;
+  const auto limit = it->second.gpu_busy ? std::chrono::milliseconds(0) : kLaunchPathWait;
   lock.unlock();
-  synchronizeContext(handle);
+  const ContextWait waited = waitForContext(handle, limit);
   lock.lock();
   it = contexts_.find(handle);
   if (it == contexts_.end()) return;  // destroyed meanwhile (flushed there)
   Context& c = it->second;
   c.closing = false;
+  c.gpu_busy = waited == ContextWait::TimedOut;
+  if (c.gpu_busy) {  // flushing now would lose the running kernels' counts: a later launch closes
+    if (noted_.insert("busy").second)
+      note("degraded",
+           "the GPU was still busy " + std::to_string(kLaunchPathWait.count()) +
+               " ms after SASS instrumentation should have ended (a long kernel, or one "
+               "waiting for the host): SASS stayed on until it was idle, so launches "
+               "meanwhile were instrumented too");
+    return;
+  }
   if (!c.enabled || c.in_flight > 0 || c.submitted != submitted || ctx_.captureOpen()) return;
   flushLocked(c);
   disableLocked(c);
+}
+
+void SassMetricsEngine::onModuleUnloading(CUcontext context) {
+  if (!started_) return;
+  std::unique_lock lock(mutex_);
+  auto it = contexts_.find(context);
+  if (it == contexts_.end() || !it->second.enabled || it->second.in_flight > 0) return;
+  closeUnlocked(lock, context);
 }
 
 void SassMetricsEngine::onModuleLoaded(CUcontext, const void* cubin, size_t bytes) {
@@ -249,6 +274,7 @@ bool SassMetricsEngine::enableLocked(Context& c) {
     return false;
   }
   c.enabled = true;
+  enabled_contexts_.fetch_add(1, std::memory_order_release);
   return true;
 }
 
@@ -293,11 +319,19 @@ void SassMetricsEngine::flushLocked(Context& c) {
   aggregator_.markFlushed();
 }
 
+void SassMetricsEngine::unsetConfig(uint32_t device) {
+  auto unset = cuptiParams<CUpti_SassMetricsUnsetConfig_Params>(
+      CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE);
+  unset.deviceIndex = device;
+  cupti::cuptiSassMetricsUnsetConfig(&unset);
+}
+
 void SassMetricsEngine::disableLocked(Context& c) {
   auto disable =
       cuptiParams<CUpti_SassMetricsDisable_Params>(CUpti_SassMetricsDisable_Params_STRUCT_SIZE);
   disable.ctx = c.handle;
   CUptiResult r = cupti::cuptiSassMetricsDisable(&disable);
+  if (c.enabled) enabled_contexts_.fetch_sub(1, std::memory_order_release);
   c.enabled = false;
   if (r != CUPTI_SUCCESS && noted_.insert("disable").second) {
     note("degraded", cuptiError("cuptiSassMetricsDisable", r));
@@ -316,12 +350,24 @@ void SassMetricsEngine::rememberInstrumentedLocked(uint32_t correlation_id) {
   }
 }
 
+bool SassMetricsEngine::launchMustRunAlone(const LaunchSite& launch) {
+  if (!started_ || launch.captured) return false;
+  if (enabled_contexts_.load(std::memory_order_acquire) > 0) return true;
+  const bool nameable = launch.symbol != nullptr && *launch.symbol != '\0' && !launch.is_graph;
+  return nameable && hasSass(scheduler_->decide(launch.correlation_id, launch.symbol));
+}
+
+bool SassMetricsEngine::heldShared() const {
+  return ctx_.gate != nullptr && ctx_.gate->held() == LaunchGate::Hold::Shared;
+}
+
 void SassMetricsEngine::onLaunchEnter(const LaunchSite& launch) {
   // A launch into an open capture does not run now; its graph's launches are not instrumented.
   if (!started_ || launch.captured) return;
   const bool nameable = launch.symbol != nullptr && *launch.symbol != '\0' && !launch.is_graph;
   const DeepData data =
       nameable ? scheduler_->decide(launch.correlation_id, launch.symbol) : DeepData::None;
+  const bool want = hasSass(data);
   std::unique_lock lock(mutex_);
   auto it = contexts_.find(launch.context);
   if (it == contexts_.end() && launch.context != nullptr) {
@@ -331,20 +377,28 @@ void SassMetricsEngine::onLaunchEnter(const LaunchSite& launch) {
       it = contexts_.emplace(launch.context, Context{launch.context, device}).first;
   }
   if (it == contexts_.end()) return;
+  if (enabled_contexts_.load(std::memory_order_acquire) > 0 && heldShared()) {
+    // Enabled after launchMustRunAlone looked: this launch may be patched, so it runs alone.
+    // (Nothing enables SASS while a shared hold is out, so the state seen now cannot go stale.)
+    lock.unlock();
+    ctx_.gate->upgrade();
+    lock.lock();
+    it = contexts_.find(launch.context);
+    if (it == contexts_.end()) return;
+  }
   if (!it->second.configured) {  // first launch: the context is current on this thread
     it->second.configured = true;
     it->second.usable = configureDeviceLocked(it->second.device);
     if (!it->second.usable) scheduler_->sassUnavailable();
   }
   if (!it->second.usable) return;
-  const bool want = hasSass(data);
   if (!want && it->second.enabled && it->second.in_flight == 0) {
     closeUnlocked(lock, launch.context);
     it = contexts_.find(launch.context);
     if (it == contexts_.end()) return;
   }
   Context& c = it->second;
-  if (want && !c.enabled && !c.closing && !ctx_.captureOpen()) {
+  if (want && !c.enabled && !c.closing && !ctx_.captureOpen() && !heldShared()) {
     if (!enableLocked(c)) return;
   }
   if (!c.enabled) return;
@@ -359,13 +413,14 @@ void SassMetricsEngine::onLaunchEnter(const LaunchSite& launch) {
 }
 
 void SassMetricsEngine::onLaunchExit(const LaunchSite& launch) {
-  if (t_in_flight.engine != this || t_in_flight.correlation_id != launch.correlation_id) return;
-  std::lock_guard lock(mutex_);
-  if (auto it = contexts_.find(t_in_flight.context);
-      it != contexts_.end() && it->second.in_flight > 0) {
-    --it->second.in_flight;
+  if (t_in_flight.engine == this && t_in_flight.correlation_id == launch.correlation_id) {
+    std::lock_guard lock(mutex_);
+    if (auto it = contexts_.find(t_in_flight.context);
+        it != contexts_.end() && it->second.in_flight > 0) {
+      --it->second.in_flight;
+    }
+    t_in_flight = {};
   }
-  t_in_flight = {};
 }
 
 void SassMetricsEngine::onCaptureBeginning() {
@@ -449,25 +504,34 @@ void SassMetricsEngine::stop() {
     for (auto& [handle, c] : contexts_)
       if (c.enabled) enabled.push_back(handle);
   }
-  // Unlocked, as in closeUnlocked. A capture still open at shutdown loses this flush (said in a note).
+  // Unlocked, as in closeUnlocked. A capture still open at shutdown loses this flush (said in a
+  // note).
   const bool capturing = ctx_.captureOpen();
+  std::set<CUcontext> busy;  // still running patched kernels: left enabled (see below)
   if (!capturing)
-    for (CUcontext handle : enabled) synchronizeContext(handle);
+    for (CUcontext handle : enabled)
+      if (waitForContext(handle, kShutdownWait) == ContextWait::TimedOut) busy.insert(handle);
   std::lock_guard lock(mutex_);
   if (!started_) return;
   if (capturing && !enabled.empty())
-    note("degraded", "a stream capture was still open at shutdown: the last SASS counts were not collected");
+    note("degraded",
+         "a stream capture was still open at shutdown: the last SASS counts were not collected");
+  if (!busy.empty())
+    note("degraded",
+         std::to_string(busy.size()) + " context(s) still ran kernels " +
+             std::to_string(kShutdownWait.count() / 1000) +
+             " s into shutdown: their last SASS counts were not collected, and SASS was "
+             "left enabled there (disabling it under running patched kernels is unsafe)");
   for (auto& [handle, c] : contexts_) {
-    if (!c.enabled) continue;
+    if (!c.enabled || busy.count(handle)) continue;
     if (!capturing) flushLocked(c);  // a flush needs the kernels done: no wait during a capture
     disableLocked(c);
   }
-  for (const auto& [device, plan] : plans_) {
-    auto unset = cuptiParams<CUpti_SassMetricsUnsetConfig_Params>(
-        CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE);
-    unset.deviceIndex = device;
-    cupti::cuptiSassMetricsUnsetConfig(&unset);
+  if (!busy.empty()) {  // the configuration and the profiler stay for the contexts left enabled
+    started_ = false;
+    return;
   }
+  for (const auto& [device, plan] : plans_) unsetConfig(device);
   plans_.clear();
   if (std::string alternation = scheduler_->describe(30); !alternation.empty() && ctx_.note) {
     ctx_.note("deep_engines", "on", alternation);

@@ -3,16 +3,17 @@
 //
 // What CUPTI allows (cupti_sass_metrics.h, and measured on the H200, CUDA 13.0):
 //   - cuptiProfilerInitialize first; cuptiSassMetricsSetConfig once per device (after an Unset, a
-//     second SetConfig returned CUPTI_ERROR_OUT_OF_MEMORY); Enable/Disable per context mark a range: every
-//     kernel launched between them is patched and counted. With enableLazyPatching a function is
-//     patched at its first launch in the range (Enable took 30-60 us). Eager patching patched
-//     nothing: with lazy module loading the functions are loaded after Enable.
+//     second SetConfig returned CUPTI_ERROR_OUT_OF_MEMORY); Enable/Disable per context mark a
+//     range: every kernel launched between them is patched and counted. With enableLazyPatching a
+//     function is patched at its first launch in the range (Enable took 30-60 us). Eager patching
+//     patched nothing: with lazy module loading the functions are loaded after Enable.
 //   - Values accumulate over all launches in the range until cuptiSassMetricsFlushData; one record
 //     per (instruction, metric) at GPU granularity. Disable drops unflushed records, so the engine
 //     waits for the context and flushes before every Disable.
 //   - Enable/Disable work from inside a launch callback (measured: 60 us each).
 //   - Values equal Nsight Compute's, but only when kernels are traced with
-//     CUPTI_ACTIVITY_KIND_KERNEL: with CONCURRENT_KERNEL every value reads 0 (see DeepEngine::needsSerializedKernelActivity).
+//     CUPTI_ACTIVITY_KIND_KERNEL: with CONCURRENT_KERNEL every value reads 0 (see
+//     DeepEngine::needsSerializedKernelActivity).
 // Instrumented launches run 20-60x slower (patched instructions; measured on loop-heavy kernels).
 #pragma once
 
@@ -100,9 +101,16 @@ class SassMetricsEngine final : public DeepEngine {
   void onContextCreated(CUcontext context, uint32_t device) override;
   void onContextDestroying(CUcontext context) override;
   void onModuleLoaded(CUcontext context, const void* cubin, size_t bytes) override;
+  // Flushes and disables SASS on the context before its module goes: CUPTI keeps the patched
+  // functions of an enabled context (H200: a JIT module unloaded while enabled, then the primary
+  // context released, and libcupti's exit handler crashed).
+  void onModuleUnloading(CUcontext context) override;
   // Closes SASS on every context: launches patched lazily while a capture is open invalidated it
   // (H200: another thread launching into an enabled context during a thread-local capture).
   void onCaptureBeginning() override;
+  // Alone (launch_gate.hpp) when SASS is to be enabled for it or is on in some context: a patched
+  // launch must not meet another thread's launch inside the driver.
+  bool launchMustRunAlone(const LaunchSite& launch) override;
   void onLaunchEnter(const LaunchSite& launch) override;
   void onLaunchExit(const LaunchSite& launch) override;
   bool wasInstrumented(uint64_t correlation_id) const override;
@@ -117,10 +125,13 @@ class SassMetricsEngine final : public DeepEngine {
     uint32_t device = 0;
     bool configured = false;  // configureDeviceLocked ran for it (at its first launch)
     bool usable = false;      // device configured; false after a failure
-    bool enabled = false;  // between cuptiSassMetricsEnable and Disable
-    bool closing = false;  // a thread waits (unlocked) for the context before flushing and disabling
-    int in_flight = 0;     // launches between their enter and exit callbacks while enabled
+    bool enabled = false;     // between cuptiSassMetricsEnable and Disable
+    bool closing =
+        false;          // a thread waits (unlocked) for the context before flushing and disabling
+    int in_flight = 0;  // launches between their enter and exit callbacks while enabled
     uint64_t submitted = 0;  // launches counted while enabled (a close retries when it moved)
+    bool gpu_busy = false;   // the last close found the GPU busy after kLaunchPathWait: later
+                             // closes only look (no wait) until it is idle
   };
 
   bool configureDeviceLocked(uint32_t device);
@@ -132,6 +143,8 @@ class SassMetricsEngine final : public DeepEngine {
   // was instrumented meanwhile or a capture opened (then a later launch closes).
   void closeUnlocked(std::unique_lock<std::mutex>& lock, CUcontext handle);
   void disableLocked(Context& c);
+  void unsetConfig(uint32_t device);
+  bool heldShared() const;  // this thread's launch holds the gate shared (may not enable SASS)
   void rememberInstrumentedLocked(uint32_t correlation_id);
   void note(const std::string& status, const std::string& reason);
   void emit(EventVisitor& out, std::vector<std::pair<SassAggregator::Row, uint64_t>> rows,
@@ -141,7 +154,8 @@ class SassMetricsEngine final : public DeepEngine {
   std::shared_ptr<CubinStore> cubins_;
   EngineContext ctx_;
   std::atomic<bool> started_{false};
-  bool estimate_ideal_ = false;  // some device lacks smsp__sass_sectors_mem_global_ideal
+  std::atomic<int> enabled_contexts_{0};  // contexts between Enable and Disable (no lock to read)
+  bool estimate_ideal_ = false;           // some device lacks smsp__sass_sectors_mem_global_ideal
 
   mutable std::mutex mutex_;  // guards everything below and every SASS Metrics API call
   std::map<CUcontext, Context> contexts_;

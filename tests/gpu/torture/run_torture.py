@@ -44,7 +44,7 @@ ENGINES = {
 # name -> (kind, args, expected exit code when it is not the plain run's, kernels logged may fall short)
 CPP_CASES = ["threads", "capture_global", "capture_thread_local", "capture_relaxed", "graph_explicit",
              "cooperative", "cluster", "big_smem", "carveout", "registers", "long_kernel", "matmul_once",
-             "driver_api", "exit_in_flight", "abort", "sigkill", "spawn"]
+             "driver_api", "exit_in_flight", "host_flag", "abort", "sigkill", "spawn"]
 PY_CASES = ["torch_mix", "torch_graph", "torch_compile", "numba", "torch_mp", "torch_profiler"]
 ABRUPT = {"abort", "sigkill"}  # the process dies: what was in flight may be missing from the log
 CASE_ARGS = {"long_kernel": ["3"]}
@@ -282,9 +282,19 @@ def main():
                         err = f.read()
                     stacks = err[err.find("TORTURE-STACK"):] if "TORTURE-STACK" in err else ""
                     with open(os.path.join(out, "failures.txt"), "a") as f:
-                        f.write("== %s %s %s: %s\n%s\n%s\n" % (case, engine, mode, "; ".join(why),
-                                                            "\n".join(err.splitlines()[:12]),
-                                                            symbolize(stacks)[:20000]))
+                        f.write("== %s %s %s: %s\n%s\n%s\n%s\n" % (case, engine, mode, "; ".join(why),
+                                                                "\n".join(err.splitlines()[:12]),
+                                                                "\n".join("note: %s" % n for n in info["notes"][:20]),
+                                                                symbolize(stacks)[:20000]))
+                    # A flat copy: the device tool brings back only shallow folders.
+                    flat = os.path.join(out, "failed", "%s-%s-%s" % (case, engine, mode))
+                    shutil.copytree(d, flat, dirs_exist_ok=True,
+                                    ignore=lambda _dir, names: [n for n in names
+                                                                if os.path.getsize(os.path.join(_dir, n)) > 2 << 20])
+                else:  # only a failing run's logs are worth bringing back
+                    for name in os.listdir(d):
+                        if ".log" in name:
+                            os.remove(os.path.join(d, name))
                 print("%s %-22s %-20s %-6s rc=%s %.2f s (x%.2f) kernels=%d %s" % (
                     row["status"], case, engine, mode, r["rc"], r["wall_s"], row["slowdown"], info["kernel_total"],
                     "; ".join(why)[:300]), flush=True)

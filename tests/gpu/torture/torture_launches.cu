@@ -303,3 +303,51 @@ torture::Register matmul_once("matmul_once", [](int argc, char** argv) {
 });
 
 }  // namespace
+
+// Waits on the GPU for a flag the host sets after further launches (producer/consumer through
+// mapped memory, as persistent kernels and collectives do). A profiler that waits for the GPU inside
+// one of those later launches would deadlock the program; the kernel gives up after 15 s of GPU
+// time so that such a deadlock shows as a wrong result instead of a hang.
+__global__ void wait_for_host(volatile int* flag, int* seen) {
+  long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    if (*flag != 0) {
+      *seen = 1;
+      return;
+    }
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < 15'000'000'000LL);
+  *seen = 0;
+}
+
+__global__ void small_step(int* x) { atomicAdd(x, 1); }
+
+torture::Register host_flag("host_flag", [](int, char**) {
+  int* flag;
+  CUDA_CHECK(cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped));
+  *flag = 0;
+  int *seen, *steps;
+  CUDA_CHECK(cudaMalloc(&seen, sizeof(int)));
+  CUDA_CHECK(cudaMalloc(&steps, sizeof(int)));
+  CUDA_CHECK(cudaMemset(steps, 0, sizeof(int)));
+  cudaStream_t waiter, worker;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&waiter, cudaStreamNonBlocking));
+  CUDA_CHECK(cudaStreamCreateWithFlags(&worker, cudaStreamNonBlocking));
+  int* device_flag;
+  CUDA_CHECK(cudaHostGetDevicePointer(&device_flag, flag, 0));
+  wait_for_host<<<1, 1, 0, waiter>>>(device_flag, seen);
+  torture::count("wait_for_host");
+  constexpr int kSteps = 40;  // past every engine's instrumented launches of small_step
+  for (int i = 0; i < kSteps; ++i) small_step<<<1, 32, 0, worker>>>(steps);
+  torture::count("small_step", kSteps);
+  __atomic_store_n(flag, 1, __ATOMIC_SEQ_CST);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  int host_seen = 0, host_steps = 0;
+  CUDA_CHECK(cudaMemcpy(&host_seen, seen, sizeof(int), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(&host_steps, steps, sizeof(int), cudaMemcpyDeviceToHost));
+  torture::result("flag_seen", host_seen);
+  torture::result("steps", host_steps);
+  CUDA_CHECK(cudaFreeHost(flag));
+  return 0;
+});

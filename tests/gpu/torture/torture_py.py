@@ -127,7 +127,8 @@ def torch_profiler():
     from torch.profiler import ProfilerActivity, profile
 
     dev = torch.device("cuda")
-    x = torch.randn(256, 256, device=dev)
+    torch.manual_seed(0)  # the printed result is compared with the plain run's
+    x = torch.randn(256, 256, device=dev) / 16
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
         for _ in range(5):
             x = (x @ x).tanh()
