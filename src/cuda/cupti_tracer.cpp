@@ -191,6 +191,9 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
   EngineContext engine_context = context;
   engine_context.capture = &capture_;
   engine_context.gate = &launch_gate_;
+  launch_gate_.onGiveUp([note = context.note](const std::string& why) {
+    if (note) note("launch_gate", "degraded", why);
+  });
   for (auto& engine : engines) {
     EngineTime::Span span(engine_time_, EngineHook::Start);
     if (engine->start(engine_context)) engines_.push_back(std::move(engine));

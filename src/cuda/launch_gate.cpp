@@ -3,8 +3,8 @@
 namespace gpufl::cuda {
 namespace {
 
-// What the calling thread holds. One gate per engine and one SASS engine per process, but the
-// owner is kept so that two gates (tests) never mistake each other's holds.
+// What the calling thread holds. One gate per tracer, but the owner is kept so that two gates
+// (tests) never mistake each other's holds.
 struct ThreadHold {
   const LaunchGate* gate = nullptr;
   LaunchGate::Hold hold = LaunchGate::Hold::None;
@@ -14,21 +14,37 @@ thread_local ThreadHold t_hold;
 
 }  // namespace
 
+bool LaunchGate::take(bool exclusive) {
+  if (givenUp()) return false;
+  const bool got =
+      exclusive ? mutex_.try_lock_for(patience_) : mutex_.try_lock_shared_for(patience_);
+  if (!got) giveUp();
+  return got;
+}
+
+void LaunchGate::giveUp() {
+  if (given_up_.exchange(true)) return;
+  if (on_give_up_)
+    on_give_up_("a launch of another thread held the launch gate for " +
+                std::to_string(patience_.count()) +
+                " ms: launches are no longer kept apart while instrumenting (a hang inside CUPTI "
+                "becomes possible again with several launching threads)");
+}
+
 void LaunchGate::enter(bool exclusive, uint64_t key) {
   if (t_hold.gate != nullptr) return;  // nested: the outer launch keeps its hold
-  if (exclusive) {
-    mutex_.lock();
-  } else {
-    mutex_.lock_shared();
-  }
+  if (!take(exclusive)) return;
   t_hold = {this, exclusive ? Hold::Exclusive : Hold::Shared, key};
 }
 
 void LaunchGate::upgrade() {
   if (t_hold.gate != this || t_hold.hold != Hold::Shared) return;
   mutex_.unlock_shared();
-  mutex_.lock();
-  t_hold.hold = Hold::Exclusive;
+  if (take(true)) {
+    t_hold.hold = Hold::Exclusive;
+  } else {
+    t_hold = {};
+  }
 }
 
 void LaunchGate::leave(uint64_t key) {
@@ -46,8 +62,7 @@ LaunchGate::Hold LaunchGate::held() const {
 }
 
 LaunchGate::Exclusive::Exclusive(LaunchGate& gate) : gate_(nullptr) {
-  if (t_hold.gate != nullptr) return;
-  gate.mutex_.lock();
+  if (t_hold.gate != nullptr || !gate.take(true)) return;
   t_hold = {&gate, Hold::Exclusive, 0};
   gate_ = &gate;
 }

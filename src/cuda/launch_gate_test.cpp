@@ -109,3 +109,33 @@ TEST(LaunchGate, ExclusiveScopeWaitsForLaunchesInFlight) {
 
 }  // namespace
 }  // namespace gpufl::cuda
+
+namespace gpufl::cuda {
+namespace {
+
+TEST(LaunchGate, AHoldNeverReleasedGivesTheGateUpInsteadOfHanging) {
+  LaunchGate gate(std::chrono::milliseconds(100));
+  std::string said;
+  gate.onGiveUp([&](const std::string& why) { said = why; });
+  std::atomic<bool> holding{false}, done{false};
+  std::thread stuck([&] {  // a launch whose exit never comes while the test runs
+    gate.enter(false, 1);
+    holding = true;
+    while (!done.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    gate.leave(1);
+  });
+  while (!holding.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const auto start = std::chrono::steady_clock::now();
+  gate.enter(true, 2);  // waits 100 ms, then goes on without the gate
+  EXPECT_EQ(gate.held(), LaunchGate::Hold::None);
+  EXPECT_TRUE(gate.givenUp());
+  EXPECT_NE(said.find("100 ms"), std::string::npos) << said;
+  { LaunchGate::Exclusive later(gate); }  // given up: no second wait
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  gate.leave(2);
+  done = true;
+  stuck.join();
+}
+
+}  // namespace
+}  // namespace gpufl::cuda

@@ -325,6 +325,7 @@ void RangeProfilerEngine::onLaunchEnter(const LaunchSite& launch) {
   if (!started_ || launch.captured) return;
   std::unique_lock lock(mutex_);
   if (open_.active && open_.end_pending) finishUnlocked(lock, true);
+  if (open_.active && open_.overran) ++open_.launches_inside;
   // Auto ranges follow the launches on the context, from any thread, in submission order.
   if (open_.active && open_.auto_ranges && launch.context == open_.context &&
       open_.launches.size() < max_ranges_) {
@@ -380,12 +381,15 @@ void RangeProfilerEngine::finishUnlocked(std::unique_lock<std::mutex>& lock, boo
   if (!open_.active || !open_.closing || open_.context != context) return;  // closed meanwhile
   open_.closing = false;
   if (waited == ContextWait::TimedOut) {
-    if (!open_.overran) ++overran_;
     open_.overran = true;
     open_.end_pending = true;
     return;
   }
-  closeLocked(keep && !open_.overran);
+  if (open_.launches_inside > 0) {
+    ++discarded_;
+    keep = false;
+  }
+  closeLocked(keep);
 }
 
 void RangeProfilerEngine::closeLocked(bool keep) {
@@ -519,12 +523,13 @@ void RangeProfilerEngine::stop() {
                                 std::to_string(kShutdownWait.count() / 1000) +
                                 " s into shutdown: that range was not collected");
   }
-  if (overran_ > 0 && ctx_.note)
+  if (discarded_ > 0 && ctx_.note)
     ctx_.note("range_profiler", "degraded",
-              std::to_string(overran_) + " range(s) discarded: their kernels still ran " +
+              std::to_string(discarded_) + " range(s) discarded: their kernels still ran " +
                   std::to_string(kLaunchPathWait.count()) +
-                  " ms after the range ended (waiting for the host or another kernel), so later "
-                  "launches ran inside them; gpufl did not wait longer, to keep the program going");
+                  " ms after the range ended (a long kernel, or one waiting for the host or "
+                  "another kernel) and later launches ran inside them; gpufl waits no longer "
+                  "than that inside the program's calls");
   for (auto& [handle, c] : contexts_) {
     if (c->object == nullptr) continue;
     auto disable = cuptiParams<CUpti_RangeProfiler_Disable_Params>(

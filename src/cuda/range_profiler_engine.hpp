@@ -100,8 +100,8 @@ class RangeProfilerEngine final : public DeepEngine {
     bool closing = false;      // a thread waits (unlocked) for the context before closing
     bool end_pending = false;  // ended while a stream capture was open, or while its kernels
                                // still ran (overran): closed at a later hook
-    bool overran = false;  // its kernels still ran kLaunchPathWait after its end: later launches
-                           // ran inside it, so its counters are discarded when it closes
+    bool overran = false;      // its kernels still ran kLaunchPathWait after its end: kept open
+    int launches_inside = 0;   // launches while overran: its counters then are not its own
   };
   using RatioParts = std::map<std::string, double>;  // latest value of each ratio counter
 
@@ -143,7 +143,7 @@ class RangeProfilerEngine final : public DeepEngine {
   std::vector<RangeCounters> pending_;
   uint64_t skipped_ = 0;          // scopes not profiled because another range was open
   uint64_t skipped_capture_ = 0;  // scopes not profiled because a stream capture was open
-  uint64_t overran_ = 0;  // ranges discarded because their kernels outlived the bounded wait
+  uint64_t discarded_ = 0;        // overran ranges that other launches ran inside (not written)
   // Launches outside scopes measured, per kernel. Transparent comparison: a launch of a kernel that
   // has had its ranges is looked up without building a string (no allocation on the app thread).
   std::map<std::string, int, std::less<>> launch_ranges_;

@@ -48,6 +48,14 @@ CPP_CASES = ["threads", "capture_global", "capture_thread_local", "capture_relax
 PY_CASES = ["torch_mix", "torch_graph", "torch_compile", "numba", "torch_mp", "torch_profiler"]
 ABRUPT = {"abort", "sigkill"}  # the process dies: what was in flight may be missing from the log
 CASE_ARGS = {"long_kernel": ["3"]}
+# Known limits, reported as LIMIT rather than hidden or failed: (case, engines) -> why. CUPTI's SASS
+# patching holds a launch until the GPU has finished what runs (as Nsight Compute serializes
+# kernels), so a kernel that waits for the host to act after a later launch cannot finish under
+# it: the case's kernel gives up after 15 s (a real program would hang). docs/deep-engines.md.
+KNOWN_LIMITS = {("host_flag", "SassMetrics"): "SASS patching waits for the running kernel",
+                ("host_flag", "PcSamplingWithSass"): "SASS patching waits for the running kernel"}
+# Cases whose ranges are discarded by design, with the note that must say so instead.
+RANGES_DISCARDED = {"host_flag": "range(s) discarded"}
 LINE = re.compile(r"^(RESULT|COUNT|OCCUPANCY|CHILDREN|PROFILER) ")
 
 
@@ -215,7 +223,9 @@ def check(case, engine, mode, plain, r, info, reference_total, report):
                 break
     if engine.startswith("RangeProfiler") and info["kernel_total"] > 0 and info["range_counters"] == 0 \
             and case not in ABRUPT:
-        why.append("no range_counters")
+        said = RANGES_DISCARDED.get(case)
+        if not said or not any(said in n for n in info["notes"]):
+            why.append("no range_counters")
     return why
 
 
@@ -276,6 +286,9 @@ def main():
                        "kernels": info["kernel_total"], "notes": info["notes"][:8],
                        "deep": {k: info[k] for k in ("range_counters", "sass_metric", "pc_sample", "sync_event",
                                                      "memory_event")}}
+                if why and (case, engine) in KNOWN_LIMITS:
+                    row["status"] = "LIMIT"
+                    row["why"] = [KNOWN_LIMITS[(case, engine)] + ": " + "; ".join(why)]
                 results.append(row)
                 if why:
                     with open(os.path.join(d, "stderr.txt"), errors="replace") as f:
@@ -302,9 +315,9 @@ def main():
         json.dump(results, f, indent=1)
     write_matrix(results, os.path.join(out, "matrix.md"))
     failed = sum(r["status"] == "FAIL" for r in results)
-    print("torture: %d runs, %d passed, %d failed, %d skipped" % (
+    print("torture: %d runs, %d passed, %d failed, %d known limits, %d skipped" % (
         len(results), sum(r["status"] == "PASS" for r in results), failed,
-        sum(r["status"] == "SKIP" for r in results)))
+        sum(r["status"] == "LIMIT" for r in results), sum(r["status"] == "SKIP" for r in results)))
     return 1 if failed else 0
 
 
@@ -313,7 +326,7 @@ def write_matrix(results, path):
     cases = list(dict.fromkeys(r["case"] for r in results))
     cell = {}
     for r in results:
-        mark = {"PASS": "ok", "FAIL": "FAIL", "SKIP": "-"}[r["status"]]
+        mark = {"PASS": "ok", "FAIL": "FAIL", "SKIP": "-", "LIMIT": "limit"}[r["status"]]
         text = mark if r["status"] != "PASS" else "ok x%.1f" % r["slowdown"]
         cell.setdefault((r["case"], r["engine"]), []).append("%s %s" % (r["mode"][0], text))
     with open(path, "w") as f:
@@ -322,8 +335,8 @@ def write_matrix(results, path):
             f.write("| %s | %s |\n" % (c, " | ".join("<br>".join(cell.get((c, e), [])) for e in engines)))
         f.write("\nt = under `gpufl trace`, l = linked (gpufl.init in the program); x = wall time / plain run.\n\n")
         for r in results:
-            if r["status"] == "FAIL":
-                f.write("- FAIL %s %s %s: %s\n" % (r["case"], r["engine"], r["mode"], "; ".join(r["why"])))
+            if r["status"] in ("FAIL", "LIMIT"):
+                f.write("- %s %s %s %s: %s\n" % (r["status"], r["case"], r["engine"], r["mode"], "; ".join(r["why"])))
 
 
 if __name__ == "__main__":
