@@ -246,7 +246,12 @@ std::string cutToWidth(const std::string& s, size_t width) {
 
 std::string shortenOne(const Parsed& p, const std::vector<const Parsed*>& family, size_t width,
                        const std::string& ellipsis) {
-  if (displayWidth(p.readable) <= width) return p.readable;
+  // A family shortened anywhere drops its leading qualifiers everywhere, so that siblings read
+  // alike.
+  bool family_shortened = false;
+  for (const Parsed* other : family)
+    family_shortened = family_shortened || displayWidth(other->readable) > width;
+  if (!family_shortened) return p.readable;
   // Atom indices in the order they are offered a place.
   std::vector<size_t> order;
   std::vector<bool> offered(p.atoms.size(), false);
@@ -278,6 +283,10 @@ std::string shortenOne(const Parsed& p, const std::vector<const Parsed*>& family
     if (p.atoms[i].word >= 0 && !p.atoms[i].qualifier) offer(i);
 
   std::vector<bool> kept(p.atoms.size(), false);
+  for (size_t i = 0; i < p.atoms.size(); ++i)
+    kept[i] = p.atoms[i].word >= 0 && !p.atoms[i].qualifier;
+  if (displayWidth(render(p, kept, ellipsis)) <= width) return render(p, kept, ellipsis);
+  std::fill(kept.begin(), kept.end(), false);
   bool any = false;
   for (size_t i : order) {
     kept[i] = true;
@@ -287,11 +296,6 @@ std::string shortenOne(const Parsed& p, const std::vector<const Parsed*>& family
       kept[i] = false;
     }
   }
-  // 5. The qualifiers, all or none (`at::native::`, never `at…`).
-  std::vector<bool> qualified = kept;
-  for (size_t i = 0; i < p.atoms.size(); ++i)
-    if (p.atoms[i].qualifier) qualified[i] = true;
-  if (any && displayWidth(render(p, qualified, ellipsis)) <= width) kept = qualified;
   if (!any) return cutToWidth(p.readable, width - displayWidth(ellipsis)) + ellipsis;
   return render(p, kept, ellipsis);
 }

@@ -23,11 +23,13 @@ struct ShortNameOptions {
 inline constexpr std::size_t kMinShortNameWidth = 8;
 
 // Short forms of `names` (mangled or demangled kernel names), in the same order:
-//  - each is the readable form (core/demangle: no return type, parameters or ABI tags) when that
-//    fits in `width` display columns; otherwise words are elided, an elided run shown as one
-//    ellipsis, keeping first the words that distinguish the name from the others of its family
-//    (names sharing the first word of the function's own name), then the function's own name, then
-//    template arguments, and namespaces last (a leading namespace is dropped silently);
+//  - each is the readable form (core/demangle: no return type, parameters or ABI tags) when it and
+//    every other name of its family (names sharing the first word of the function's own name) fit
+//    in `width` display columns; when one does not, the family loses its leading namespaces
+//    (`at::native::`), and names still too wide have words elided, an elided run shown as one
+//    ellipsis, keeping first the words that tell the name from its siblings, then the head of the
+//    function's own name, then the other words that vary in the family (rarest first), then the
+//    rest left to right;
 //  - every result fits in max(width, kMinShortNameWidth) columns;
 //  - distinct inputs give distinct results (a numeric `~2` suffix is the last resort, e.g. for
 //    overloads that differ only in their parameters); equal inputs give equal results.
