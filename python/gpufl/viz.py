@@ -116,8 +116,8 @@ def _scope_window(s, name: str) -> Tuple[float, float]:
 
 
 def _window(s, time_range, spans: Sequence[Tuple[np.ndarray, np.ndarray]]):
-    """(t_lo, t_hi, idle_head, idle_tail): the x range to draw and, when it is the busy span of a mostly idle
-    session, the idle time before and after it (else None)."""
+    """(t_lo, t_hi, idle_head, idle_tail): the x range to draw and, when it is the busy span (of the first of
+    `spans` that is not empty) of a mostly idle session, the time before and after it (else None)."""
     duration = max(s.duration_ns / 1e9, 1e-9)
     if isinstance(time_range, str):
         lo, hi = _scope_window(s, time_range)
@@ -128,7 +128,7 @@ def _window(s, time_range, spans: Sequence[Tuple[np.ndarray, np.ndarray]]):
         if not hi > lo:
             raise ValueError(f"time_range=({lo}, {hi}): the end must be after the start")
         return lo, hi, None, None
-    for start, end in spans:  # kernels and copies; scopes when there are neither
+    for start, end in spans:
         if len(start):
             lo, hi = float(np.min(start)), float(np.max(end))
             break
@@ -172,8 +172,11 @@ def plot_timeline(session, save: Optional[_PathLike] = None, show: Optional[bool
     m_end = m_start + (m["duration_ns"].to_numpy() / 1e9 if len(m) else 0)
     sc_start = sc["start_s"].to_numpy(dtype=np.float64) if len(sc) else np.array([])
     sc_end = _scope_ends(s, sc) if len(sc) else np.array([])
-    busy = [(np.concatenate([k_start, m_start]), np.concatenate([k_end, m_end])), (sc_start, sc_end)]
+    # The busy span: of the kernels; of the copies when there are none; of the scopes when neither.
+    busy = [(k_start, k_end), (m_start, m_end), (sc_start, sc_end)]
+    busy_what = next((w for w, (st, _) in zip(("kernel", "copy", "scope"), busy) if len(st)), "kernel")
     t_lo, t_hi, idle_head, idle_tail = _window(s, time_range, busy)
+    outside = _outside_note(t_lo, t_hi, m_start, m_end, "cop", busy_what != "copy")
     window = max(t_hi - t_lo, 1e-12)
     min_gap = window / max(resolution, 1)
 
@@ -267,17 +270,16 @@ def plot_timeline(session, save: Optional[_PathLike] = None, show: Optional[bool
     ax.set_yticklabels(tick_labels, fontsize=8)
     ax.set_ylim(0, max(total_h, 1))
     ax.set_xlim(t_lo, t_hi)
-    ax.set_xlabel("time since session start (s)")
-    ax.grid(axis="x", alpha=0.3)
-    ax.set_title(title or f"{s.info.get('app', '')}: kernels, copies and scopes")
+    idle = []
     if idle_head is not None:  # the session was idle from 0 to idle_head, the start of the busy span
         ax.axvspan(t_lo, idle_head, color="0.92", zorder=0)
-        ax.text(0.0, 1.01, f"\u2190 {_fmt_s(idle_head)} idle before", transform=ax.transAxes, ha="left",
-                va="bottom", fontsize=8, color="dimgray")
+        idle.append(f"{_fmt_s(idle_head)} before the first {busy_what}{outside[0]}")
     if idle_tail is not None:
         ax.axvspan(s.duration_ns / 1e9 - idle_tail, t_hi, color="0.92", zorder=0)
-        ax.text(1.0, 1.01, f"{_fmt_s(idle_tail)} idle after \u2192", transform=ax.transAxes, ha="right",
-                va="bottom", fontsize=8, color="dimgray")
+        idle.append(f"{_fmt_s(idle_tail)} after the last {busy_what}{outside[1]}")
+    ax.set_xlabel("time since session start (s)" + (f"; not shown (gray): {', '.join(idle)}" if idle else ""))
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_title(title or f"{s.info.get('app', '')}: kernels, copies and scopes")
     if legend:
         ax.legend(legend.values(), legend.keys(), loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7,
                   frameon=False)
@@ -285,6 +287,18 @@ def plot_timeline(session, save: Optional[_PathLike] = None, show: Optional[bool
         ax.text(0.5, 0.5, "no kernels, copies or scopes", transform=ax.transAxes, ha="center", va="center")
     fig.tight_layout()
     return _finish(fig, save, show)
+
+
+def _outside_note(t_lo: float, t_hi: float, start: np.ndarray, end: np.ndarray, stem: str, count: bool):
+    """(" (3 copies)", "") for the copies wholly before / after the window, when they are not what sets it."""
+    if not count or not len(start):
+        return "", ""
+    before, after = int((end < t_lo).sum()), int((start > t_hi).sum())
+
+    def words(n: int) -> str:
+        return f" ({n} {stem}{'y' if n == 1 else 'ies'} not shown)" if n else ""
+
+    return words(before), words(after)
 
 
 def pd_totals(funcs: np.ndarray, durations: np.ndarray) -> List[str]:
@@ -396,8 +410,10 @@ def plot_memory(session, save: Optional[_PathLike] = None, show: Optional[bool] 
             color = _COPY_COLORS.get(kind_name, "black")
             ax_x.vlines(part["start_s"], 0, part["bytes"] / (1 << 20), colors=color, linewidth=1.5,
                         label=f"{kind_name} ({len(part)})")
-            ax_cum.step(part["start_s"], part["bytes"].cumsum() / (1 << 20), where="post", color=color,
-                        alpha=0.5, linestyle="--")
+            # Held to the end of the session, so that the total moved reads at the right edge.
+            t_cum = np.append(part["start_s"].to_numpy(), s.duration_ns / 1e9)
+            cum = np.cumsum(part["bytes"].to_numpy()) / (1 << 20)
+            ax_cum.step(t_cum, np.append(cum, cum[-1]), where="post", color=color, alpha=0.6, linestyle="--")
         ax_x.legend(loc="upper left", fontsize=7)
     else:
         ax_x.text(0.5, 0.5, "no memory transfers", transform=ax_x.transAxes, ha="center", va="center",
