@@ -73,10 +73,14 @@ def merge_intervals(start: np.ndarray, end: np.ndarray, min_gap: float) -> Tuple
     return s[first], reach[last]
 
 
-def _bars(ax, y: float, height: float, start: np.ndarray, end: np.ndarray, color, min_gap: float, **kw):
+def _bars(ax, y: float, height: float, start: np.ndarray, end: np.ndarray, color, min_gap: float,
+          min_width: Optional[float] = None, **kw):
+    """Intervals as bars, each at least `min_width` wide (default min_gap / 2), so that a 5 us kernel in a
+    second-long view is still seen and its legend color found."""
     s, e = merge_intervals(start, end, min_gap)
     if len(s):
-        ax.broken_barh(list(zip(s, np.maximum(e - s, min_gap * 0.5))), (y, height), facecolors=color, **kw)
+        width = np.maximum(e - s, min_gap * 0.5 if min_width is None else min_width)
+        ax.broken_barh(list(zip(s, width)), (y, height), facecolors=color, **kw)
 
 
 # Kernel colors avoid the copy colors (green, red, gray) so a copy never reads as a kernel.
@@ -88,6 +92,8 @@ _SCOPE_COLORS = ["#aec7e8", "#ffbb78", "#c5b0d5", "#c49c94", "#f7b6d2", "#dbdb8d
                  "#98df8a", "#ff9896"]
 # Scope instances drawn one by one up to this many per lane level; past it, merged per name (still per level).
 _MAX_SCOPE_BOXES = 3000
+# Kernels and copies are drawn at least window / this wide (about 1.5 pixels of the default figure).
+_VISIBLE_PER_WINDOW = 800
 # The busy span is shown instead of the whole session when it covers less than this share of it.
 _BUSY_ZOOM_BELOW = 0.85
 
@@ -101,7 +107,8 @@ def _scope_ends(s, sc) -> np.ndarray:
 
 
 def _scope_window(s, name: str) -> Tuple[float, float]:
-    """The span (s) of every instance of the scope `name` (a scope name, or a path "outer/inner")."""
+    """The span (s) of every instance of the scope `name` (a scope name, or a path "outer/inner") and of the
+    kernels launched inside them."""
     sc = s.scopes
     if not len(sc):
         raise ValueError(f"time_range={name!r}: this session has no scopes")
@@ -112,7 +119,16 @@ def _scope_window(s, name: str) -> Tuple[float, float]:
                          + ", ".join(map(str, names[:20])) + (" ..." if len(names) > 20 else ""))
     start = sc["start_s"].to_numpy(dtype=np.float64)[match]
     end = _scope_ends(s, sc)[match]
-    return float(start.min()), float(end.max())
+    lo, hi = float(start.min()), float(end.max())
+    k = s.kernels  # and the GPU work launched inside it, which runs later (launches are asynchronous)
+    if len(k):
+        paths = k["scope"].astype(object).to_numpy()
+        inside = np.array([isinstance(p, str) and (p == name or p.split("/")[-1] == name) for p in paths])
+        if inside.any():
+            k_start = k["start_s"].to_numpy()[inside]
+            lo = min(lo, float(k_start.min()))
+            hi = max(hi, float((k_start + k["duration_ns"].to_numpy()[inside] / 1e9).max()))
+    return lo, hi
 
 
 def _window(s, time_range, spans: Sequence[Tuple[np.ndarray, np.ndarray]]):
@@ -158,7 +174,8 @@ def plot_timeline(session, save: Optional[_PathLike] = None, show: Optional[bool
 
     By default the view is the busy span (first to last kernel or copy), with the idle time before and after it
     marked, when that span is a small part of the session. time_range=(t0, t1) zooms to that window (seconds
-    since the session start); time_range="name" to the span of the scope of that name or path. Kernels closer
+    since the session start); time_range="name" to the instances of the scope of that name or path and the
+    kernels launched inside them. Kernels closer
     than window/resolution are drawn as one bar, so a million kernels stay a few thousand rectangles.
     """
     s = _session(session)
@@ -179,6 +196,7 @@ def plot_timeline(session, save: Optional[_PathLike] = None, show: Optional[bool
     outside = _outside_note(t_lo, t_hi, m_start, m_end, "cop", busy_what != "copy")
     window = max(t_hi - t_lo, 1e-12)
     min_gap = window / max(resolution, 1)
+    visible = window / _VISIBLE_PER_WINDOW
 
     def in_window(start, end):
         return (end >= t_lo) & (start <= t_hi)
@@ -246,16 +264,16 @@ def plot_timeline(session, save: Optional[_PathLike] = None, show: Optional[bool
             sel = k_stream == key
             rest = sel & ~np.isin(k_func, top) if len(top) else sel
             if rest.any():  # drawn first: the named kernels go on top
-                _bars(ax, y0 + 0.1, 0.6, k_start[rest], k_end[rest], _OTHER_KERNELS, min_gap)
-            for j in reversed(range(len(top))):
+                _bars(ax, y0 + 0.1, 0.6, k_start[rest], k_end[rest], _OTHER_KERNELS, min_gap, visible)
+            for j in range(len(top)):  # the kernels with the most time first: the brief ones stay on top
                 part = sel & (k_func == top[j])
                 if part.any():
-                    _bars(ax, y0 + 0.1, 0.6, k_start[part], k_end[part], _KERNEL_COLORS[j], min_gap)
+                    _bars(ax, y0 + 0.1, 0.6, k_start[part], k_end[part], _KERNEL_COLORS[j], min_gap, visible)
             msel = m_stream == key
             for kind_name, color in _COPY_COLORS.items():
                 part = msel & (m_kind == kind_name)
                 if part.any():
-                    _bars(ax, y0 + 0.74, 0.16, m_start[part], m_end[part], color, min_gap)
+                    _bars(ax, y0 + 0.74, 0.16, m_start[part], m_end[part], color, min_gap, visible)
                     legend.setdefault(f"copy {kind_name}" if kind_name != "memset" else "memset",
                                       plt.Rectangle((0, 0), 1, 1, fc=color))
         y_top = y0
