@@ -103,7 +103,8 @@ class Output:
     the terminal or notebook (or `width`, or `console`'s): columns are chosen by width and never wrapped."""
 
     def __init__(self, use_rich: Optional[bool] = None, file: Optional[IO[str]] = None,
-                 width: Optional[int] = None, console=None):
+                 width: Optional[int] = None, console=None, wide: bool = False):
+        self.wide = wide  # names never shortened (on lines of their own when they do not fit)
         self.use_rich = console is not None or (_rich_available() if use_rich is None
                                                 else (use_rich and _rich_available()))
         self._file = file
@@ -181,7 +182,7 @@ class Output:
             from rich import box
             from rich.table import Table
 
-            layout = fit(columns, rows, width, _RICH_SEP, short_names)
+            layout = fit(columns, rows, width, _RICH_SEP, short_names, self.wide)
             notes = [n for n in (caption, hidden_note(layout.hidden, width)) if n]
             if layout.stacked:
                 self._print_stacked(title, layout, notes, width)
@@ -194,7 +195,7 @@ class Output:
                 t.add_row(*r)
             self._rich_console().print(t)
             return
-        layout = fit(columns, rows, width - _PLAIN_INDENT, _PLAIN_SEP, short_names)
+        layout = fit(columns, rows, width - _PLAIN_INDENT, _PLAIN_SEP, short_names, self.wide)
         notes = [n for n in (caption, hidden_note(layout.hidden, width)) if n]
         print(render_plain_layout(_fit_title(title, width - _PLAIN_INDENT), layout, "\n".join(notes) or None,
                                   width), file=self.file)
@@ -205,8 +206,8 @@ class Output:
         console = self._rich_console()
         if title:
             console.print(Text(_fit_title(title, width), style="italic"), no_wrap=True)
-        for line in stacked_lines(layout, _RICH_SEP):
-            console.print(Text(line), no_wrap=True, crop=False)
+        for line in stacked_lines(layout, _RICH_SEP):  # a whole name (wide) may be longer than the width
+            console.print(Text(line), no_wrap=True, crop=False, soft_wrap=self.wide)
         for note in notes:
             console.print(Text(note, style="dim"))
 

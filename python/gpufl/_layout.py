@@ -76,9 +76,10 @@ def _longest_word(header: str) -> int:
 
 
 def fit(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int, sep: int,
-        shorten: Optional[Shortener] = None) -> Layout:
+        shorten: Optional[Shortener] = None, wide: bool = False) -> Layout:
     """Columns, widths and cells for a table no wider than `width` (when the never-hidden columns allow),
-    with `sep` columns between two columns."""
+    with `sep` columns between two columns. `wide`: names are never shortened; those that do not fit beside
+    the figures go on lines of their own, whole (those lines may be wider than `width`)."""
     rows = [[str(c) for c in r] for r in rows]
     name_idx = next((i for i, c in enumerate(cols) if c.name), None)
     if name_idx is not None:
@@ -105,8 +106,8 @@ def fit(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int, sep: int
         hidden.append(i)
 
     if name_idx is not None and natural[name_idx] > width - fixed_width(shown) \
-            and width - fixed_width(shown) < STACK_BELOW and len(cols) > 2:
-        return _fit_stacked(cols, rows, width, sep, shorten, natural, name_idx)
+            and (wide or width - fixed_width(shown) < STACK_BELOW) and len(cols) > 2:
+        return _fit_stacked(cols, rows, width, sep, _keep_whole if wide else shorten, natural, name_idx)
 
     widths = {i: natural[i] for i in shown}
     out_rows = [[r[i] for i in shown] for r in rows]
@@ -196,6 +197,10 @@ def hidden_note(hidden: Sequence[str], width: int) -> Optional[str]:
         return None
     return (f"Not shown at {width} columns: {', '.join(hidden)} (a wider window shows them; the DataFrame "
             "method without inspect_ has every column).")
+
+
+def _keep_whole(names: List[str], n: int) -> List[str]:
+    return list(names)
 
 
 def _clip_all(names: List[str], n: int) -> List[str]:

@@ -48,6 +48,8 @@ class GpuFlightSession:
     sessions sharing a prefix (a full id or its first characters); the latest is the default.
 
     Tables print fitted to the terminal or notebook; `width` (columns) or a rich `console` overrides that.
+    Kernel names in them are shortened as a set (names that differ stay different); wide=True (or setting
+    .wide later) prints them whole, each on a line of its own when it does not fit beside its figures.
 
     Tables (pandas DataFrames): kernels, kernel_defs, memcpy, syncs, memory, scopes, scope_paths, system (GPU samples),
     host (host samples), sass_metrics, pc_samples, range_counters, notes, stacks, benchmarks; `info` is a dict
@@ -57,14 +59,23 @@ class GpuFlightSession:
     def __init__(self, log_dir: Union[str, os.PathLike] = ".", log_prefix: Optional[str] = None,
                  session_id: Optional[str] = None, *, use_rich: Optional[bool] = None,
                  file: Optional[IO[str]] = None, max_warnings: int = 100, width: Optional[int] = None,
-                 console=None):
+                 console=None, wide: bool = False):
         self.prefix = resolve_prefix(log_dir, log_prefix)
         self.log_dir = os.path.dirname(self.prefix) or "."
         self.session_id = session_id
         self._data = _tables.load(self.prefix, session_id, max_warnings)
-        self._out = Output(use_rich=use_rich, file=file, width=width, console=console)
+        self._out = Output(use_rich=use_rich, file=file, width=width, console=console, wide=wide)
 
     # ----------------------------------------------------------------------------------------------- tables
+    @property
+    def wide(self) -> bool:
+        """Whether inspect_*() print kernel names whole instead of shortened to the width."""
+        return self._out.wide
+
+    @wide.setter
+    def wide(self, value: bool) -> None:
+        self._out.wide = bool(value)
+
     @property
     def info(self) -> dict:
         return self._data.info

@@ -129,3 +129,18 @@ def test_names_fit_and_distinct_at_every_width_of_the_fitter():
         short = [r[0] for r in layout.rows]
         assert len(set(short)) == 3, short
         assert all("250.23 ms" in r for r in layout.rows)
+
+
+def test_wide_prints_whole_readable_names(monkeypatch, report_cache):
+    layouts = _record_layouts(monkeypatch)
+    console = rich_console.Console(width=120, record=True, file=io.StringIO(), color_system=None)
+    s = _session("pytorch_train_trace", report_cache, console=console, wide=True)
+    s.inspect_hotspots()
+    text = console.export_text(styles=False)
+    names = [r[1] for r in layouts[0].rows]
+    assert not any("\u2026" in n for n in names), names  # nothing elided
+    longest = max(names, key=len)
+    assert len(longest) > 120 and longest in text.replace("\n", "")
+    s.wide = False
+    s.inspect_hotspots()
+    assert all(len(r[1]) <= 120 for r in layouts[1].rows)
