@@ -203,13 +203,13 @@ class Output:
     def _print_stacked(self, title: Optional[str], layout: Layout, notes: List[str], width: int) -> None:
         from rich.text import Text
 
-        console = self._rich_console()
-        if title:
-            console.print(Text(_fit_title(title, width), style="italic"), no_wrap=True)
-        for line in stacked_lines(layout, _RICH_SEP):  # a whole name (wide) may be longer than the width
-            console.print(Text(line), no_wrap=True, crop=False, soft_wrap=self.wide)
-        for note in notes:
-            console.print(Text(note, style="dim"))
+        from rich.console import Group
+
+        # One print (one block in a notebook). A whole name (wide) may be longer than the width: soft wrap.
+        parts = [Text(_fit_title(title, width), style="italic")] if title else []
+        parts.append(Text("\n".join(stacked_lines(layout, _RICH_SEP, max_width=width)), no_wrap=not self.wide))
+        parts += [Text(note, style="dim") for note in notes]
+        self._rich_console().print(Group(*parts), crop=False, soft_wrap=self.wide)
 
 
 def wrap_plain(text: str, width: int) -> str:
@@ -232,7 +232,8 @@ def _fit_title(title: Optional[str], width: int) -> Optional[str]:
 def render_plain_layout(title: Optional[str], layout: Layout, caption: Optional[str] = None,
                         width: int = FILE_WIDTH) -> str:
     if layout.stacked:
-        out = ([f"  {title}"] if title else []) + ["  " + line for line in stacked_lines(layout, _PLAIN_SEP, "-")]
+        out = ([f"  {title}"] if title else []) + ["  " + line for line in stacked_lines(layout, _PLAIN_SEP, "-",
+                                                                                          width - _PLAIN_INDENT)]
         if caption:
             out.extend(wrap_plain(f"  {c}", width) for c in caption.splitlines())
         return "\n".join(out) + "\n"

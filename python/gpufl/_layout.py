@@ -156,7 +156,7 @@ def _fit_stacked(cols, rows, width, sep, shorten, natural, name_idx) -> Layout:
                   lead=lead is not None)
 
 
-def stacked_lines(layout: Layout, sep: int, rule: str = "\u2500") -> List[str]:
+def stacked_lines(layout: Layout, sep: int, rule: str = "\u2500", max_width: int = 1 << 16) -> List[str]:
     """A stacked layout as lines: per row, the lead cell (if any) and the name, then the other cells below,
     right under the header they belong to."""
     gap = " " * sep
@@ -185,7 +185,8 @@ def stacked_lines(layout: Layout, sep: int, rule: str = "\u2500") -> List[str]:
         row = [h[k - (depth - len(h))] if k >= depth - len(h) else "" for h in headers]
         lines.append((pad + cells(row, rest)).rstrip())
     figures_w = len(pad) + sum(layout.widths[i] for i in rest) + sep * max(len(rest) - 1, 0)
-    lines.append(rule * max(figures_w, len(first_line([""] * n_lead + [" " * layout.widths[n_lead]]))))
+    name_w = (lead_w + sep if layout.lead else 0) + layout.widths[n_lead]
+    lines.append(rule * max(figures_w, min(name_w, max_width)))
     for r in layout.rows:
         lines.append(first_line(r[: n_lead + 1]))
         lines.append((pad + cells([r[i] for i in rest], rest)).rstrip())
