@@ -146,8 +146,10 @@ class Output:
             print(f"{line}\n  {title}\n{line}", file=self.file)
 
     def text(self, line: str = "") -> None:
-        if self.use_rich:
-            self._rich_console().print(line, markup=False)
+        if self.use_rich:  # wrapped here, so that continuation lines hang under the text ("  * ...")
+            from rich.text import Text
+
+            self._rich_console().print(Text(wrap_plain(line, self.width)), no_wrap=True, crop=False)
         else:
             print(wrap_plain(line, self.width), file=self.file)
 
@@ -214,11 +216,12 @@ class Output:
 
 def wrap_plain(text: str, width: int) -> str:
     """Lines of `text` wrapped at spaces to `width` (never inside a word or number), continuation lines
-    indented like the line they continue plus two."""
+    indented like the line they continue (under the text of a "* " item)."""
     out = []
     for line in str(text).split("\n"):
         indent = len(line) - len(line.lstrip(" "))
-        out.extend(textwrap.wrap(line, width, subsequent_indent=" " * (indent + 2), break_long_words=False,
+        hang = indent + (2 if line.lstrip(" ").startswith("* ") else 0)  # under the text of a "* " item
+        out.extend(textwrap.wrap(line, width, subsequent_indent=" " * hang, break_long_words=False,
                                  break_on_hyphens=False) or [line])
     return "\n".join(out)
 
