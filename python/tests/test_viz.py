@@ -143,3 +143,37 @@ def test_samples_are_steps_and_empty_panels_say_so(data_dir):
             # a twin axis (temperature, cumulative bytes) over a panel that is drawn or says why it is empty
             assert any(o is not ax and ax.bbox.bounds == o.bbox.bounds and (o.get_lines() or says_no(o))
                        for o in fig.axes), (fn.__name__, ax.get_ylabel())
+
+
+def test_nested_scopes_stack_in_one_lane_per_thread(tmp_path):
+    import threading
+    import warnings
+
+    import gpufl
+
+    def work():
+        for _ in range(3):
+            with gpufl.Scope("outer"):
+                with gpufl.Scope("inner_a"):
+                    pass
+                with gpufl.Scope("inner_b"):
+                    pass
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gpufl.init("nested", log_path=str(tmp_path / "nested"), system_sample_rate_ms=0)
+    t = threading.Thread(target=work)
+    t.start()
+    work()
+    t.join()
+    gpufl.shutdown()
+    s = GpuFlightSession(str(tmp_path), log_prefix="nested", use_rich=False)
+    assert s.scopes["tid"].nunique() == 2 and s.scopes["depth"].max() == 1
+    fig = viz.plot_timeline(s, show=False)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["thread %d\nscopes" % tid
+                                                          for tid in sorted(s.scopes["tid"].unique())]
+    # Each thread's lane holds two levels: four distinct rows of boxes in all, outlined one by one.
+    rows = {round(float(c.get_paths()[0].vertices[:, 1].min()), 3) for c in ax.collections}
+    assert len(rows) == 4, rows
+    assert all(len(c.get_paths()) == 3 or len(c.get_paths()) == 6 for c in ax.collections)
