@@ -295,7 +295,8 @@ def plot_timeline(session, save: Optional[_PathLike] = None, show: Optional[bool
     if idle_tail is not None:
         ax.axvspan(s.duration_ns / 1e9 - idle_tail, t_hi, color="0.92", zorder=0)
         idle.append(f"{_fmt_s(idle_tail)} after the last {busy_what}{outside[1]}")
-    ax.set_xlabel("time since session start (s)" + (f"; not shown (gray): {', '.join(idle)}" if idle else ""))
+    unit = _time_axis(ax, window)
+    ax.set_xlabel(f"time since session start ({unit})" + (f"; not shown (gray): {', '.join(idle)}" if idle else ""))
     ax.grid(axis="x", alpha=0.3)
     ax.set_title(title or f"{s.info.get('app', '')}: kernels, copies and scopes")
     if legend:
@@ -305,6 +306,20 @@ def plot_timeline(session, save: Optional[_PathLike] = None, show: Optional[bool
         ax.text(0.5, 0.5, "no kernels, copies or scopes", transform=ax.transAxes, ha="center", va="center")
     fig.tight_layout()
     return _finish(fig, save, show)
+
+
+def _time_axis(ax, window: float) -> str:
+    """Tick labels in ms (or us) when the window is short, so that they read "146.75" rather than "0.14675";
+    the data stay in seconds. Returns the unit."""
+    from matplotlib.ticker import FuncFormatter
+
+    if window >= 2.0:
+        return "s"
+    scale, unit = (1e3, "ms") if window >= 2e-3 else (1e6, "us")
+    span = window * scale
+    digits = 0 if span >= 20 else 1 if span >= 2 else 2
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x * scale:,.{digits}f}"))
+    return unit
 
 
 def _outside_note(t_lo: float, t_hi: float, start: np.ndarray, end: np.ndarray, stem: str, count: bool):
