@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <map>
 #include <set>
 #include <unordered_map>
 
@@ -139,23 +138,34 @@ bool has(const std::vector<int>& sorted, int w) {
   return std::binary_search(sorted.begin(), sorted.end(), w);
 }
 
+// Names sharing the first word of their own name, and what is counted once for all of them.
+struct Family {
+  std::vector<const Parsed*> members;
+  std::unordered_map<int, size_t> having;  // word -> members with it
+  bool shortened = false;                  // some member is wider than the width
+};
+
 // The words of `self` that tell it apart from the other members of its family, fewest first: a
 // greedy set cover (each chosen word is absent from as many not-yet-distinguished siblings as
-// possible; ties go to the function's own name, then to the earlier word).
-std::vector<int> distinguishingWords(const Parsed& self,
-                                     const std::vector<const Parsed*>& siblings) {
-  std::vector<const Parsed*> open;
-  for (const Parsed* other : siblings)
-    if (other != &self && other->readable != self.readable) open.push_back(other);
+// possible; ties go to the function's own name, then to the earlier word). `same`: members with
+// the readable form of `self` (itself included), which no word tells apart.
+std::vector<int> distinguishingWords(const Parsed& self, const Family& family, size_t same) {
   std::vector<int> chosen;
-  while (!open.empty()) {
+  std::vector<const Parsed*> open;  // filled after the first choice; before it, every other member
+  bool first = true;
+  const size_t others = family.members.size() - same;
+  while (first ? others > 0 : !open.empty()) {
     int best = -1;
     size_t best_count = 0;
     bool best_own = false;
     for (const Atom& a : self.atoms) {
       if (a.word < 0 || std::find(chosen.begin(), chosen.end(), a.word) != chosen.end()) continue;
       size_t count = 0;
-      for (const Parsed* other : open) count += has(other->words, a.word) ? 0 : 1;
+      if (first) {  // from the family's counts: the members lacking the word
+        count = others - (family.having.at(a.word) - same);
+      } else {
+        for (const Parsed* other : open) count += has(other->words, a.word) ? 0 : 1;
+      }
       if (count > best_count || (count == best_count && count > 0 && a.own_name && !best_own)) {
         best = a.word;
         best_count = count;
@@ -164,21 +174,26 @@ std::vector<int> distinguishingWords(const Parsed& self,
     }
     if (best < 0) break;  // the rest share every word of `self` (same words, another order)
     chosen.push_back(best);
-    std::erase_if(open, [&](const Parsed* other) { return !has(other->words, best); });
+    if (first) {
+      for (const Parsed* other : family.members)
+        if (other->readable != self.readable && has(other->words, best)) open.push_back(other);
+      first = false;
+    } else {
+      std::erase_if(open, [&](const Parsed* other) { return !has(other->words, best); });
+    }
   }
   return chosen;
 }
 
-// The words of `self` that some sibling lacks, the rarest in the family first (ties: earlier word).
-std::vector<int> varyingWords(const Parsed& self, const std::vector<const Parsed*>& siblings) {
-  std::vector<std::pair<size_t, int>> counted;  // (siblings having the word, word)
+// The words of `self` that some member lacks, the rarest in the family first (ties: earlier word).
+std::vector<int> varyingWords(const Parsed& self, const Family& family) {
+  std::vector<std::pair<size_t, int>> counted;  // (members having the word, word)
   std::vector<int> seen;
   for (const Atom& a : self.atoms) {
     if (a.word < 0 || std::find(seen.begin(), seen.end(), a.word) != seen.end()) continue;
     seen.push_back(a.word);
-    size_t having = 0;
-    for (const Parsed* other : siblings) having += has(other->words, a.word) ? 1 : 0;
-    if (having < siblings.size()) counted.emplace_back(having, a.word);
+    size_t having = family.having.at(a.word);
+    if (having < family.members.size()) counted.emplace_back(having, a.word);
   }
   std::stable_sort(counted.begin(), counted.end(),
                    [](const auto& x, const auto& y) { return x.first < y.first; });
@@ -244,14 +259,11 @@ std::string cutToWidth(const std::string& s, size_t width) {
   return s.substr(0, i);
 }
 
-std::string shortenOne(const Parsed& p, const std::vector<const Parsed*>& family, size_t width,
+std::string shortenOne(const Parsed& p, const Family& family, size_t same, size_t width,
                        const std::string& ellipsis) {
   // A family shortened anywhere drops its leading qualifiers everywhere, so that siblings read
   // alike.
-  bool family_shortened = false;
-  for (const Parsed* other : family)
-    family_shortened = family_shortened || displayWidth(other->readable) > width;
-  if (!family_shortened) return p.readable;
+  if (!family.shortened) return p.readable;
   // Atom indices in the order they are offered a place.
   std::vector<size_t> order;
   std::vector<bool> offered(p.atoms.size(), false);
@@ -266,7 +278,7 @@ std::string shortenOne(const Parsed& p, const std::vector<const Parsed*>& family
       if (p.atoms[i].word == word) return offer(i);
   };
   // 1. The fewest words that tell this name from each sibling.
-  for (int w : distinguishingWords(p, family)) offerFirst(w);
+  for (int w : distinguishingWords(p, family, same)) offerFirst(w);
   // 2. The head of the function's own name (`sm80_xmma_gemm`, `multi_tensor_apply`).
   size_t head = 0;
   for (size_t i = 0; i < p.atoms.size() && head < kHeadWords; ++i)
@@ -315,12 +327,20 @@ std::vector<std::string> shortNames(const std::vector<std::string>& names, std::
     if (fresh) parsed.push_back(parse(names[i], ids));
     slot[i] = it->second;
   }
-  std::map<int, std::vector<const Parsed*>> families;
-  for (const Parsed& p : parsed) families[p.family].push_back(&p);
+  std::unordered_map<int, Family> families;
+  std::unordered_map<std::string_view, size_t> same;  // readable form -> distinct inputs with it
+  for (const Parsed& p : parsed) {
+    Family& f = families[p.family];
+    f.members.push_back(&p);
+    for (int w : p.words) ++f.having[w];
+    f.shortened = f.shortened || displayWidth(p.readable) > width;
+    ++same[p.readable];
+  }
 
   std::vector<std::string> shortened(parsed.size());
   for (size_t u = 0; u < parsed.size(); ++u)
-    shortened[u] = shortenOne(parsed[u], families[parsed[u].family], width, options.ellipsis);
+    shortened[u] = shortenOne(parsed[u], families[parsed[u].family], same[parsed[u].readable],
+                              width, options.ellipsis);
 
   // Last resort for names that still coincide: a numeric suffix, in input order.
   std::set<std::string> taken;
