@@ -350,7 +350,7 @@ def _fmt_s(seconds: float) -> str:
     return f"{seconds * 1e6:.0f} us"
 
 
-def _lines(ax, df, col: str, scale: float, label: str, multi_gpu: bool) -> bool:
+def _lines(ax, df, col: str, scale: float, label: str, multi_gpu: bool, t_end: Optional[float] = None) -> bool:
     drawn = False
     if col not in df or not len(df):
         return drawn
@@ -359,16 +359,23 @@ def _lines(ax, df, col: str, scale: float, label: str, multi_gpu: bool) -> bool:
         ok = ~np.isnan(v)
         if not ok.any():
             continue
-        _step(ax, part["t_s"].to_numpy()[ok], v[ok], label=f"{label} (GPU {gpu})" if multi_gpu else label)
+        _step(ax, part["t_s"].to_numpy()[ok], v[ok], t_end, label=f"{label} (GPU {gpu})" if multi_gpu else label)
         drawn = True
     return drawn
 
 
-def _step(ax, t: np.ndarray, v: np.ndarray, **kw) -> None:
-    """A sampled value as steps (it held from one sample to the next: a ramp would invent values in between),
-    with a dot on each sample when there are few."""
-    ax.step(t, v, where="post", linewidth=kw.pop("linewidth", 1.2), marker="." if len(t) < 60 else None,
-            markersize=4, **kw)
+def _step(ax, t: np.ndarray, v: np.ndarray, t_end: Optional[float] = None, **kw) -> None:
+    """A sampled value as steps: it held from one sample to the next (a ramp would invent values in between),
+    and the last one to `t_end` (the end of the session). Few samples: a dot on each, counted in the label."""
+    if t_end is not None and len(t) and t_end > t[-1]:
+        t, v = np.append(t, t_end), np.append(v, v[-1])
+        n = len(t) - 1
+    else:
+        n = len(t)
+    if n < 60 and "label" in kw:
+        kw["label"] += f" ({n} sample{'s' if n != 1 else ''})"
+    ax.step(t, v, where="post", linewidth=kw.pop("linewidth", 1.2), marker="." if n < 60 else None,
+            markersize=4, markevery=list(range(n)) if n < 60 else None, **kw)
 
 
 def _no_samples(ax, what: str) -> None:
@@ -381,18 +388,19 @@ def plot_gpu_metrics(session, save: Optional[_PathLike] = None, show: Optional[b
     s = _session(session)
     g = s.system
     multi = len(g) > 0 and g["gpu"].nunique() > 1
+    t_end = s.duration_ns / 1e9
     fig, axes = plt.subplots(3, 1, figsize=figsize, sharex=True)
     ax_u, ax_c, ax_p = axes
-    _lines(ax_u, g, "util_gpu", 1.0, "GPU util %", multi)
-    _lines(ax_u, g, "util_mem", 1.0, "memory util %", multi)
+    _lines(ax_u, g, "util_gpu", 1.0, "GPU util %", multi, t_end)
+    _lines(ax_u, g, "util_mem", 1.0, "memory util %", multi, t_end)
     ax_u.set_ylabel("%")
     ax_u.set_ylim(-2, 102)
-    _lines(ax_c, g, "clk_sm", 1.0, "SM clock", multi)
-    _lines(ax_c, g, "clk_mem", 1.0, "memory clock", multi)
+    _lines(ax_c, g, "clk_sm", 1.0, "SM clock", multi, t_end)
+    _lines(ax_c, g, "clk_mem", 1.0, "memory clock", multi, t_end)
     ax_c.set_ylabel("MHz")
-    _lines(ax_p, g, "power_mw", 1e-3, "power W", multi)
+    _lines(ax_p, g, "power_mw", 1e-3, "power W", multi, t_end)
     ax_t = ax_p.twinx()
-    if _lines(ax_t, g, "temp_c", 1.0, "temperature C", multi):
+    if _lines(ax_t, g, "temp_c", 1.0, "temperature C", multi, t_end):
         ax_t.set_ylabel("C")
         for line, color in zip(ax_t.get_lines(), ["tab:red", "darkred", "salmon", "maroon"] * 4):
             line.set_linestyle("--")
@@ -423,11 +431,12 @@ def plot_memory(session, save: Optional[_PathLike] = None, show: Optional[bool] 
     m = s.memcpy
     fig, (ax_v, ax_x) = plt.subplots(2, 1, figsize=figsize, sharex=True)
     multi = len(g) > 0 and g["gpu"].nunique() > 1
-    _lines(ax_v, g, "mem_used_bytes", 1.0 / (1 << 20), "VRAM used", multi)
+    t_end = s.duration_ns / 1e9
+    _lines(ax_v, g, "mem_used_bytes", 1.0 / (1 << 20), "VRAM used", multi, t_end)
     if len(h) and "proc_rss_bytes" in h and not h["proc_rss_bytes"].isna().all():
         rss = h.dropna(subset=["proc_rss_bytes"])
-        _step(ax_v, rss["t_s"].to_numpy(), rss["proc_rss_bytes"].to_numpy() / (1 << 20), label="process RSS (host)",
-              linestyle=":", linewidth=1)
+        _step(ax_v, rss["t_s"].to_numpy(), rss["proc_rss_bytes"].to_numpy() / (1 << 20), t_end,
+              label="process RSS (host)", linestyle=":", linewidth=1)
     ax_v.set_ylabel("MiB")
     ax_v.grid(alpha=0.3)
     if ax_v.get_lines():
