@@ -454,7 +454,8 @@ class GpuFlightSession:
             self._out.text("No range-profiler counters in this session (profiling_engine RangeProfiler).")
             return
         for rng, row in df.iterrows():
-            rows = [[str(metric), _metric(value)] for metric, value in row.items() if value == value]
+            rows = [[str(metric), _metric_with_unit(str(metric), value)] for metric, value in row.items()
+                    if value == value]
             self._out.table(f"Range: {rng}", [Col("Metric", "left", name=True, kernel=False), Col("Value", keep=10)], rows)
 
     # ------------------------------------------------------------------------------------- transfers
@@ -564,6 +565,21 @@ def _mib(v, total) -> str:
 
 def _gbps(v) -> str:
     return "-" if v != v else f"{v:.2f} GB/s"
+
+
+def _metric_with_unit(name: str, v) -> str:
+    """A range-profiler counter with its unit, read from the metric's name the way Nsight Compute names them:
+    `*bytes*` bytes, `*time_duration*` / `*cycles*` ns / cycles, `*.pct*` / `*pct_of_peak*` percent."""
+    low = name.lower()
+    if "bytes" in low:
+        return f"{_metric(v)} B ({fmt_bytes(v)})" if float(v) >= 1024 else f"{_metric(v)} B"
+    if "time_duration" in low:
+        return fmt_ns(v)
+    if "pct" in low:
+        return f"{float(v):,.2f}%"
+    if "cycles" in low and "pct" not in low:
+        return f"{_metric(v)} cycles"
+    return _metric(v)
 
 
 def _metric(v) -> str:
