@@ -144,3 +144,13 @@ def test_wide_prints_whole_readable_names(monkeypatch, report_cache):
     s.wide = False
     s.inspect_hotspots()
     assert all(len(r[1]) <= 120 for r in layouts[1].rows)
+
+
+def test_range_counters_print_with_units():
+    from gpufl.analyzer import _metric_with_unit
+
+    assert _metric_with_unit("dram__bytes_read.sum", 33739520) == "33,739,520 B (32.2 MB)"
+    assert _metric_with_unit("gpu__time_duration.sum", 419232) == "419.23 us"
+    assert _metric_with_unit("lts__t_sector_hit_rate.pct", 93.291) == "93.29%"
+    assert _metric_with_unit("sm__cycles_elapsed.max", 1200) == "1,200 cycles"
+    assert _metric_with_unit("lts__t_sectors_lookup_hit.sum", 5865101) == "5,865,101"
