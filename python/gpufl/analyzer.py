@@ -423,6 +423,11 @@ class GpuFlightSession:
             return
         if top_n is not None:
             df = df.head(top_n)
+        caption = "Wall time is host time per scope instance; GPU time includes nested scopes."
+        over = df[df["gpu_time_ns"] > df["total_ns"]]
+        if len(over):  # e.g. a scope that only launches: its kernels run after it has ended
+            caption += (f" GPU time exceeds wall time in {len(over)} scope(s) ({over['scope'].iloc[0]}, ...): "
+                        "launches are asynchronous, so kernels run after the scope that launched them ends.")
         rows = [[str(r.scope), fmt_int(r.calls) + (f" ({r.open} open)" if r.open else ""),
                  fmt_ns(r.total_ns), fmt_ns(r.avg_ns), fmt_ns(r.max_ns), fmt_int(r.kernels), fmt_ns(r.gpu_time_ns),
                  fmt_ns(r.self_gpu_time_ns), fmt_int(r.copies), fmt_bytes(r.copy_bytes) if r.copies else "-"]
@@ -430,8 +435,7 @@ class GpuFlightSession:
         self._out.table("Scopes", [Col("Scope", "left", name=True, kernel=False), Col("Calls", keep=9), Col("Total", keep=10),
                                    Col("Avg", keep=6), Col("Max", keep=4), Col("Kernels", keep=7),
                                    Col("GPU Time", keep=8), Col("Self GPU", keep=3), Col("Copies", keep=2),
-                                   Col("Copied", keep=2)], rows,
-                        "Wall time is host time per scope instance; GPU time includes nested scopes.")
+                                   Col("Copied", keep=2)], rows, caption)
 
     # --------------------------------------------------------------------------------- range profiler
     def perf_metrics(self) -> pd.DataFrame:
