@@ -36,9 +36,30 @@ if [ ${#missing[@]} -gt 0 ]; then
   "$VPY" -m pip install "${pip_quiet[@]}" "${missing[@]}"
 fi
 
-echo "=== building and installing gpufl into $VENV (-j$CMAKE_BUILD_PARALLEL_LEVEL)"
+# pip shows nothing while the backend builds (minutes when cold): run it verbose into a log and report the
+# build's [done/total] steps from that log every 15 s; on failure, the end of the log.
+LOG=$VENV/pip-install.log
+echo "=== building and installing gpufl into $VENV (-j$CMAKE_BUILD_PARALLEL_LEVEL): the C++ extension, runtime" \
+     "library and CLI; a few minutes when nothing is built yet (log: $LOG)"
 t0=$(date +%s)
-"$VPY" -m pip install "${pip_quiet[@]}" --no-build-isolation --no-deps ".[analyzer,viz]"
+"$VPY" -m pip install -v --disable-pip-version-check --no-build-isolation --no-deps ".[analyzer,viz]" \
+  > "$LOG" 2>&1 &
+pip_pid=$!
+last=""
+while kill -0 "$pip_pid" 2>/dev/null; do
+  sleep 3
+  step=$(grep -oE '^ *\[[0-9]+/[0-9]+\]' "$LOG" 2>/dev/null | tail -1 | tr -d ' ' || true)
+  if [ -n "$step" ] && [ "$step" != "$last" ] && [ $(( $(date +%s) - t0 )) -ge "${next_report:-0}" ]; then
+    echo "    compiling: step ${step//[\[\]]/} after $(( $(date +%s) - t0 )) s"
+    last=$step
+    next_report=$(( $(date +%s) - t0 + 15 ))
+  fi
+done
+if ! wait "$pip_pid"; then
+  echo "=== pip install failed; the end of $LOG:" >&2
+  tail -n 60 "$LOG" >&2
+  exit 1
+fi
 echo "=== installed in $(( $(date +%s) - t0 )) s: $("$VPY" -c 'import gpufl; print("gpufl", gpufl.__version__, gpufl.__file__)')"
 
 # Run from outside the source tree so `import gpufl` is the installed package, not python/gpufl.

@@ -8,7 +8,6 @@ import glob
 import os
 import sys
 import threading
-import warnings
 from typing import Callable, Optional, TypeVar, Union
 
 from . import _gpufl as _C
@@ -65,7 +64,8 @@ RangeProfiler: + hardware counters per scope."""
 
 
 class GpuFlightWarning(RuntimeWarning):
-    """Emitted (once per process) when init() could not turn GPU profiling on."""
+    """Kept for programs that filter it. init() no longer emits it: without a GPU the runtime prints one line on
+    stderr (a second message from Python said the same thing twice)."""
 
 
 _EngineLike = Union["ProfilingEngine", str, int, None]
@@ -97,15 +97,30 @@ def _engine_value(engine: _EngineLike) -> int:
 
 
 _state_lock = threading.Lock()
-_warned = False
 _active = False
 _atexit_registered = False
 _last_log_path: Optional[str] = None
+_requested_path: Optional[str] = None  # what the latest init() was given (or defaulted to)
 
 
 def last_log_path() -> Optional[str]:
-    """The log prefix of the latest init() in this process (None before the first)."""
+    """The log prefix the latest init() in this process records to (None before the first): its log_path, or
+    GPUFL_LOG_PATH when that is set (as `gpufl trace` does), which the runtime obeys first."""
     return _last_log_path
+
+
+def _requested_log_path() -> Optional[str]:
+    return _requested_path
+
+
+def redirected_log_path(prefix: Union[str, os.PathLike]) -> Optional[str]:
+    """Where this process's session really went when `prefix` is the log_path its latest init() asked for but
+    GPUFL_LOG_PATH sent it elsewhere; None otherwise."""
+    if _requested_path is None or _last_log_path is None:
+        return None
+    same = os.path.normpath(os.path.abspath(os.fspath(prefix))) == os.path.normpath(os.path.abspath(_requested_path))
+    moved = os.path.normpath(os.path.abspath(_last_log_path)) != os.path.normpath(os.path.abspath(_requested_path))
+    return _last_log_path if same and moved else None
 
 
 def init(
@@ -139,10 +154,13 @@ def init(
     cudaFree, PyTorch's caching allocator underneath); the report gives counts, bytes and the peak in use.
 
     Returns True when GPU profiling is on. Without a usable GPU (no driver, no device, CUPTI taken) it returns
-    False, warns once per process, and the program runs on: scopes and system samples are still recorded where
-    possible, and the reason is written to the log (a `note` record).
+    False and the program runs on; the runtime prints one line on stderr saying why and what is still
+    recorded, and writes the reason to the log (a `note` record).
+
+    GPUFL_LOG_PATH, when set (`gpufl trace` sets it), overrides log_path; last_log_path() gives the prefix
+    actually written, and the analyzer and report, asked for the log_path given here, read that one instead.
     """
-    global _warned, _active, _atexit_registered, _last_log_path
+    global _active, _atexit_registered, _last_log_path, _requested_path
     _prefer_wheel_cupti()
     engine = _engine_value(profiling_engine)
     path = "" if log_path is None else os.fspath(log_path)
@@ -165,22 +183,15 @@ def init(
     )
     with _state_lock:
         _active = True
-        _last_log_path = path or os.path.join(".", str(app_name))
+        # The runtime's rule (src/runtime/options_env.cpp): a non-empty GPUFL_LOG_PATH wins over log_path.
+        default_name = (os.environ.get("GPUFL_APP_NAME") or str(app_name) or "gpufl").replace("/", "_")
+        _requested_path = path or "./" + default_name
+        _last_log_path = os.environ.get("GPUFL_LOG_PATH") or _requested_path
         if not _atexit_registered:
             # Flush the logs even when the program forgets shutdown(), before the interpreter tears down.
             atexit.register(_shutdown_at_exit)
             _atexit_registered = True
-        warn = not ok and not _warned
-        if warn:
-            _warned = True
-    if warn:
-        warnings.warn(
-            "gpufl: GPU profiling is off (no GPU, no driver, or CUPTI unavailable); the program runs on and scopes "
-            f"and system samples are still recorded. The reason is in the 'note' records of "
-            f"{_last_log_path}.device.log.",
-            GpuFlightWarning,
-            stacklevel=2,
-        )
+    # No Python warning when GPU profiling is off: the runtime has printed the one line that says why.
     return bool(ok)
 
 

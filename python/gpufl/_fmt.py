@@ -4,7 +4,10 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import textwrap
 from typing import IO, List, Optional, Sequence, Tuple
+
+from ._layout import Col, Layout, fit, hidden_note, stacked_lines
 
 
 def _nan(x) -> bool:
@@ -80,29 +83,58 @@ def _rich_available() -> bool:
     return importlib.util.find_spec("rich") is not None
 
 
-Column = Tuple[str, ...]  # (header, "left" | "right"[, "nowrap"]): nowrap cells are cut with an ellipsis
+def short_names(names: List[str], width: int) -> List[str]:
+    """Names shortened as a set to `width` columns, distinct where they differ (the C++ report's shortener)."""
+    from . import _gpufl
+
+    return list(_gpufl.short_names([str(n) for n in names], int(width)))
+
+
+# Output that is neither a terminal nor a notebook (a file, a pipe) gets this width unless COLUMNS says otherwise.
+FILE_WIDTH = 160
+# Plain tables: two spaces of indent, two between columns.
+_PLAIN_INDENT, _PLAIN_SEP = 2, 2
+# Rich tables (SIMPLE_HEAD box, no outer edge): " │ "-like three columns between two columns.
+_RICH_SEP = 3
 
 
 class Output:
-    """Prints titled tables and key/value blocks with rich, or as plain aligned text."""
+    """Prints titled tables and key/value blocks with rich, or as plain aligned text, fitted to the width of
+    the terminal or notebook (or `width`, or `console`'s): columns are chosen by width and never wrapped."""
 
-    def __init__(self, use_rich: Optional[bool] = None, file: Optional[IO[str]] = None):
-        self.use_rich = _rich_available() if use_rich is None else (use_rich and _rich_available())
+    def __init__(self, use_rich: Optional[bool] = None, file: Optional[IO[str]] = None,
+                 width: Optional[int] = None, console=None, wide: bool = False):
+        self.wide = wide  # names never shortened (on lines of their own when they do not fit)
+        self.use_rich = console is not None or (_rich_available() if use_rich is None
+                                                else (use_rich and _rich_available()))
         self._file = file
-        self._console = None
+        self._width = width
+        self._console = console
 
     @property
     def file(self) -> IO[str]:
         return self._file if self._file is not None else sys.stdout
 
     def _rich_console(self):
-        from rich.console import Console
+        if self._console is None:
+            from rich.console import Console
 
-        # Outside a terminal rich defaults to 80 columns, too narrow for the hotspot table.
-        width = None
-        if not self.file.isatty() and "COLUMNS" not in os.environ:
-            width = max(shutil.get_terminal_size((180, 24)).columns, 180)
-        return Console(file=self._file, width=width, highlight=False)
+            console = Console(file=self._file, width=self._width, highlight=False)
+            if self._width is None and not console.is_terminal and not console.is_jupyter \
+                    and "COLUMNS" not in os.environ:
+                console.width = FILE_WIDTH
+            self._console = console
+        return self._console
+
+    @property
+    def width(self) -> int:
+        if self.use_rich:
+            return int(self._rich_console().width)
+        if self._width is not None:
+            return int(self._width)
+        if self.file.isatty() or "COLUMNS" in os.environ:
+            return shutil.get_terminal_size((FILE_WIDTH, 24)).columns
+        return FILE_WIDTH
 
     def heading(self, title: str) -> None:
         if self.use_rich:
@@ -110,22 +142,24 @@ class Output:
 
             self._rich_console().print(Rule(f"[bold]{title}[/bold]"))
         else:
-            line = "=" * 79
+            line = "=" * min(79, self.width)
             print(f"{line}\n  {title}\n{line}", file=self.file)
 
     def text(self, line: str = "") -> None:
-        if self.use_rich:
-            self._rich_console().print(line, markup=False)
+        if self.use_rich:  # wrapped here, so that continuation lines hang under the text ("  * ...")
+            from rich.text import Text
+
+            self._rich_console().print(Text(wrap_plain(line, self.width)), no_wrap=True, crop=False)
         else:
-            print(line, file=self.file)
+            print(wrap_plain(line, self.width), file=self.file)
 
     def kv(self, title: Optional[str], pairs: Sequence[Tuple[str, str]]) -> None:
         if self.use_rich:
             from rich.table import Table
 
             t = Table(title=title, show_header=False, box=None, pad_edge=False, title_justify="left")
-            t.add_column(style="bold cyan")
-            t.add_column()
+            t.add_column(style="bold cyan", no_wrap=True)
+            t.add_column(overflow="fold")
             for k, v in pairs:
                 t.add_row(k, v)
             self._rich_console().print(t)
@@ -134,47 +168,102 @@ class Output:
             self.heading(title)
         width = max((len(k) for k, _ in pairs), default=0) + 2
         for k, v in pairs:
-            print(f"  {(k + ':'):<{width}}{v}", file=self.file)
+            lines = textwrap.wrap(str(v), max(self.width - 2 - width, 20), break_long_words=False,
+                                  break_on_hyphens=False) or [""]
+            print(f"  {(k + ':'):<{width}}{lines[0]}", file=self.file)
+            for more in lines[1:]:
+                print(" " * (2 + width) + more, file=self.file)
         print(file=self.file)
 
-    def table(self, title: Optional[str], columns: Sequence[Column], rows: List[Sequence[str]],
+    def table(self, title: Optional[str], columns: Sequence[Col], rows: List[Sequence[str]],
               caption: Optional[str] = None) -> None:
+        """A table fitted to the output's width (gpufl._layout.fit): the name column (Col.name) shortened,
+        low-`keep` columns hidden when the rest does not fit, and the caption saying which."""
+        width = self.width
         if self.use_rich:
+            from rich import box
             from rich.table import Table
 
-            t = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
-            for header, justify, *opts in columns:
-                if "nowrap" in opts:
-                    t.add_column(header, justify=justify, no_wrap=True, overflow="ellipsis", min_width=16)
-                else:
-                    t.add_column(header, justify=justify, overflow="fold")
-            for r in rows:
-                t.add_row(*[str(c) for c in r])
+            layout = fit(columns, rows, width, _RICH_SEP, short_names, self.wide)
+            notes = [n for n in (caption, hidden_note(layout.hidden, width)) if n]
+            if layout.stacked:
+                self._print_stacked(title, layout, notes, width)
+                return
+            t = Table(title=_fit_title(title, width), caption="\n".join(notes) or None, title_justify="left",
+                      caption_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+            for col, w, header in zip(layout.columns, layout.widths, layout.headers):
+                t.add_column(header, justify=col.justify, no_wrap=True, width=w)
+            for r in layout.rows:
+                t.add_row(*r)
             self._rich_console().print(t)
             return
-        print(render_plain_table(title, columns, rows, caption), file=self.file)
+        layout = fit(columns, rows, width - _PLAIN_INDENT, _PLAIN_SEP, short_names, self.wide)
+        notes = [n for n in (caption, hidden_note(layout.hidden, width)) if n]
+        print(render_plain_layout(_fit_title(title, width - _PLAIN_INDENT), layout, "\n".join(notes) or None,
+                                  width), file=self.file)
+
+    def _print_stacked(self, title: Optional[str], layout: Layout, notes: List[str], width: int) -> None:
+        from rich.text import Text
+
+        from rich.console import Group
+
+        # One print (one block in a notebook). A whole name (wide) may be longer than the width: soft wrap.
+        parts = [Text(_fit_title(title, width), style="italic")] if title else []
+        parts.append(Text("\n".join(stacked_lines(layout, _RICH_SEP, max_width=width)), no_wrap=not self.wide))
+        parts += [Text(note, style="dim") for note in notes]
+        self._rich_console().print(Group(*parts), crop=False, soft_wrap=self.wide)
 
 
-def render_plain_table(title: Optional[str], columns: Sequence[Column], rows: List[Sequence[str]],
-                       caption: Optional[str] = None) -> str:
-    headers = [c[0] for c in columns]
-    cells = [[str(c) for c in r] for r in rows]
-    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+def wrap_plain(text: str, width: int) -> str:
+    """Lines of `text` wrapped at spaces to `width` (never inside a word or number), continuation lines
+    indented like the line they continue (under the text of a "* " item)."""
+    out = []
+    for line in str(text).split("\n"):
+        indent = len(line) - len(line.lstrip(" "))
+        hang = indent + (2 if line.lstrip(" ").startswith("* ") else 0)  # under the text of a "* " item
+        out.extend(textwrap.wrap(line, width, subsequent_indent=" " * hang, break_long_words=False,
+                                 break_on_hyphens=False) or [line])
+    return "\n".join(out)
 
+
+def _fit_title(title: Optional[str], width: int) -> Optional[str]:
+    if title is None or len(title) <= width:
+        return title
+    return title[: max(width - 1, 0)] + "\u2026"
+
+
+def render_plain_layout(title: Optional[str], layout: Layout, caption: Optional[str] = None,
+                        width: int = FILE_WIDTH) -> str:
+    if layout.stacked:
+        out = ([f"  {title}"] if title else []) + ["  " + line for line in stacked_lines(layout, _PLAIN_SEP, "-",
+                                                                                          width - _PLAIN_INDENT)]
+        if caption:
+            out.extend(wrap_plain(f"  {c}", width) for c in caption.splitlines())
+        return "\n".join(out) + "\n"
     def line(values: Sequence[str]) -> str:
         parts = []
-        for col, v, w in zip(columns, values, widths):
-            parts.append(v.rjust(w) if col[1] == "right" else v.ljust(w))
-        return "  " + "  ".join(parts).rstrip()
+        for col, v, w in zip(layout.columns, values, layout.widths):
+            parts.append(v.rjust(w) if col.justify == "right" else v.ljust(w))
+        return " " * _PLAIN_INDENT + (" " * _PLAIN_SEP).join(parts).rstrip()
 
     out = []
     if title:
         out.append(f"  {title}")
-    out.append(line(headers))
-    out.append("  " + "-" * (sum(widths) + 2 * (len(widths) - 1)))
-    out.extend(line(r) for r in cells)
-    if not cells:
+    header_lines = [h.split("\n") for h in layout.headers]
+    depth = max((len(h) for h in header_lines), default=1)
+    for k in range(depth):  # a wrapped header's last line sits on the rule
+        out.append(line([h[k - (depth - len(h))] if k >= depth - len(h) else "" for h in header_lines]))
+    out.append(" " * _PLAIN_INDENT + "-" * layout.table_width(_PLAIN_SEP))
+    out.extend(line(r) for r in layout.rows)
+    if not layout.rows:
         out.append("  (none)")
     if caption:
-        out.extend(f"  {c}" for c in caption.splitlines())
+        out.extend(wrap_plain(f"  {c}", width) for c in caption.splitlines())
     return "\n".join(out) + "\n"
+
+
+def render_plain_table(title: Optional[str], columns: Sequence[Col], rows: List[Sequence[str]],
+                       caption: Optional[str] = None, width: int = FILE_WIDTH) -> str:
+    layout = fit(columns, rows, width - _PLAIN_INDENT, _PLAIN_SEP, short_names)
+    notes = [n for n in (caption, hidden_note(layout.hidden, width)) if n]
+    return render_plain_layout(title, layout, "\n".join(notes) or None, width)

@@ -25,8 +25,9 @@ except ImportError as e:  # pragma: no cover - depends on the installation
 
 from . import _gpufl as _C
 from . import _tables
-from ._fmt import Output, bar, fmt_bytes, fmt_int, fmt_ns, fmt_pct
-from .report import generate_report, log_prefix_path, report_json_of_prefix
+from ._fmt import Output, bar, fmt_bytes, fmt_int, fmt_ns, fmt_pct, short_names
+from ._layout import Col
+from .report import report_json_of_prefix, report_text_of_prefix, resolve_prefix
 
 __all__ = ["GpuFlightSession", "pretty_stall"]
 
@@ -41,8 +42,14 @@ class GpuFlightSession:
     """One session of a GPU Flight log, loaded into DataFrames.
 
     log_dir / log_prefix name the log the way init(log_path=...) wrote it: log_path "./smoke_test" is
-    GpuFlightSession(".", log_prefix="smoke_test"). session_id picks one of several sessions sharing a prefix
-    (a full id or its first characters); the latest is the default.
+    GpuFlightSession(".", log_prefix="smoke_test"). Without log_prefix, a directory holding one log is read
+    whatever its prefix; with several, the most recent (and the others are listed). log_dir may also be a
+    prefix path ("logs/run") or one of its files ("logs/run.device.log"). session_id picks one of several
+    sessions sharing a prefix (a full id or its first characters); the latest is the default.
+
+    Tables print fitted to the terminal or notebook; `width` (columns) or a rich `console` overrides that.
+    Kernel names in them are shortened as a set (names that differ stay different); wide=True (or setting
+    .wide later) prints them whole, each on a line of its own when it does not fit beside its figures.
 
     Tables (pandas DataFrames): kernels, kernel_defs, memcpy, syncs, memory, scopes, scope_paths, system (GPU samples),
     host (host samples), sass_metrics, pc_samples, range_counters, notes, stacks, benchmarks; `info` is a dict
@@ -51,14 +58,24 @@ class GpuFlightSession:
 
     def __init__(self, log_dir: Union[str, os.PathLike] = ".", log_prefix: Optional[str] = None,
                  session_id: Optional[str] = None, *, use_rich: Optional[bool] = None,
-                 file: Optional[IO[str]] = None, max_warnings: int = 100):
-        self.log_dir = os.fspath(log_dir) if log_dir is not None else "."
-        self.prefix = log_prefix_path(self.log_dir, log_prefix)
+                 file: Optional[IO[str]] = None, max_warnings: int = 100, width: Optional[int] = None,
+                 console=None, wide: bool = False):
+        self.prefix = resolve_prefix(log_dir, log_prefix)
+        self.log_dir = os.path.dirname(self.prefix) or "."
         self.session_id = session_id
         self._data = _tables.load(self.prefix, session_id, max_warnings)
-        self._out = Output(use_rich=use_rich, file=file)
+        self._out = Output(use_rich=use_rich, file=file, width=width, console=console, wide=wide)
 
     # ----------------------------------------------------------------------------------------------- tables
+    @property
+    def wide(self) -> bool:
+        """Whether inspect_*() print kernel names whole instead of shortened to the width."""
+        return self._out.wide
+
+    @wide.setter
+    def wide(self, value: bool) -> None:
+        self._out.wide = bool(value)
+
     @property
     def info(self) -> dict:
         return self._data.info
@@ -255,19 +272,22 @@ class GpuFlightSession:
         if not len(df):
             self._out.text("No kernels recorded in this session.")
             return
-        columns = [("#", "right"), ("Kernel", "left", "nowrap"), ("Calls", "right"), ("Total", "right"),
-                   ("Avg", "right"), ("GPU %", "right"), ("Occupancy", "right"), ("Reg", "right"), ("SMem", "right"),
-                   ("Warp", "right"), ("Block", "right"), ("Limiting", "left"), ("Regs", "right"),
-                   ("SMem dyn+static", "right")]
+        # Occupancy's per-resource limits go first when the width is short; the time columns last.
+        columns = [Col("#", keep=10), Col("Kernel", "left", name=True), Col("Calls", keep=8),
+                   Col("Total", keep=10), Col("Avg", keep=7), Col("GPU %", keep=9), Col("Occupancy", keep=6),
+                   Col("Reg", keep=2), Col("SMem", keep=2), Col("Warp", keep=1), Col("Block", keep=1),
+                   Col("Limiting", "left", keep=5), Col("Regs", keep=3), Col("SMem dyn+static", keep=3)]
+        if by_shape:
+            columns.insert(2, Col("Grid x Block", "left", keep=4))
         rows = []
         for i, r in enumerate(df.itertuples(index=False), 1):
-            label = f"{r.kernel} {r.grid}x{r.block}" if by_shape else str(r.kernel)
-            rows.append([
-                str(i), _clip(label, 64), fmt_int(r.calls), fmt_ns(r.total_ns), fmt_ns(r.avg_ns),
-                fmt_pct(r.pct_gpu_time), fmt_pct(r.occupancy), fmt_pct(r.reg_occupancy), fmt_pct(r.smem_occupancy),
-                fmt_pct(r.warp_occupancy), fmt_pct(r.block_occupancy), _s(r.limiting_resource),
-                fmt_int(r.num_regs), _smem(r.static_shared_bytes, r.dyn_shared_bytes),
-            ])
+            row = [str(i), str(r.mangled), fmt_int(r.calls), fmt_ns(r.total_ns), fmt_ns(r.avg_ns),
+                   fmt_pct(r.pct_gpu_time), fmt_pct(r.occupancy), fmt_pct(r.reg_occupancy),
+                   fmt_pct(r.smem_occupancy), fmt_pct(r.warp_occupancy), fmt_pct(r.block_occupancy),
+                   _s(r.limiting_resource), fmt_int(r.num_regs), _smem(r.static_shared_bytes, r.dyn_shared_bytes)]
+            if by_shape:
+                row.insert(2, f"{r.grid}x{r.block}")
+            rows.append(row)
         notes = []
         if (df["shapes"] > 1).any() and not by_shape:
             notes.append("Kernels with several launch shapes show the shape with the most GPU time "
@@ -299,13 +319,17 @@ class GpuFlightSession:
         if not len(df):
             self._out.text("No PC samples in this session (profiling_engine PcSampling or PcSamplingWithSass).")
             return
-        for func in list(dict.fromkeys(df["func"]))[:top_n]:
+        funcs = list(dict.fromkeys(df["func"]))[:top_n]
+        totals = [int(df.loc[df["func"] == f, "kernel_samples"].iloc[0]) for f in funcs]
+        # Titles: each kernel's name shortened with the others, so that two instantiations stay apart.
+        room = max(self._out.width - max(len(f"  ({fmt_int(t)} stall samples)") for t in totals), 24)
+        for func, total, name in zip(funcs, totals, short_names(funcs, room)):
             part = df[df["func"] == func].head(reasons)
-            total = int(part["kernel_samples"].iloc[0])
             rows = [[r.reason, fmt_int(r.samples), fmt_pct(r.fraction), bar(r.fraction)]
                     for r in part.itertuples(index=False)]
-            self._out.table(f"{_clip(self._short_name(func), 100)}  ({fmt_int(total)} stall samples)",
-                            [("Stall", "left"), ("Samples", "right"), ("%", "right"), ("", "left")], rows)
+            self._out.table(f"{name}  ({fmt_int(total)} stall samples)",
+                            [Col("Stall", "left", keep=10), Col("Samples", keep=10), Col("%", keep=10),
+                             Col("", "left", keep=1)], rows)
 
     # ------------------------------------------------------------------------------- SASS / divergence
     def profile_samples(self) -> pd.DataFrame:
@@ -350,16 +374,16 @@ class GpuFlightSession:
         rows = []
         hints = []
         for r in df.head(top_n).itertuples(index=False):
-            rows.append([_clip(r.kernel, 60), fmt_int(r.launches), fmt_int(r.instructions), fmt_int(r.warp_insts),
+            rows.append([str(r.func), fmt_int(r.launches), fmt_int(r.instructions), fmt_int(r.warp_insts),
                          fmt_int(r.thread_insts), _tpw(r.avg_threads_per_warp, warp_size),
                          fmt_pct(r.warp_efficiency), fmt_int(r.sectors_global), fmt_int(r.sectors_global_ideal),
                          fmt_pct(r.memory_efficiency)])
-            hints += [f"{_clip(r.kernel, 60)}: {h['text']}" for h in hints_of.get(r.func, [])]
+            hints += [f"{r.kernel}: {h['text']}" for h in hints_of.get(r.func, [])]
         self._out.table("SASS metrics per kernel",
-                        [("Kernel", "left", "nowrap"), ("Launches", "right"), ("Instrs", "right"),
-                         ("Warp Insts", "right"), ("Thread Insts", "right"), ("Threads/Warp", "right"),
-                         ("Warp Eff", "right"), ("Global Sectors", "right"), ("Ideal Sectors", "right"),
-                         ("Mem Eff", "right")], rows)
+                        [Col("Kernel", "left", name=True), Col("Launches", keep=4), Col("Instrs", keep=1),
+                         Col("Warp Insts", keep=3), Col("Thread Insts", keep=2), Col("Threads/Warp", keep=7),
+                         Col("Warp Eff", keep=9), Col("Global Sectors", keep=6), Col("Ideal Sectors", keep=5),
+                         Col("Mem Eff", keep=9)], rows)
         for h in hints:
             self._out.text(f"  * {h}")
 
@@ -399,14 +423,19 @@ class GpuFlightSession:
             return
         if top_n is not None:
             df = df.head(top_n)
-        rows = [[_clip(str(r.scope), 60), fmt_int(r.calls) + (f" ({r.open} open)" if r.open else ""),
+        caption = "Wall time is host time per scope instance; GPU time includes nested scopes."
+        over = df[df["gpu_time_ns"] > df["total_ns"]]
+        if len(over):  # e.g. a scope that only launches: its kernels run after it has ended
+            caption += (f" GPU time exceeds wall time in {len(over)} scope(s) ({over['scope'].iloc[0]}, ...): "
+                        "launches are asynchronous, so kernels run after the scope that launched them ends.")
+        rows = [[str(r.scope), fmt_int(r.calls) + (f" ({r.open} open)" if r.open else ""),
                  fmt_ns(r.total_ns), fmt_ns(r.avg_ns), fmt_ns(r.max_ns), fmt_int(r.kernels), fmt_ns(r.gpu_time_ns),
                  fmt_ns(r.self_gpu_time_ns), fmt_int(r.copies), fmt_bytes(r.copy_bytes) if r.copies else "-"]
                 for r in df.itertuples(index=False)]
-        self._out.table("Scopes", [("Scope", "left", "nowrap"), ("Calls", "right"), ("Total", "right"),
-                                   ("Avg", "right"), ("Max", "right"), ("Kernels", "right"), ("GPU Time", "right"),
-                                   ("Self GPU", "right"), ("Copies", "right"), ("Copied", "right")], rows,
-                        "Wall time is host time per scope instance; GPU time includes nested scopes.")
+        self._out.table("Scopes", [Col("Scope", "left", name=True, kernel=False), Col("Calls", keep=9), Col("Total", keep=10),
+                                   Col("Avg", keep=6), Col("Max", keep=4), Col("Kernels", keep=7),
+                                   Col("GPU Time", keep=8), Col("Self GPU", keep=3), Col("Copies", keep=2),
+                                   Col("Copied", keep=2)], rows, caption)
 
     # --------------------------------------------------------------------------------- range profiler
     def perf_metrics(self) -> pd.DataFrame:
@@ -429,8 +458,9 @@ class GpuFlightSession:
             self._out.text("No range-profiler counters in this session (profiling_engine RangeProfiler).")
             return
         for rng, row in df.iterrows():
-            rows = [[str(metric), _metric(value)] for metric, value in row.items() if value == value]
-            self._out.table(f"Range: {rng}", [("Metric", "left"), ("Value", "right")], rows)
+            rows = [[str(metric), _metric_with_unit(str(metric), value)] for metric, value in row.items()
+                    if value == value]
+            self._out.table(f"Range: {rng}", [Col("Metric", "left", name=True, kernel=False), Col("Value", keep=10)], rows)
 
     # ------------------------------------------------------------------------------------- transfers
     def memcpy_summary(self) -> pd.DataFrame:
@@ -456,14 +486,14 @@ class GpuFlightSession:
             return
         rows = [[r.kind, fmt_int(r.count), fmt_bytes(r.bytes), fmt_ns(r.time_ns), _gbps(r.throughput_gbps)]
                 for r in df.itertuples(index=False)]
-        self._out.table("Memory transfers", [("Direction", "left"), ("Count", "right"), ("Bytes", "right"),
-                                             ("Time", "right"), ("Throughput", "right")], rows)
+        self._out.table("Memory transfers", [Col("Direction", "left", keep=10), Col("Count", keep=8),
+                                             Col("Bytes", keep=9), Col("Time", keep=7), Col("Throughput", keep=9)],
+                        rows)
 
     # ------------------------------------------------------------------------------------------- misc
     def report(self, top_n: int = 10) -> str:
         """The C++ text report of this session (same as gpufl.report.generate_report)."""
-        return generate_report(self.log_dir, os.path.basename(self.prefix), top_n=top_n,
-                               session_id=self.info.get("session_id") or self.session_id)
+        return report_text_of_prefix(self.prefix, self.info.get("session_id") or self.session_id, top_n=top_n)
 
     def hints(self) -> pd.DataFrame:
         """The C++ report's hints for the session (kind, subject, text): what to look at first."""
@@ -498,11 +528,6 @@ class GpuFlightSession:
 
 def _s(v) -> str:
     return "-" if v is None or v != v else str(v)
-
-
-def _clip(text: str, n: int) -> str:
-    text = str(text)
-    return text if len(text) <= n else text[: n - 3] + "..."
 
 
 def _smem(static, dyn) -> str:
@@ -544,6 +569,21 @@ def _mib(v, total) -> str:
 
 def _gbps(v) -> str:
     return "-" if v != v else f"{v:.2f} GB/s"
+
+
+def _metric_with_unit(name: str, v) -> str:
+    """A range-profiler counter with its unit, read from the metric's name the way Nsight Compute names them:
+    `*bytes*` bytes, `*time_duration*` / `*cycles*` ns / cycles, `*.pct*` / `*pct_of_peak*` percent."""
+    low = name.lower()
+    if "bytes" in low:
+        return f"{_metric(v)} B ({fmt_bytes(v)})" if float(v) >= 1024 else f"{_metric(v)} B"
+    if "time_duration" in low:
+        return fmt_ns(v)
+    if "pct" in low:
+        return f"{float(v):,.2f}%"
+    if "cycles" in low and "pct" not in low:
+        return f"{_metric(v)} cycles"
+    return _metric(v)
 
 
 def _metric(v) -> str:

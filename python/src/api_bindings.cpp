@@ -11,6 +11,7 @@
 #include "gpufl/version.hpp"
 #include "report/profile_stats.hpp"
 #include "report/report.hpp"
+#include "report/short_names.hpp"
 
 namespace nb = nanobind;
 
@@ -91,6 +92,13 @@ void bindApi(nb::module_& m) {
   m.def("report", &reportPy, nb::arg("prefix"), nb::arg("session") = "", nb::arg("top_n") = 10,
         nb::arg("as_json") = false);
   m.def("short_kernel_name", [](std::string_view name) { return readableKernelName(name); }, nb::arg("name"));
+  // Short names for a set of kernels, distinct where the names differ (report/short_names.hpp).
+  m.def(
+      "short_names",
+      [](const std::vector<std::string>& names, size_t width, const std::string& ellipsis) {
+        return report::shortNames(names, width, {.ellipsis = ellipsis});
+      },
+      nb::arg("names"), nb::arg("width"), nb::arg("ellipsis") = "\xE2\x80\xA6");
   m.def("demangle", [](std::string_view name) { return demangle(name); }, nb::arg("name"));
   // The one table of stall labels ("LG Throttle (idle)"), so the analyzer's tables read like the report.
   m.def("stall_label", [](std::string_view reason) { return stallLabel(reason); },
