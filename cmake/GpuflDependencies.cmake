@@ -14,6 +14,14 @@ endif()
 
 find_package(simdjson REQUIRED)  # Debian: libsimdjson-dev
 find_package(CLI11 REQUIRED)     # Debian: libcli11-dev
+find_package(ZLIB REQUIRED)      # Debian: zlib1g-dev
+# cpp-httplib (Debian: libcpp-httplib-dev): HTTP client and server of `gpufl agent`. Its pkg-config file carries
+# the defines (OpenSSL, zlib, brotli) the packaged library was built with; they must match.
+if(NOT TARGET PkgConfig::HTTPLIB)
+  find_package(PkgConfig REQUIRED)
+  pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+endif()
+set(GPUFL_HTTPLIB PkgConfig::HTTPLIB)
 if(GPUFL_BUILD_TESTS)
   find_package(GTest REQUIRED)   # Debian: libgtest-dev
 endif()
