@@ -1,6 +1,6 @@
-// `gpufl agent --to URL PREFIX_OR_DIR...`: ships the logs under prefixes or directories to an HTTP receiver
-// (src/agent, docs/fleet.md). The token comes from an environment variable or a file, never from the
-// command line, where `ps` would show it to every user of the host.
+// `gpufl agent --to URL PREFIX_OR_DIR...`: ships the logs under prefixes or directories to an HTTP
+// receiver (src/agent, docs/fleet.md). The token comes from an environment variable or a file,
+// never from the command line, where `ps` would show it to every user of the host.
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <csignal>
@@ -18,7 +18,9 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 
-extern "C" void onStopSignal(int) { g_stop = true; }
+extern "C" void onStopSignal(int) {
+  g_stop = true;
+}
 
 struct AgentArgs {
   agent::AgentOptions opts;
@@ -67,7 +69,7 @@ void runAgentCommand(AgentArgs& a, CliContext& ctx) {
     return;
   }
   g_stop = false;
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_handler = onStopSignal;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGTERM, &sa, nullptr);
@@ -85,15 +87,18 @@ void addAgentCommand(CLI::App& app, CliContext& ctx) {
       "agent", "Follow log prefixes or directories and ship their records to an HTTP receiver");
   cmd->add_option("inputs", o.inputs, "Log prefixes (./run) or directories (searched recursively)")
       ->required();
-  cmd->add_option("--to", o.to, "Receiver URL: NDJSON batches are POSTed there, gzip-compressed")->required();
+  cmd->add_option("--to", o.to, "Receiver URL: NDJSON batches are POSTed there, gzip-compressed")
+      ->required();
   cmd->add_option("--token-env", args->token_env, "Environment variable holding the bearer token")
       ->capture_default_str();
-  cmd->add_option("--token-file", args->token_file, "File holding the bearer token (instead of --token-env)");
+  cmd->add_option("--token-file", args->token_file,
+                  "File holding the bearer token (instead of --token-env)");
   cmd->add_option("--ca-file", o.ca_file, "CA bundle for https receivers (default: the system's)");
   cmd->add_option("--state-dir", o.state_dir,
                   "Checkpoint and spool directory (default: $XDG_STATE_HOME/gpufl/agent or "
                   "~/.local/state/gpufl/agent)");
-  cmd->add_option("--listen", o.listen, "HOST:PORT for /metrics and /healthz, or 'off'")->capture_default_str();
+  cmd->add_option("--listen", o.listen, "HOST:PORT for /metrics and /healthz, or 'off'")
+      ->capture_default_str();
   cmd->add_option("--poll-ms", o.poll_ms, "Rescan period in ms (inotify wakes it sooner)")
       ->capture_default_str()
       ->check(CLI::Range(10, 600000));

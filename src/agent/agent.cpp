@@ -1,12 +1,11 @@
 #include "agent/agent.hpp"
 
 #include <arpa/inet.h>
+#include <httplib.h>
 #include <poll.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <httplib.h>
 
 #include <chrono>
 #include <map>
@@ -49,16 +48,19 @@ bool isLoopbackHost(const std::string& host) {
 
 std::string validateOptions(const AgentOptions& opts) {
   std::string origin, path;
-  if (!splitUrl(opts.to, &origin, &path)) return "--to '" + opts.to + "' is not an http:// or https:// URL";
+  if (!splitUrl(opts.to, &origin, &path))
+    return "--to '" + opts.to + "' is not an http:// or https:// URL";
   if (opts.inputs.empty()) return "no PREFIX_OR_DIR to follow";
   if (opts.state_dir.empty()) return "--state-dir is empty";
   if (!opts.listen.empty()) {
     std::string host;
     int port = 0;
-    if (!parseListen(opts.listen, &host, &port)) return "--listen '" + opts.listen + "' is not HOST:PORT";
+    if (!parseListen(opts.listen, &host, &port))
+      return "--listen '" + opts.listen + "' is not HOST:PORT";
     if (!isLoopbackHost(host) && opts.token.empty())
       return "--listen " + opts.listen +
-             " is not a loopback address: give a token (GPUFL_AGENT_TOKEN or --token-file), which /metrics "
+             " is not a loopback address: give a token (GPUFL_AGENT_TOKEN or --token-file), which "
+             "/metrics "
              "and /healthz will then require";
   }
   return {};
@@ -72,7 +74,8 @@ int64_t nowUnixMs() {
       .count();
 }
 
-// Compares without an early exit, so response time says nothing about how much of a token was right.
+// Compares without an early exit, so response time says nothing about how much of a token was
+// right.
 bool sameSecret(const std::string& a, const std::string& b) {
   if (a.size() != b.size()) return false;
   unsigned diff = 0;
@@ -100,8 +103,8 @@ class DirWatch {
     for (const std::string& d : dirs) {
       if (watched_.count(d)) continue;
       if (inotify_add_watch(fd_, d.c_str(),
-                            IN_CREATE | IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CLOSE_WRITE |
-                                IN_DONT_FOLLOW | IN_ONLYDIR) >= 0)
+                            IN_CREATE | IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |
+                                IN_CLOSE_WRITE | IN_DONT_FOLLOW | IN_ONLYDIR) >= 0)
         watched_.insert(d);
     }
   }
@@ -123,7 +126,8 @@ class DirWatch {
   std::set<std::string> watched_;
 };
 
-// Sessions whose session_end went through, per prefix: shipped once every channel of the prefix has.
+// Sessions whose session_end went through, per prefix: shipped once every channel of the prefix
+// has.
 class ShipTracker {
  public:
   void setChannels(const std::string& prefix, size_t n) {
@@ -169,13 +173,14 @@ int runAgent(const AgentOptions& opts, const std::atomic<bool>& stop) {
   AgentState state;
   std::mutex state_mu;
   std::string text;
-  struct stat st{};
+  struct stat st {};
   if (::lstat(state_path.c_str(), &st) == 0) {
     if (!readWholeFile(state_path, &text, &error) || !decodeState(text, &state, &error)) {
       logInfo("error: " + state_path + ": " + error + " (move it away to start over)");
       return 1;
     }
-    logInfo("resuming from " + state_path + " (" + std::to_string(state.streams.size()) + " streams)");
+    logInfo("resuming from " + state_path + " (" + std::to_string(state.streams.size()) +
+            " streams)");
   }
   Spool spool;
   if (!spool.open(opts.state_dir + "/spool", opts.spool_max_bytes, &error)) {
@@ -208,7 +213,8 @@ int runAgent(const AgentOptions& opts, const std::atomic<bool>& stop) {
     for (const std::string& sid : h.session_ends) {
       if (!ships.acked(h.prefix, h.channel, sid)) continue;
       metrics.sessions_shipped++;
-      logInfo("session " + sid + " of " + h.prefix + " shipped (session_end and every segment went through)");
+      logInfo("session " + sid + " of " + h.prefix +
+              " shipped (session_end and every segment went through)");
       std::lock_guard<std::mutex> lock(state_mu);
       state.shipped.push_back(h.prefix + " " + sid);
       while (state.shipped.size() > AgentState::kShippedKept) state.shipped.pop_front();
@@ -230,7 +236,8 @@ int runAgent(const AgentOptions& opts, const std::atomic<bool>& stop) {
     parseListen(opts.listen, &host, &port);
     bool need_token = !isLoopbackHost(host);
     auto authorized = [&, need_token](const httplib::Request& req, httplib::Response& res) {
-      if (!need_token || sameSecret(req.get_header_value("Authorization"), "Bearer " + opts.token)) return true;
+      if (!need_token || sameSecret(req.get_header_value("Authorization"), "Bearer " + opts.token))
+        return true;
       res.status = 401;
       res.set_content("token required\n", "text/plain");
       return false;
@@ -245,12 +252,14 @@ int runAgent(const AgentOptions& opts, const std::atomic<bool>& stop) {
       double lag = lagSeconds();
       bool ok = lag < opts.unhealthy_lag_s;
       res.status = ok ? 200 : 503;
-      res.set_content(std::string("{\"status\":\"") + (ok ? "ok" : "lagging") + "\",\"lag_seconds\":" +
-                          std::to_string(lag) + ",\"spool_batches\":" + std::to_string(spool.count()) +
+      res.set_content(std::string("{\"status\":\"") + (ok ? "ok" : "lagging") +
+                          "\",\"lag_seconds\":" + std::to_string(lag) +
+                          ",\"spool_batches\":" + std::to_string(spool.count()) +
                           ",\"sending\":" + (sender.failing() ? "\"failing\"" : "\"ok\"") + "}\n",
                       "application/json");
     });
-    int bound = port == 0 ? server.bind_to_any_port(host) : (server.bind_to_port(host, port) ? port : -1);
+    int bound =
+        port == 0 ? server.bind_to_any_port(host) : (server.bind_to_port(host, port) ? port : -1);
     if (bound <= 0) {
       logInfo("error: cannot listen on " + opts.listen);
       return 1;
@@ -290,11 +299,11 @@ int runAgent(const AgentOptions& opts, const std::atomic<bool>& stop) {
     {
       std::lock_guard<std::mutex> lock(state_mu);
       for (const auto& [key, files] : scan.streams) {
-        struct stat fst{};
+        struct stat fst {};
         auto it = state.streams.find(key);
         uint64_t off = it == state.streams.end() ? 0 : it->second.pos.offset;
-        bool in_active = it == state.streams.end() || files.segments.lower_bound(it->second.next_seg) ==
-                                                          files.segments.end();
+        bool in_active = it == state.streams.end() ||
+                         files.segments.lower_bound(it->second.next_seg) == files.segments.end();
         if (in_active && files.has_active && ::stat(files.activePath().c_str(), &fst) == 0 &&
             static_cast<uint64_t>(fst.st_size) > off)
           unread += static_cast<uint64_t>(fst.st_size) - off;
@@ -315,8 +324,8 @@ int runAgent(const AgentOptions& opts, const std::atomic<bool>& stop) {
     server_thread.join();
   }
   logInfo("stopped: " + std::to_string(metrics.batches_sent.load()) + " batches (" +
-          std::to_string(metrics.records_sent.load()) + " records) sent, " + std::to_string(spool.count()) +
-          " waiting in the spool");
+          std::to_string(metrics.records_sent.load()) + " records) sent, " +
+          std::to_string(spool.count()) + " waiting in the spool");
   return 0;
 }
 

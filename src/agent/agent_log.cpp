@@ -13,7 +13,7 @@ std::mutex g_mu;
 void emit(const char* level, const std::string& message) {
   char stamp[32];
   std::time_t t = std::time(nullptr);
-  struct tm tm{};
+  struct tm tm {};
   gmtime_r(&t, &tm);
   std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
   std::fprintf(stderr, "%s gpufl agent %s: %s\n", stamp, level, message.c_str());

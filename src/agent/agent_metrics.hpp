@@ -11,15 +11,15 @@
 namespace gpufl::agent {
 
 struct AgentMetrics {
-  std::atomic<uint64_t> lines_read{0};      // complete lines read from log files
-  std::atomic<uint64_t> bytes_read{0};      // raw bytes read from disk (compressed for .zst)
+  std::atomic<uint64_t> lines_read{0};  // complete lines read from log files
+  std::atomic<uint64_t> bytes_read{0};  // raw bytes read from disk (compressed for .zst)
   std::atomic<uint64_t> records_spooled{0};
-  std::atomic<uint64_t> batches_sent{0};    // accepted by the receiver (2xx)
+  std::atomic<uint64_t> batches_sent{0};  // accepted by the receiver (2xx)
   std::atomic<uint64_t> records_sent{0};
-  std::atomic<uint64_t> bytes_sent{0};      // compressed bodies accepted
-  std::atomic<uint64_t> retries{0};         // attempts that will be repeated (5xx, 429, timeouts, refused)
+  std::atomic<uint64_t> bytes_sent{0};  // compressed bodies accepted
+  std::atomic<uint64_t> retries{0};  // attempts that will be repeated (5xx, 429, timeouts, refused)
   std::atomic<uint64_t> sessions_shipped{0};
-  std::atomic<uint64_t> unread_bytes{0};    // on disk, not yet read (as of the last scan)
+  std::atomic<uint64_t> unread_bytes{0};  // on disk, not yet read (as of the last scan)
   std::atomic<uint64_t> streams{0};
   std::atomic<int64_t> last_success_unix_ms{0};
 

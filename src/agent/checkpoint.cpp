@@ -7,14 +7,17 @@
 namespace gpufl::agent {
 
 std::string encodeState(const AgentState& state) {
-  std::string out = "{\"version\":1,\"next_batch\":" + std::to_string(state.next_batch) + ",\"streams\":{";
+  std::string out =
+      "{\"version\":1,\"next_batch\":" + std::to_string(state.next_batch) + ",\"streams\":{";
   bool first = true;
   for (const auto& [key, s] : state.streams) {
     if (!first) out += ',';
     first = false;
     log::appendJsonString(out, key);
-    out += ":{\"next_seg\":" + std::to_string(s.next_seg) + ",\"offset\":" + std::to_string(s.pos.offset) +
-           ",\"lines\":" + std::to_string(s.pos.lines) + ",\"head\":" + std::to_string(s.head) + "}";
+    out += ":{\"next_seg\":" + std::to_string(s.next_seg) +
+           ",\"offset\":" + std::to_string(s.pos.offset) +
+           ",\"lines\":" + std::to_string(s.pos.lines) + ",\"head\":" + std::to_string(s.head) +
+           "}";
   }
   out += "},\"shipped\":[";
   first = true;
@@ -54,7 +57,8 @@ bool decodeState(const std::string& text, AgentState* state, std::string* error)
     simdjson::dom::element v = field.value;
     if (v["next_seg"].get_uint64().get(p.next_seg) || v["offset"].get_uint64().get(p.pos.offset) ||
         v["lines"].get_uint64().get(p.pos.lines) || v["head"].get_uint64().get(p.head)) {
-      *error = "field 'streams." + std::string(field.key) + "': next_seg/offset/lines/head missing or wrong";
+      *error = "field 'streams." + std::string(field.key) +
+               "': next_seg/offset/lines/head missing or wrong";
       return false;
     }
     st.streams.emplace(std::string(field.key), p);

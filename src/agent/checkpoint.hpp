@@ -1,7 +1,7 @@
-// The agent's durable state: where each stream (prefix + channel) has been read to, the next batch id,
-// and the sessions already shipped. Saved atomically (durable_file.hpp) after every batch put in the
-// spool, so a killed agent resumes from the last spooled batch: lines after it are read again
-// (at-least-once), never skipped.
+// The agent's durable state: where each stream (prefix + channel) has been read to, the next batch
+// id, and the sessions already shipped. Saved atomically (durable_file.hpp) after every batch put
+// in the spool, so a killed agent resumes from the last spooled batch: lines after it are read
+// again (at-least-once), never skipped.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +24,8 @@ struct StreamPos {
 struct AgentState {
   std::map<std::string, StreamPos> streams;  // by StreamFiles::key()
   uint64_t next_batch = 1;
-  std::deque<std::string> shipped;  // "prefix sid" of sessions shipped whole, the latest kShippedKept
+  std::deque<std::string>
+      shipped;  // "prefix sid" of sessions shipped whole, the latest kShippedKept
   static constexpr size_t kShippedKept = 4096;
 };
 

@@ -34,7 +34,8 @@ bool syncDirOf(const std::string& path, std::string* error) {
 
 bool writeFileAtomic(const std::string& path, std::string_view data, std::string* error) {
   std::string tmp = path + ".tmp";
-  ::unlink(tmp.c_str());  // a leftover of a killed run; O_EXCL below refuses anything put there since
+  ::unlink(
+      tmp.c_str());  // a leftover of a killed run; O_EXCL below refuses anything put there since
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
   if (fd < 0) {
     *error = why(tmp, "create");
@@ -100,7 +101,7 @@ bool makeDirs(const std::string& path, std::string* error) {
       return false;
     }
   }
-  struct stat st{};
+  struct stat st {};
   if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
     *error = path + ": not a directory";
     return false;

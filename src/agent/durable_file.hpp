@@ -1,6 +1,7 @@
 // Files the agent writes (its checkpoint, spooled batches): mode 0640 whatever the umask, never
-// through a symbolic link, and replaced atomically (temp file, fsync, rename, fsync of the directory)
-// so that a SIGKILL at any instant leaves either the old or the new content, never a mix.
+// through a symbolic link, and replaced atomically (temp file, fsync, rename, fsync of the
+// directory) so that a SIGKILL at any instant leaves either the old or the new content, never a
+// mix.
 #pragma once
 
 #include <string>

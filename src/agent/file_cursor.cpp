@@ -16,7 +16,9 @@ namespace {
 
 constexpr size_t kChunk = 1 << 20;
 
-std::string sysError(const std::string& path, int err) { return path + ": " + std::strerror(err); }
+std::string sysError(const std::string& path, int err) {
+  return path + ": " + std::strerror(err);
+}
 
 // Plain text read with pread from a byte offset; complete lines only.
 class PlainCursor final : public FileCursor {
@@ -39,7 +41,7 @@ class PlainCursor final : public FileCursor {
           begin_ += len + 1;
           pos_.offset += len + 1;
           pos_.lines += 1;
-          if (skipping_) {
+          if (skipping_ || len > max_line_) {
             skipping_ = false;
             pos_.offset += skipped_;
             skipped_ = 0;
@@ -118,7 +120,8 @@ class PlainCursor final : public FileCursor {
 // A zstd segment: decoded from its start, the lines before the saved position skipped by count.
 class ZstdCursor final : public FileCursor {
  public:
-  ZstdCursor(std::unique_ptr<log::LineSource> src, FilePos from) : src_(std::move(src)), skip_to_(from.lines) {
+  ZstdCursor(std::unique_ptr<log::LineSource> src, FilePos from)
+      : src_(std::move(src)), skip_to_(from.lines) {
     pos_ = from;
   }
   ReadStatus next(std::string_view* text) override {
@@ -152,7 +155,7 @@ class ZstdCursor final : public FileCursor {
 int openRegularNoFollow(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) return -1;
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
     errno = EINVAL;
@@ -168,7 +171,8 @@ std::unique_ptr<FileCursor> FileCursor::open(const std::string& path, FilePos fr
     *error = sysError(path, errno);
     return nullptr;
   }
-  if (!log::isCompressedPath(path)) return std::make_unique<PlainCursor>(fd, from, closed, max_line_bytes);
+  if (!log::isCompressedPath(path))
+    return std::make_unique<PlainCursor>(fd, from, closed, max_line_bytes);
   ::close(fd);  // checked above that it is a regular file; LineSource opens it itself
   auto src = log::LineSource::openFile(path, max_line_bytes, error);
   if (!src) return nullptr;

@@ -1,9 +1,9 @@
 // Reads the complete lines of one channel file from a saved position: a live active file (which may
 // still grow), a closed plain segment, or a zstd segment (through log::LineSource).
 //
-// A position is both a byte offset into the decoded text and a line count, because the two stay equal
-// between a plain segment and its .zst (same text) while a .zst can only be resumed by line. Memory is
-// bounded by the longest accepted line plus one read chunk, whatever the file size.
+// A position is both a byte offset into the decoded text and a line count, because the two stay
+// equal between a plain segment and its .zst (same text) while a .zst can only be resumed by line.
+// Memory is bounded by the longest accepted line plus one read chunk, whatever the file size.
 #pragma once
 
 #include <cstdint>
@@ -29,8 +29,9 @@ enum class ReadStatus {
 class FileCursor {
  public:
   virtual ~FileCursor() = default;
-  // Opens `path` without following a symbolic link. `closed`: the file will not grow (a segment), so a
-  // last line without '\n' is torn rather than not yet complete. nullptr with *error on failure.
+  // Opens `path` without following a symbolic link. `closed`: the file will not grow (a segment),
+  // so a last line without '\n' is torn rather than not yet complete. nullptr with *error on
+  // failure.
   static std::unique_ptr<FileCursor> open(const std::string& path, FilePos from, bool closed,
                                           size_t max_line_bytes, std::string* error);
   virtual ReadStatus next(std::string_view* text) = 0;
@@ -44,8 +45,8 @@ class FileCursor {
   std::string error_;
 };
 
-// Hash of the first line of `path` (0 when it has no complete first line yet): identifies a file across
-// renames and compression, since every session file starts with its own session_start.
+// Hash of the first line of `path` (0 when it has no complete first line yet): identifies a file
+// across renames and compression, since every session file starts with its own session_start.
 uint64_t firstLineHash(const std::string& path);
 
 // Opens a path for reading only if it is a regular file reached without a symbolic link in its last

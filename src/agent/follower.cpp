@@ -24,7 +24,7 @@ std::string hex64(uint64_t v) {
 }
 
 bool exists(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   return ::lstat(path.c_str(), &st) == 0;
 }
 
@@ -54,7 +54,8 @@ uint64_t Follower::follow(const StreamFiles& files) {
     if (it != state_.streams.end()) {
       pos = it->second;
     } else {
-      // A stream met for the first time starts at its oldest segment on disk (older ones are not ours).
+      // A stream met for the first time starts at its oldest segment on disk (older ones are not
+      // ours).
       pos.next_seg = files.segments.empty() ? 1 : files.segments.begin()->first;
       state_.streams[files.key()] = pos;
     }
@@ -66,19 +67,21 @@ uint64_t Follower::follow(const StreamFiles& files) {
     if (seg != files.segments.end()) {
       const auto& [n, path] = *seg;
       if (n > pos.next_seg) {
-        // The writer skips a number only when something holds it; a position inside the file we were
-        // reading that now carries the number after is the same file.
+        // The writer skips a number only when something holds it; a position inside the file we
+        // were reading that now carries the number after is the same file.
         if (pos.pos.lines > 0 && firstLineHash(path) == pos.head) {
           pos.next_seg = n;
         } else {
           metrics_.error("segment_missing", n - pos.next_seg);
-          logWarning("segment_missing", files.key() + ": segments " + std::to_string(pos.next_seg) + ".." +
-                                            std::to_string(n - 1) + " are gone; their unread lines are lost");
+          logWarning("segment_missing", files.key() + ": segments " + std::to_string(pos.next_seg) +
+                                            ".." + std::to_string(n - 1) +
+                                            " are gone; their unread lines are lost");
           pos = StreamPos{n, {}, 0};
         }
       } else if (pos.pos.lines > 0 && firstLineHash(path) != pos.head) {
         metrics_.error("file_replaced");
-        logWarning("file_replaced", path + ": not the file the saved position was in; reading it from its start");
+        logWarning("file_replaced",
+                   path + ": not the file the saved position was in; reading it from its start");
         pos = StreamPos{n, {}, 0};
       }
       FileEnd end = readFile(files, pos, path, true, &consumed);
@@ -93,11 +96,13 @@ uint64_t Follower::follow(const StreamFiles& files) {
     if (!files.has_active) return consumed;
     std::string active = files.activePath();
     if (pos.pos.lines > 0) {
-      struct stat st{};
+      struct stat st {};
       bool same = firstLineHash(active) == pos.head;
-      bool shorter = ::lstat(active.c_str(), &st) == 0 && static_cast<uint64_t>(st.st_size) < pos.pos.offset;
+      bool shorter =
+          ::lstat(active.c_str(), &st) == 0 && static_cast<uint64_t>(st.st_size) < pos.pos.offset;
       if (!same || shorter) {
-        // Rotated since the scan? Then segment next_seg holds our file: the next round takes it there.
+        // Rotated since the scan? Then segment next_seg holds our file: the next round takes it
+        // there.
         std::string base = segmentBase(files, pos.next_seg);
         if (exists(base) || exists(base + ".zst")) return consumed;
         metrics_.error(shorter && same ? "file_truncated" : "file_replaced");
@@ -112,8 +117,8 @@ uint64_t Follower::follow(const StreamFiles& files) {
   }
 }
 
-Follower::FileEnd Follower::readFile(const StreamFiles& files, StreamPos& pos, const std::string& path,
-                                     bool closed, uint64_t* consumed) {
+Follower::FileEnd Follower::readFile(const StreamFiles& files, StreamPos& pos,
+                                     const std::string& path, bool closed, uint64_t* consumed) {
   std::string error;
   auto cursor = FileCursor::open(path, pos.pos, closed, cfg_.max_line_bytes, &error);
   if (!cursor) {
@@ -135,7 +140,8 @@ Follower::FileEnd Follower::readFile(const StreamFiles& files, StreamPos& pos, c
       if (st == ReadStatus::Error) {
         metrics_.error("read_error");
         logWarning("read_error", path + ": " + cursor->error() + " (line " +
-                                     std::to_string(cursor->pos().lines + 1) + "); the lines before it are shipped");
+                                     std::to_string(cursor->pos().lines + 1) +
+                                     "); the lines before it are shipped");
         result = FileEnd::Failed;
       }
       break;
@@ -154,14 +160,15 @@ Follower::FileEnd Follower::readFile(const StreamFiles& files, StreamPos& pos, c
         if (info.session_end) ends.push_back(info.sid);
       } else {
         metrics_.error("corrupt_line");
-        logWarning("corrupt_line", path + ":" + std::to_string(cursor->pos().lines) + ": " + info.why +
-                                       "; line skipped");
+        logWarning("corrupt_line", path + ":" + std::to_string(cursor->pos().lines) + ": " +
+                                       info.why + "; line skipped");
       }
     } else {
       const char* kind = st == ReadStatus::TooLong ? "too_long_line" : "torn_line";
       metrics_.error(kind);
       logWarning(kind, path + ":" + std::to_string(cursor->pos().lines) + ": " +
-                           (st == ReadStatus::TooLong ? "line longer than the limit" : "last line cut short") +
+                           (st == ReadStatus::TooLong ? "line longer than the limit"
+                                                      : "last line cut short") +
                            "; skipped");
     }
     metrics_.lines_read++;
@@ -182,8 +189,8 @@ Follower::FileEnd Follower::readFile(const StreamFiles& files, StreamPos& pos, c
   return result;
 }
 
-bool Follower::seal(const StreamFiles& files, StreamPos& pos, const FilePos& batch_start, uint64_t records,
-                    std::vector<std::string>& session_ends) {
+bool Follower::seal(const StreamFiles& files, StreamPos& pos, const FilePos& batch_start,
+                    uint64_t records, std::vector<std::string>& session_ends) {
   BatchHeader h;
   h.prefix = files.prefix;
   h.channel = files.channel;

@@ -1,12 +1,12 @@
-// The reader half of the agent: takes each stream (prefix + channel) from its saved position through
-// its numbered segments, in order, then its active file, and cuts what it reads into batches for the
-// spool. The checkpoint is written after each batch is spooled.
+// The reader half of the agent: takes each stream (prefix + channel) from its saved position
+// through its numbered segments, in order, then its active file, and cuts what it reads into
+// batches for the spool. The checkpoint is written after each batch is spooled.
 //
-// Which file a position is in: segment `next_seg` when it is on disk, else the active file, which the
-// writer renames to segment `next_seg` when it rotates. The first line of each file (its session_start,
-// unique) identifies it, so a position is never applied to a different file: a file replaced under the
-// agent is read again from its start (counted as file_replaced) and a missing segment is counted as
-// segment_missing and skipped.
+// Which file a position is in: segment `next_seg` when it is on disk, else the active file, which
+// the writer renames to segment `next_seg` when it rotates. The first line of each file (its
+// session_start, unique) identifies it, so a position is never applied to a different file: a file
+// replaced under the agent is read again from its start (counted as file_replaced) and a missing
+// segment is counted as segment_missing and skipped.
 #pragma once
 
 #include <functional>
@@ -32,10 +32,10 @@ struct FollowerConfig {
 class Follower {
  public:
   // `state` is shared with the sender's acknowledgements; `state_mu` guards it; `save` writes it.
-  Follower(FollowerConfig cfg, AgentState& state, std::mutex& state_mu, Spool& spool, AgentMetrics& metrics,
-           std::function<bool()> save);
-  // Reads what is new in one stream; returns the number of lines consumed (0: nothing new, or the spool is
-  // full). Stops early when the spool fills.
+  Follower(FollowerConfig cfg, AgentState& state, std::mutex& state_mu, Spool& spool,
+           AgentMetrics& metrics, std::function<bool()> save);
+  // Reads what is new in one stream; returns the number of lines consumed (0: nothing new, or the
+  // spool is full). Stops early when the spool fills.
   uint64_t follow(const StreamFiles& files);
 
  private:

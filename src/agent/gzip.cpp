@@ -19,7 +19,9 @@ GzipWriter::GzipWriter(int level) : z_(std::make_unique<Stream>()), level_(level
     throw std::runtime_error("zlib deflateInit2 failed");
 }
 
-GzipWriter::~GzipWriter() { deflateEnd(&z_->s); }
+GzipWriter::~GzipWriter() {
+  deflateEnd(&z_->s);
+}
 
 void GzipWriter::deflateSome(int flush) {
   z_stream& s = z_->s;

@@ -16,7 +16,8 @@ class GzipWriter {
   GzipWriter& operator=(const GzipWriter&) = delete;
 
   void append(std::string_view data);
-  // Ends the stream and returns the compressed bytes; the writer is ready for a new stream after it.
+  // Ends the stream and returns the compressed bytes; the writer is ready for a new stream after
+  // it.
   std::string finish();
   size_t inputBytes() const { return input_bytes_; }
   size_t outputBytes() const { return out_.size(); }

@@ -14,8 +14,8 @@ LineChecker::~LineChecker() = default;
 LineInfo LineChecker::check(std::string_view text) {
   LineInfo info;
   simdjson::dom::element doc;
-  // The DOM parser validates the whole line (an on-demand parse would stop at the fields it needs and
-  // let a line damaged after them through).
+  // The DOM parser validates the whole line (an on-demand parse would stop at the fields it needs
+  // and let a line damaged after them through).
   if (impl_->parser.parse(text.data(), text.size(), false).get(doc)) {
     info.why = "not valid JSON";
     return info;

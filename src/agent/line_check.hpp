@@ -12,7 +12,7 @@ namespace gpufl::agent {
 struct LineInfo {
   bool ok = false;
   bool session_end = false;
-  std::string sid;  // set when ok and the record is a session_end
+  std::string sid;       // set when ok and the record is a session_end
   const char* why = "";  // set when !ok
 };
 
@@ -23,7 +23,8 @@ class LineChecker {
   LineChecker(const LineChecker&) = delete;
   LineChecker& operator=(const LineChecker&) = delete;
 
-  // `text` must be followed by at least 64 readable bytes (log::kLinePadding): it is parsed in place.
+  // `text` must be followed by at least 64 readable bytes (log::kLinePadding): it is parsed in
+  // place.
   LineInfo check(std::string_view text);
 
  private:

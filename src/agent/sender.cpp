@@ -28,7 +28,7 @@ long parseRetryAfter(const std::string& value, long now_unix) {
   bool digits = true;
   for (char c : value) digits = digits && c >= '0' && c <= '9';
   if (digits) return value.size() > 9 ? -1 : std::stol(value);
-  struct tm tm{};
+  struct tm tm {};
   // IMF-fixdate, the form RFC 9110 says senders use: "Sun, 06 Nov 1994 08:49:37 GMT".
   if (strptime(value.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm) == nullptr) return -1;
   long at = static_cast<long>(timegm(&tm));
@@ -108,22 +108,26 @@ void Sender::run(const std::atomic<bool>& stop) {
       on_acked_(h);
     } else if (res->status == 429) {
       metrics_.error("http_429");
-      long s = parseRetryAfter(res->get_header_value("Retry-After"), static_cast<long>(std::time(nullptr)));
+      long s = parseRetryAfter(res->get_header_value("Retry-After"),
+                               static_cast<long>(std::time(nullptr)));
       wait_ms = s < 0 ? backoff_ms : std::min<long>(s, opts_.retry_after_max_s) * 1000;
-      logWarning("http_429", "receiver asks to slow down (429); waiting " + std::to_string(wait_ms) + " ms");
-    } else if (res->status >= 500 || res->status == 408 || res->status == 401 || res->status == 403) {
+      logWarning("http_429",
+                 "receiver asks to slow down (429); waiting " + std::to_string(wait_ms) + " ms");
+    } else if (res->status >= 500 || res->status == 408 || res->status == 401 ||
+               res->status == 403) {
       // 401/403: a wrong or missing token refuses every batch alike; keep them until it is fixed.
       std::string kind = res->status >= 500 ? "http_5xx" : "http_" + std::to_string(res->status);
       metrics_.error(kind);
-      logWarning(kind, "receiver answered " + std::to_string(res->status) + " to batch " + std::to_string(h.id) +
-                           "; will retry");
+      logWarning(kind, "receiver answered " + std::to_string(res->status) + " to batch " +
+                           std::to_string(h.id) + "; will retry");
       wait_ms = backoff_ms;
     } else {
       metrics_.error("http_4xx_rejected");
-      logWarning("http_4xx_rejected", "receiver refused batch " + std::to_string(h.id) + " (" + h.prefix + "." +
-                                          h.channel + " lines " + std::to_string(h.first_line) + "-" +
-                                          std::to_string(h.last_line) + ") with " + std::to_string(res->status) +
-                                          "; kept under spool/rejected/");
+      logWarning("http_4xx_rejected",
+                 "receiver refused batch " + std::to_string(h.id) + " (" + h.prefix + "." +
+                     h.channel + " lines " + std::to_string(h.first_line) + "-" +
+                     std::to_string(h.last_line) + ") with " + std::to_string(res->status) +
+                     "; kept under spool/rejected/");
       spool_.reject(h.id);
     }
     if (wait_ms < 0) {

@@ -1,7 +1,8 @@
-// Sends spooled batches, oldest first and one at a time (so a session's session_end is only acknowledged
-// after everything before it in its channel), by HTTP POST. Failures are retried with exponential
-// backoff; a 429 waits what Retry-After says; a receiver that refuses a batch for good (4xx other than
-// 401/403/408/429) gets it put aside under spool/rejected/ rather than stopping everything behind it.
+// Sends spooled batches, oldest first and one at a time (so a session's session_end is only
+// acknowledged after everything before it in its channel), by HTTP POST. Failures are retried with
+// exponential backoff; a 429 waits what Retry-After says; a receiver that refuses a batch for good
+// (4xx other than 401/403/408/429) gets it put aside under spool/rejected/ rather than stopping
+// everything behind it.
 #pragma once
 
 #include <atomic>

@@ -1,13 +1,13 @@
 #include "agent/spool.hpp"
 
 #include <dirent.h>
+#include <simdjson.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
-#include <simdjson.h>
 
 #include "agent/durable_file.hpp"
 #include "log/json_escape.hpp"
@@ -22,7 +22,8 @@ std::string encodeHeader(const BatchHeader& h) {
   out += ",\"channel\":";
   log::appendJsonString(out, h.channel);
   out += ",\"seg\":" + std::to_string(h.seg) + ",\"first_line\":" + std::to_string(h.first_line) +
-         ",\"last_line\":" + std::to_string(h.last_line) + ",\"records\":" + std::to_string(h.records) +
+         ",\"last_line\":" + std::to_string(h.last_line) +
+         ",\"records\":" + std::to_string(h.records) +
          ",\"text_bytes\":" + std::to_string(h.text_bytes) +
          ",\"created_unix_ms\":" + std::to_string(h.created_unix_ms) + ",\"session_ends\":[";
   for (size_t i = 0; i < h.session_ends.size(); ++i) {
@@ -45,10 +46,12 @@ bool decodeHeader(std::string_view line, BatchHeader* h, std::string* error) {
   if (doc["id"].get_uint64().get(out.id) || doc["key"].get_string().get(key) ||
       doc["prefix"].get_string().get(prefix) || doc["channel"].get_string().get(channel) ||
       doc["seg"].get_uint64().get(out.seg) || doc["first_line"].get_uint64().get(out.first_line) ||
-      doc["last_line"].get_uint64().get(out.last_line) || doc["records"].get_uint64().get(out.records) ||
+      doc["last_line"].get_uint64().get(out.last_line) ||
+      doc["records"].get_uint64().get(out.records) ||
       doc["text_bytes"].get_uint64().get(out.text_bytes) ||
       doc["created_unix_ms"].get_int64().get(out.created_unix_ms)) {
-    *error = "header lacks a field (id, key, prefix, channel, seg, first_line, last_line, records, ...)";
+    *error =
+        "header lacks a field (id, key, prefix, channel, seg, first_line, last_line, records, ...)";
     return false;
   }
   out.key = key;
@@ -84,7 +87,7 @@ bool Spool::open(const std::string& dir, uint64_t max_bytes, std::string* error)
   while (dirent* e = ::readdir(d)) {
     std::string name = e->d_name;
     if (name.size() == 26 && name.substr(20) == ".batch") {
-      struct stat st{};
+      struct stat st {};
       std::string path = dir + "/" + name;
       if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
       uint64_t id = std::strtoull(name.c_str(), nullptr, 10);
@@ -92,7 +95,8 @@ bool Spool::open(const std::string& dir, uint64_t max_bytes, std::string* error)
       created_[id] = static_cast<int64_t>(st.st_mtime) * 1000;
       bytes_ += static_cast<uint64_t>(st.st_size);
     } else if (name.size() > 4 && name.substr(name.size() - 4) == ".tmp") {
-      ::unlink((dir + "/" + name).c_str());  // a put that a kill interrupted; its lines are read again
+      ::unlink(
+          (dir + "/" + name).c_str());  // a put that a kill interrupted; its lines are read again
     }
   }
   ::closedir(d);
@@ -135,8 +139,10 @@ bool Spool::oldest(BatchHeader* h, std::string* body, int timeout_ms, std::strin
   }
   size_t nl = data.find('\n');
   if (nl == std::string::npos || !decodeHeader(std::string_view(data).substr(0, nl), h, error)) {
-    if (nl == std::string::npos) *error = path + ": no header line";
-    else *error = path + ": " + *error;
+    if (nl == std::string::npos)
+      *error = path + ": no header line";
+    else
+      *error = path + ": " + *error;
     reject(id);
     return false;
   }
@@ -180,6 +186,8 @@ int64_t Spool::oldestCreatedMs() const {
   return created_.empty() ? 0 : created_.begin()->second;
 }
 
-void Spool::wake() { cv_.notify_all(); }
+void Spool::wake() {
+  cv_.notify_all();
+}
 
 }  // namespace gpufl::agent

@@ -1,7 +1,7 @@
 // A bounded on-disk queue of batches ready to send, oldest first. A batch enters the spool before
-// the read position that produced it is checkpointed, and leaves it only when the receiver took it, so
-// a batch is never lost between the two. Each batch is one file `<20-digit id>.batch`: a header line
-// (JSON) then the gzip body. Thread-safe: the reader puts, the sender takes.
+// the read position that produced it is checkpointed, and leaves it only when the receiver took it,
+// so a batch is never lost between the two. Each batch is one file `<20-digit id>.batch`: a header
+// line (JSON) then the gzip body. Thread-safe: the reader puts, the sender takes.
 #pragma once
 
 #include <condition_variable>

@@ -23,7 +23,8 @@ bool isChannel(std::string_view c) {
   return false;
 }
 
-void addFile(const std::string& dir, const std::string& name, const std::string& only_base, ScanResult* out) {
+void addFile(const std::string& dir, const std::string& name, const std::string& only_base,
+             ScanResult* out) {
   std::string_view channel = log::channelOfPath(name);
   if (!isChannel(channel)) return;
   std::string marker = "." + std::string(channel) + ".";
@@ -58,17 +59,22 @@ void scanDir(const std::string& dir, const std::string& only_base, int depth, Sc
     if (name == "." || name == "..") continue;
     unsigned char type = e->d_type;
     if (type == DT_UNKNOWN) {
-      struct stat st{};
+      struct stat st {};
       if (::fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-      type = S_ISLNK(st.st_mode) ? DT_LNK : S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : 0;
+      type = S_ISLNK(st.st_mode)   ? DT_LNK
+             : S_ISDIR(st.st_mode) ? DT_DIR
+             : S_ISREG(st.st_mode) ? DT_REG
+                                   : 0;
     }
     if (type == DT_LNK) {
-      if (log::channelOfPath(name).empty()) continue;  // only links posing as log files are worth a word
+      if (log::channelOfPath(name).empty())
+        continue;  // only links posing as log files are worth a word
       refused(dir + "/" + name);
       continue;
     }
     if (type == DT_DIR) {
-      if (only_base.empty() && depth < kMaxDepth && name[0] != '.') subdirs.push_back(dir + "/" + name);
+      if (only_base.empty() && depth < kMaxDepth && name[0] != '.')
+        subdirs.push_back(dir + "/" + name);
       continue;
     }
     if (type == DT_REG) addFile(dir, name, only_base, out);
@@ -81,7 +87,7 @@ void scanDir(const std::string& dir, const std::string& only_base, int depth, Sc
 
 bool makeWatchRoot(const std::string& arg, WatchRoot* root, std::string* error) {
   char resolved[PATH_MAX];
-  struct stat st{};
+  struct stat st {};
   if (::stat(arg.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     if (::realpath(arg.c_str(), resolved) == nullptr) {
       *error = arg + ": " + std::strerror(errno);

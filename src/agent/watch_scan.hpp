@@ -16,14 +16,16 @@ struct WatchRoot {
   std::string base;  // empty: every prefix under dir, recursively; else only dir/base
 };
 
-// Turns a command-line PREFIX_OR_DIR into a root; false with *error when its directory does not exist.
+// Turns a command-line PREFIX_OR_DIR into a root; false with *error when its directory does not
+// exist.
 bool makeWatchRoot(const std::string& arg, WatchRoot* root, std::string* error);
 
 // The files of one channel of one prefix.
 struct StreamFiles {
   std::string prefix;   // dir/base
   std::string channel;  // device, scope or system
-  std::map<uint64_t, std::string> segments;  // N -> path (the plain file while it exists, else the .zst)
+  std::map<uint64_t, std::string>
+      segments;  // N -> path (the plain file while it exists, else the .zst)
   bool has_active = false;
   std::string activePath() const { return prefix + "." + channel + ".log"; }
   std::string key() const { return prefix + "." + channel; }
@@ -35,6 +37,7 @@ struct ScanResult {
 };
 
 // `refused` is told about each symbolic link met (by path).
-ScanResult scanRoots(const std::vector<WatchRoot>& roots, const std::function<void(const std::string&)>& refused);
+ScanResult scanRoots(const std::vector<WatchRoot>& roots,
+                     const std::function<void(const std::string&)>& refused);
 
 }  // namespace gpufl::agent
