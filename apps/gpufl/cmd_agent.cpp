@@ -83,12 +83,17 @@ void runAgentCommand(AgentArgs& a, CliContext& ctx) {
 void addAgentCommand(CLI::App& app, CliContext& ctx) {
   auto args = std::make_shared<AgentArgs>();
   agent::AgentOptions& o = args->opts;
-  CLI::App* cmd = app.add_subcommand(
-      "agent", "Follow log prefixes or directories and ship their records to an HTTP receiver");
+  CLI::App* cmd = app.add_subcommand("agent",
+                                     "Follow log prefixes or directories and ship their records to "
+                                     "an HTTP receiver or an OpenTelemetry collector");
   cmd->add_option("inputs", o.inputs, "Log prefixes (./run) or directories (searched recursively)")
       ->required();
-  cmd->add_option("--to", o.to, "Receiver URL: NDJSON batches are POSTed there, gzip-compressed")
-      ->required();
+  cmd->add_option("--to", o.to, "Receiver URL: NDJSON batches are POSTed there, gzip-compressed");
+  cmd->add_option(
+      "--otlp", o.otlp,
+      "OpenTelemetry collector (OTLP/HTTP protobuf), e.g. http://127.0.0.1:4318: each finished "
+      "session's scopes and kernels as spans (POST /v1/traces), its samples as metrics "
+      "(/v1/metrics)");
   cmd->add_option("--token-env", args->token_env, "Environment variable holding the bearer token")
       ->capture_default_str();
   cmd->add_option("--token-file", args->token_file,

@@ -35,6 +35,7 @@ class Receiver:
         self.lock = threading.Lock()
         self.lines: list[str] = []
         self.keys: list[str] = []
+        self.otlp: list[tuple[str, bytes]] = []  # (path, decompressed protobuf body)
         self.requests = 0
         self.bad_auth = 0
         self.fail_next = 0
@@ -69,6 +70,10 @@ class Receiver:
                         outer.throttle_next -= 1
                         return self._answer(429, {"Retry-After": "1"})
                     assert self.headers.get("Content-Encoding") == "gzip"
+                    if self.path.startswith("/v1/"):
+                        assert self.headers.get("Content-Type") == "application/x-protobuf"
+                        outer.otlp.append((self.path, gzip.decompress(body)))
+                        return self._answer(200)
                     text = gzip.decompress(body).decode("utf-8")
                     assert text.endswith("\n")
                     outer.lines.extend(text.split("\n")[:-1])
@@ -91,7 +96,8 @@ class Receiver:
 
         self.server = Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/ingest"
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.url = self.base + "/ingest"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 

@@ -18,6 +18,9 @@
 #include "agent/checkpoint.hpp"
 #include "agent/durable_file.hpp"
 #include "agent/follower.hpp"
+#include "agent/gzip.hpp"
+#include "agent/line_check.hpp"
+#include "agent/otlp_export.hpp"
 #include "agent/sender.hpp"
 #include "agent/spool.hpp"
 #include "agent/watch_scan.hpp"
@@ -48,8 +51,12 @@ bool isLoopbackHost(const std::string& host) {
 
 std::string validateOptions(const AgentOptions& opts) {
   std::string origin, path;
-  if (!splitUrl(opts.to, &origin, &path))
+  if (opts.to.empty() && opts.otlp.empty())
+    return "give --to URL (NDJSON) or --otlp URL (OpenTelemetry), or both";
+  if (!opts.to.empty() && !splitUrl(opts.to, &origin, &path))
     return "--to '" + opts.to + "' is not an http:// or https:// URL";
+  if (!opts.otlp.empty() && !splitUrl(opts.otlp, &origin, &path))
+    return "--otlp '" + opts.otlp + "' is not an http:// or https:// URL";
   if (opts.inputs.empty()) return "no PREFIX_OR_DIR to follow";
   if (opts.state_dir.empty()) return "--state-dir is empty";
   if (!opts.listen.empty()) {
@@ -202,6 +209,7 @@ int runAgent(const AgentOptions& opts, const std::atomic<bool>& stop) {
   ShipTracker ships;
   SenderOptions so;
   so.url = opts.to;
+  so.otlp_url = opts.otlp;
   so.token = opts.token;
   so.host_name = hostName();
   so.ca_file = opts.ca_file;
@@ -273,10 +281,77 @@ int runAgent(const AgentOptions& opts, const std::atomic<bool>& stop) {
   fc.host_name = so.host_name;
   fc.batch_bytes = opts.batch_bytes;
   fc.gzip_level = opts.gzip_level;
+  fc.ship_lines = !opts.to.empty();
+  fc.track_otlp = !opts.otlp.empty();
   Follower follower(fc, state, state_mu, spool, metrics, save);
   DirWatch watch;
   std::set<std::string> refused;
-  logInfo("following " + std::to_string(roots.size()) + " root(s), shipping to " + opts.to);
+  logInfo("following " + std::to_string(roots.size()) + " root(s), shipping to " +
+          (opts.to.empty() ? "" : opts.to + (opts.otlp.empty() ? "" : " and ")) + opts.otlp);
+  std::map<std::string, uint32_t> channel_mask;  // prefix -> channels on disk (last scan)
+
+  // Sessions whose session_end was read in every channel of their prefix go out as OTLP requests.
+  auto exportReadySessions = [&]() {
+    std::vector<std::string> ready;
+    {
+      std::lock_guard<std::mutex> lock(state_mu);
+      for (const auto& [key, mask] : state.otlp_pending) {
+        uint32_t need = channel_mask[key.substr(0, key.rfind(' '))];
+        if (need != 0 && (mask & need) == need) ready.push_back(key);
+      }
+    }
+    for (const std::string& key : ready) {
+      if (spool.full()) return;
+      std::string prefix = key.substr(0, key.rfind(' ')), sid = key.substr(key.rfind(' ') + 1);
+      uint64_t chunk = 0;
+      GzipWriter gz(opts.gzip_level);
+      auto res = exportSessionOtlp(prefix, sid, opts.otlp_items, [&](OtlpRequest&& r) {
+        BatchHeader h;
+        h.target = r.kind == OtlpRequest::Kind::Traces ? BatchHeader::Target::OtlpTraces
+                                                       : BatchHeader::Target::OtlpMetrics;
+        h.prefix = prefix;
+        h.channel = r.kind == OtlpRequest::Kind::Traces ? "otlp-traces" : "otlp-metrics";
+        h.records = r.items;
+        h.text_bytes = r.body.size();
+        h.created_unix_ms = nowUnixMs();
+        ++chunk;
+        h.first_line = h.last_line = chunk;
+        std::string identity =
+            so.host_name + '\n' + prefix + '\n' + sid + '\n' + h.channel + std::to_string(chunk);
+        char key_hex[40];
+        std::snprintf(key_hex, sizeof key_hex, "%016llx%016llx",
+                      static_cast<unsigned long long>(fnv1a64(identity)),
+                      static_cast<unsigned long long>(fnv1a64(identity, 0x84222325cbf29ce4ull)));
+        h.key = key_hex;
+        gz.append(r.body);
+        std::string body = gz.finish();
+        {
+          std::lock_guard<std::mutex> lock(state_mu);
+          h.id = state.next_batch++;
+        }
+        std::string err;
+        if (!spool.put(h, body, &err)) {
+          metrics.error("spool_write");
+          logWarning("spool_write", "cannot spool an OTLP request: " + err);
+          return false;
+        }
+        return true;
+      });
+      if (res.ok) {
+        metrics.otlp_spans += res.spans;
+        metrics.otlp_points += res.points;
+      } else {
+        metrics.error("otlp_export");
+        logWarning("otlp_export", "session " + sid + " of " + prefix + ": " + res.error);
+        if (res.error == "export abandoned") return;  // the spool failed: try again next round
+      }
+      {
+        std::lock_guard<std::mutex> lock(state_mu);
+        state.otlp_pending.erase(key);
+      }
+      save();
+    }
+  };
 
   while (!stop.load()) {
     ScanResult scan = scanRoots(roots, [&](const std::string& path) {
@@ -290,6 +365,9 @@ int runAgent(const AgentOptions& opts, const std::atomic<bool>& stop) {
     std::map<std::string, size_t> channels;
     for (const auto& [key, files] : scan.streams) channels[files.prefix]++;
     for (const auto& [prefix, n] : channels) ships.setChannels(prefix, n);
+    channel_mask.clear();
+    for (const auto& [key, files] : scan.streams)
+      channel_mask[files.prefix] |= channelBit(files.channel);
     uint64_t consumed = 0;
     for (const auto& [key, files] : scan.streams) {
       if (stop.load()) break;
@@ -311,6 +389,7 @@ int runAgent(const AgentOptions& opts, const std::atomic<bool>& stop) {
     }
     metrics.unread_bytes = unread;
     if (dirty.exchange(false)) save();
+    if (!opts.otlp.empty()) exportReadySessions();
     if (consumed > 0 && !spool.full()) continue;  // more may be waiting: read on before sleeping
     if (opts.exit_when_drained && consumed == 0 && spool.count() == 0 && unread == 0) break;
     watch.wait(opts.poll_ms);

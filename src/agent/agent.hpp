@@ -16,8 +16,10 @@ namespace gpufl::agent {
 
 struct AgentOptions {
   std::vector<std::string> inputs;  // PREFIX_OR_DIR...
-  std::string to;                   // receiver URL
-  std::string token;                // bearer token (from the environment or a file, never argv)
+  std::string to;                   // NDJSON receiver URL (may be empty when otlp is set)
+  std::string otlp;          // OTLP/HTTP endpoint base, e.g. http://127.0.0.1:4318 (may be empty)
+  size_t otlp_items = 2000;  // spans or data points per OTLP request
+  std::string token;         // bearer token (from the environment or a file, never argv)
   std::string ca_file;
   std::string state_dir;                  // checkpoint and spool
   std::string listen = "127.0.0.1:9465";  // empty: no health server

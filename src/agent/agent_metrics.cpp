@@ -42,6 +42,9 @@ std::string AgentMetrics::render(uint64_t spool_bytes, uint64_t spool_batches,
   c("gpufl_agent_retries_total", "Send attempts that failed and will be repeated.", retries);
   c("gpufl_agent_sessions_shipped_total",
     "Sessions whose session_end went through in every channel.", sessions_shipped);
+  c("gpufl_agent_otlp_spans_total", "OTLP spans (scopes, kernels) exported.", otlp_spans);
+  c("gpufl_agent_otlp_points_total", "OTLP metric data points (GPU and host samples) exported.",
+    otlp_points);
   metric(out, "gpufl_agent_spool_bytes", "gauge", "Bytes of batches waiting in the spool.",
          static_cast<double>(spool_bytes));
   metric(out, "gpufl_agent_spool_batches", "gauge", "Batches waiting in the spool.",

@@ -19,6 +19,8 @@ struct AgentMetrics {
   std::atomic<uint64_t> bytes_sent{0};  // compressed bodies accepted
   std::atomic<uint64_t> retries{0};  // attempts that will be repeated (5xx, 429, timeouts, refused)
   std::atomic<uint64_t> sessions_shipped{0};
+  std::atomic<uint64_t> otlp_spans{0};    // spans put in the spool for --otlp
+  std::atomic<uint64_t> otlp_points{0};   // metric data points put in the spool for --otlp
   std::atomic<uint64_t> unread_bytes{0};  // on disk, not yet read (as of the last scan)
   std::atomic<uint64_t> streams{0};
   std::atomic<int64_t> last_success_unix_ms{0};

@@ -76,6 +76,7 @@ TEST(AgentCheckpoint, EncodesAndDecodesEveryField) {
   s.streams["/logs/run.device"] = StreamPos{7, FilePos{12345, 99}, 0xfeedfacecafebeefull};
   s.streams["/logs/\"odd\".scope"] = StreamPos{1, FilePos{0, 0}, 0};
   s.shipped = {"/logs/run 0a1b2c3d"};
+  s.otlp_pending["/logs/run 0a1b2c3d"] = 5;
   AgentState back;
   std::string error;
   ASSERT_TRUE(decodeState(encodeState(s), &back, &error)) << error;
@@ -87,6 +88,7 @@ TEST(AgentCheckpoint, EncodesAndDecodesEveryField) {
   EXPECT_EQ(p.pos.lines, 99u);
   EXPECT_EQ(p.head, 0xfeedfacecafebeefull);
   EXPECT_EQ(back.shipped.front(), "/logs/run 0a1b2c3d");
+  EXPECT_EQ(back.otlp_pending.at("/logs/run 0a1b2c3d"), 5u);
   EXPECT_FALSE(decodeState(
       "{\"version\":1,\"next_batch\":1,\"streams\":{\"a\":{\"next_seg\":1}},\"shipped\":[]}", &back,
       &error));
@@ -112,6 +114,7 @@ TEST(AgentSpool, HeaderRoundTripAndBoundedQueue) {
   h.text_bytes = 500;
   h.created_unix_ms = 1700000000000;
   h.session_ends = {"aaaa0001"};
+  h.target = BatchHeader::Target::OtlpMetrics;
   ASSERT_TRUE(spool.put(h, std::string(80, 'z'), &error)) << error;
   EXPECT_TRUE(spool.full());
   struct stat st {};
@@ -128,6 +131,7 @@ TEST(AgentSpool, HeaderRoundTripAndBoundedQueue) {
   EXPECT_EQ(back.first_line, 10u);
   EXPECT_EQ(back.last_line, 20u);
   EXPECT_EQ(back.session_ends, std::vector<std::string>{"aaaa0001"});
+  EXPECT_EQ(back.target, BatchHeader::Target::OtlpMetrics);
   EXPECT_EQ(body, std::string(80, 'z'));
   again.remove(back.id);
   EXPECT_EQ(again.count(), 0u);

@@ -26,7 +26,15 @@ std::string encodeState(const AgentState& state) {
     first = false;
     log::appendJsonString(out, s);
   }
-  out += "]}\n";
+  out += "],\"otlp_pending\":{";
+  first = true;
+  for (const auto& [key, mask] : state.otlp_pending) {
+    if (!first) out += ',';
+    first = false;
+    log::appendJsonString(out, key);
+    out += ":" + std::to_string(mask);
+  }
+  out += "}}\n";
   return out;
 }
 
@@ -75,6 +83,18 @@ bool decodeState(const std::string& text, AgentState* state, std::string* error)
       return false;
     }
     st.shipped.emplace_back(s);
+  }
+  simdjson::dom::object pending;
+  if (!doc["otlp_pending"].get_object().get(
+          pending)) {  // absent in states of agents without --otlp
+    for (auto field : pending) {
+      uint64_t mask = 0;
+      if (field.value.get_uint64().get(mask)) {
+        *error = "field 'otlp_pending." + std::string(field.key) + "': not an unsigned integer";
+        return false;
+      }
+      st.otlp_pending[std::string(field.key)] = static_cast<uint32_t>(mask);
+    }
   }
   *state = std::move(st);
   return true;

@@ -24,8 +24,12 @@ struct StreamPos {
 struct AgentState {
   std::map<std::string, StreamPos> streams;  // by StreamFiles::key()
   uint64_t next_batch = 1;
-  std::deque<std::string>
-      shipped;  // "prefix sid" of sessions shipped whole, the latest kShippedKept
+  // "prefix sid" of sessions shipped whole, the latest kShippedKept.
+  std::deque<std::string> shipped;
+  // OTLP: sessions whose session_end has been read in some channels ("prefix sid" -> bit per
+  // channel: device 1, scope 2, system 4); exported, then dropped, once every channel of the prefix
+  // has ended.
+  std::map<std::string, uint32_t> otlp_pending;
   static constexpr size_t kShippedKept = 4096;
 };
 

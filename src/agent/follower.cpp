@@ -36,6 +36,10 @@ std::string segmentBase(const StreamFiles& f, uint64_t n) {
 
 }  // namespace
 
+uint32_t channelBit(const std::string& channel) {
+  return channel == "device" ? 1u : channel == "scope" ? 2u : channel == "system" ? 4u : 0u;
+}
+
 Follower::Follower(FollowerConfig cfg, AgentState& state, std::mutex& state_mu, Spool& spool,
                    AgentMetrics& metrics, std::function<bool()> save)
     : cfg_(std::move(cfg)),
@@ -212,7 +216,7 @@ bool Follower::seal(const StreamFiles& files, StreamPos& pos, const FilePos& bat
     std::lock_guard<std::mutex> lock(state_mu_);
     h.id = state_.next_batch;
   }
-  if (records > 0 && !spool_.put(h, body, &error)) {
+  if (records > 0 && cfg_.ship_lines && !spool_.put(h, body, &error)) {
     metrics_.error("spool_write");
     logWarning("spool_write", "cannot spool a batch: " + error + "; will read those lines again");
     pos.pos = batch_start;
@@ -223,6 +227,9 @@ bool Follower::seal(const StreamFiles& files, StreamPos& pos, const FilePos& bat
     std::lock_guard<std::mutex> lock(state_mu_);
     if (records > 0) state_.next_batch++;
     state_.streams[files.key()] = pos;
+    if (cfg_.track_otlp)
+      for (const std::string& sid : h.session_ends)
+        state_.otlp_pending[files.prefix + " " + sid] |= channelBit(files.channel);
   }
   // A batch of only skipped lines is not spooled, but the position still moves past them.
   if (!save_()) metrics_.error("checkpoint_write");

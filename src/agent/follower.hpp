@@ -27,7 +27,12 @@ struct FollowerConfig {
   uint64_t batch_bytes = 4 << 20;
   size_t max_line_bytes = size_t{16} << 20;
   int gzip_level = 1;
+  bool ship_lines = true;  // false: only --otlp (lines are read for their session_end, not spooled)
+  bool track_otlp = false;  // record session_ends in AgentState::otlp_pending
 };
+
+// Bit of a channel in AgentState::otlp_pending masks.
+uint32_t channelBit(const std::string& channel);
 
 class Follower {
  public:

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <memory>
 #include <random>
 #include <thread>
 
@@ -55,21 +56,34 @@ int64_t nowUnixMs() {
 
 }  // namespace
 
-void Sender::run(const std::atomic<bool>& stop) {
-  std::string origin, path;
-  splitUrl(opts_.url, &origin, &path);
-  httplib::Client client(origin);
-  client.set_keep_alive(true);
-  client.set_connection_timeout(std::chrono::milliseconds(opts_.timeout_ms));
-  client.set_read_timeout(std::chrono::milliseconds(opts_.timeout_ms));
-  client.set_write_timeout(std::chrono::milliseconds(opts_.timeout_ms));
+namespace {
+
+std::unique_ptr<httplib::Client> makeClient(const std::string& origin, const SenderOptions& opts) {
+  auto client = std::make_unique<httplib::Client>(origin);
+  client->set_keep_alive(true);
+  client->set_connection_timeout(std::chrono::milliseconds(opts.timeout_ms));
+  client->set_read_timeout(std::chrono::milliseconds(opts.timeout_ms));
+  client->set_write_timeout(std::chrono::milliseconds(opts.timeout_ms));
 #ifdef CPPHTTPLIB_OPENSSL_SUPPORT
   if (origin.rfind("https://", 0) == 0) {
-    client.enable_server_certificate_verification(true);
-    std::string ca = opts_.ca_file.empty() ? "/etc/ssl/certs/ca-certificates.crt" : opts_.ca_file;
-    client.set_ca_cert_path(ca.c_str());
+    client->enable_server_certificate_verification(true);
+    std::string ca = opts.ca_file.empty() ? "/etc/ssl/certs/ca-certificates.crt" : opts.ca_file;
+    client->set_ca_cert_path(ca.c_str());
   }
 #endif
+  return client;
+}
+
+}  // namespace
+
+void Sender::run(const std::atomic<bool>& stop) {
+  std::string origin, path, otlp_origin, otlp_path;
+  std::unique_ptr<httplib::Client> client, otlp_client;
+  if (!opts_.url.empty() && splitUrl(opts_.url, &origin, &path)) client = makeClient(origin, opts_);
+  if (!opts_.otlp_url.empty() && splitUrl(opts_.otlp_url, &otlp_origin, &otlp_path)) {
+    otlp_client = makeClient(otlp_origin, opts_);
+    while (!otlp_path.empty() && otlp_path.back() == '/') otlp_path.pop_back();
+  }
   std::mt19937 rng(std::random_device{}());
   long backoff_ms = opts_.backoff_min_ms;
 
@@ -92,12 +106,27 @@ void Sender::run(const std::atomic<bool>& stop) {
         {"X-Gpufl-Segment", std::to_string(h.seg)},
     };
     if (!opts_.token.empty()) headers.emplace("Authorization", "Bearer " + opts_.token);
-    auto res = client.Post(path, headers, body, "application/x-ndjson");
+    bool otlp = h.target != BatchHeader::Target::Ndjson;
+    httplib::Client* to = otlp ? otlp_client.get() : client.get();
+    if (to == nullptr) {  // spooled by an earlier run configured with a destination this one lacks
+      metrics_.error("no_destination");
+      logWarning("no_destination",
+                 "batch " + std::to_string(h.id) + " has no destination in this run; kept");
+      spool_.reject(h.id);
+      continue;
+    }
+    std::string post_path =
+        !otlp ? path
+              : otlp_path +
+                    (h.target == BatchHeader::Target::OtlpTraces ? "/v1/traces" : "/v1/metrics");
+    auto res = to->Post(post_path, headers, body,
+                        otlp ? "application/x-protobuf" : "application/x-ndjson");
     long wait_ms = -1;  // < 0: success or put aside; else retry after this long
     if (!res) {
       metrics_.error("network");
-      logWarning("network", "POST " + opts_.url + " failed: " + httplib::to_string(res.error()) +
-                                "; batch " + std::to_string(h.id) + " will be retried");
+      logWarning("network", "POST " + (otlp ? opts_.otlp_url : opts_.url) +
+                                " failed: " + httplib::to_string(res.error()) + "; batch " +
+                                std::to_string(h.id) + " will be retried");
       wait_ms = backoff_ms;
     } else if (res->status >= 200 && res->status < 300) {
       spool_.remove(h.id);

@@ -15,8 +15,9 @@
 namespace gpufl::agent {
 
 struct SenderOptions {
-  std::string url;        // http://host:port/path or https://...
-  std::string token;      // bearer token, may be empty; never logged
+  std::string url;       // NDJSON receiver: http://host:port/path or https://...; may be empty
+  std::string otlp_url;  // OTLP/HTTP base (http://collector:4318): /v1/traces, /v1/metrics appended
+  std::string token;     // bearer token, may be empty; never logged
   std::string host_name;  // sent as X-Gpufl-Host
   std::string ca_file;    // https: CA bundle (default: the system's)
   int timeout_ms = 10000;

@@ -30,7 +30,7 @@ std::string encodeHeader(const BatchHeader& h) {
     if (i) out += ',';
     log::appendJsonString(out, h.session_ends[i]);
   }
-  out += "]}";
+  out += "],\"target\":" + std::to_string(static_cast<int>(h.target)) + "}";
   return out;
 }
 
@@ -64,6 +64,9 @@ bool decodeHeader(std::string_view line, BatchHeader* h, std::string* error) {
       if (!e.get_string().get(s)) out.session_ends.emplace_back(s);
     }
   }
+  uint64_t target = 0;
+  if (!doc["target"].get_uint64().get(target) && target <= 2)
+    out.target = static_cast<BatchHeader::Target>(target);
   *h = std::move(out);
   return true;
 }

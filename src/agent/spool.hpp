@@ -24,6 +24,8 @@ struct BatchHeader {
   uint64_t text_bytes = 0;                 // uncompressed body size
   int64_t created_unix_ms = 0;
   std::vector<std::string> session_ends;  // sids whose session_end is in the batch
+  // What the body is and where it goes: NDJSON lines to --to, or an OTLP request to --otlp.
+  enum class Target { Ndjson, OtlpTraces, OtlpMetrics } target = Target::Ndjson;
 };
 
 std::string encodeHeader(const BatchHeader& h);
