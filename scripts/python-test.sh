@@ -32,6 +32,9 @@ missing=()
 for mod in pandas rich matplotlib pytest numpy; do
   "$VPY" -c "import $mod" 2>/dev/null || missing+=("$mod")
 done
+# The official OTLP protobuf classes, to decode what `gpufl agent --otlp` sends (test_agent_otlp.py; skipped
+# where it cannot be installed, e.g. the offline H200).
+"$VPY" -c "import opentelemetry.proto" 2>/dev/null || missing+=("opentelemetry-proto")
 if [ ${#missing[@]} -gt 0 ]; then
   "$VPY" -m pip install "${pip_quiet[@]}" "${missing[@]}"
 fi
