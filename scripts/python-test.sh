@@ -32,11 +32,11 @@ missing=()
 for mod in pandas rich matplotlib pytest numpy; do
   "$VPY" -c "import $mod" 2>/dev/null || missing+=("$mod")
 done
-# The official OTLP protobuf classes, to decode what `gpufl agent --otlp` sends (test_agent_otlp.py; skipped
-# where it cannot be installed, e.g. the offline H200).
 if [ ${#missing[@]} -gt 0 ]; then
   "$VPY" -m pip install "${pip_quiet[@]}" "${missing[@]}"
 fi
+# The official OTLP protobuf classes, to decode what `gpufl agent --otlp` sends (test_agent_otlp.py; skipped
+# where it cannot be installed, e.g. the offline H200).
 "$VPY" -c "import opentelemetry.proto" 2>/dev/null ||
   "$VPY" -m pip install "${pip_quiet[@]}" "opentelemetry-proto>=1.20" ||
   echo "=== opentelemetry-proto cannot be installed here: test_agent_otlp.py will skip"

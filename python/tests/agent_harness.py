@@ -30,7 +30,7 @@ class Receiver:
     """An HTTP receiver on 127.0.0.1: keeps every batch's lines, and misbehaves on request
     (`fail_next` 500s, `throttle_next` 429s with Retry-After, `hang_next` requests that never answer in time)."""
 
-    def __init__(self, token: str | None = None):
+    def __init__(self, token: str | None = None, tls: tuple[str, str] | None = None):
         self.token = token
         self.lock = threading.Lock()
         self.lines: list[str] = []
@@ -96,7 +96,15 @@ class Receiver:
 
         self.server = Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
-        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        scheme = "http"
+        if tls is not None:  # (certificate, key) files: serve https
+            import ssl
+
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(*tls)
+            self.server.socket = ctx.wrap_socket(self.server.socket, server_side=True)
+            scheme = "https"
+        self.base = f"{scheme}://127.0.0.1:{self.server.server_address[1]}"
         self.url = self.base + "/ingest"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()

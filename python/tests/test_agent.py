@@ -174,3 +174,37 @@ def test_symlinks_refused_and_files_0640(tmp_path):
     assert m['gpufl_agent_errors_total{kind="symlink_refused"}'] == 1
     state = tmp_path / "state" / "state.json"
     assert stat.S_IMODE(state.stat().st_mode) == 0o640
+
+
+def test_https_receiver_verified_against_the_given_ca(tmp_path):
+    import shutil as sh
+    import subprocess
+
+    if sh.which("openssl") is None:
+        pytest.skip("no openssl command to make a certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    receiver = Receiver(tls=(str(cert), str(key)))
+    w = LogWriter(tmp_path / "p", "abab0007")
+    w.start()
+    w.end()
+    # Without the CA the self-signed certificate is refused: nothing is sent in the clear or unverified.
+    untrusting = Agent(tmp_path / "a1", receiver.url, [tmp_path / "p"])
+    (tmp_path / "a1").mkdir()
+    untrusting.start()
+    try:
+        wait_for(lambda: untrusting.metrics().get('gpufl_agent_errors_total{kind="network"}', 0) >= 1, 20,
+                 "a refused TLS handshake")
+        assert receiver.received() == []
+    finally:
+        untrusting.stop()
+    trusting = Agent(tmp_path / "a2", receiver.url, [tmp_path / "p"], extra=["--ca-file", str(cert)])
+    (tmp_path / "a2").mkdir()
+    trusting.start()
+    try:
+        wait_for(lambda: set(w.written) <= set(receiver.received()), 30, "all lines over https")
+    finally:
+        trusting.stop()
+        receiver.close()
