@@ -14,7 +14,9 @@
 namespace gpufl::agent {
 namespace {
 
-constexpr size_t kChunk = 1 << 20;
+// First read size; the buffer grows (doubling) only for a longer line. Small, because every round
+// reads each followed file's first line to check its identity.
+constexpr size_t kChunk = 64 << 10;
 
 std::string sysError(const std::string& path, int err) {
   return path + ": " + std::strerror(err);
@@ -181,7 +183,8 @@ std::unique_ptr<FileCursor> FileCursor::open(const std::string& path, FilePos fr
 
 uint64_t firstLineHash(const std::string& path) {
   std::string error;
-  auto cursor = FileCursor::open(path, FilePos{}, false, size_t{1} << 20, &error);
+  // The same line limit as reading: a first line the reader accepts must hash here too.
+  auto cursor = FileCursor::open(path, FilePos{}, false, log::kDefaultMaxLineBytes, &error);
   if (!cursor) return 0;
   std::string_view text;
   if (cursor->next(&text) != ReadStatus::Line) return 0;

@@ -39,7 +39,7 @@ class Sender {
   Sender(SenderOptions opts, Spool& spool, AgentMetrics& metrics, Acked on_acked);
   // Runs until `stop`; returns at once after it is set (a wait in progress is cut short).
   void run(const std::atomic<bool>& stop);
-  // Milliseconds the last failing attempt has been failing, 0 when the last attempt succeeded.
+  // True while the latest attempt failed (and will be retried).
   bool failing() const { return failing_.load(); }
 
  private:
