@@ -212,8 +212,11 @@ class Agent:
             time.sleep(0.02)
         raise AssertionError("agent did not start its health server:\n" + self.logs())
 
+    def metrics_text(self) -> str:
+        return urllib.request.urlopen(f"http://127.0.0.1:{self.port()}/metrics", timeout=5).read().decode()
+
     def metrics(self) -> dict[str, float]:
-        text = urllib.request.urlopen(f"http://127.0.0.1:{self.port()}/metrics", timeout=5).read().decode()
+        text = self.metrics_text()
         out = {}
         for line in text.splitlines():
             if line and not line.startswith("#"):

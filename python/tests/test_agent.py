@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import stat
+import subprocess
 import threading
 import time
 
@@ -105,6 +107,7 @@ def test_metrics_count_skips_and_retries(tmp_path):
         wait_for(lambda: set(w.written) <= set(receiver.received()), 30, "all lines")
         elapsed = time.time() - t0
         m = agent.metrics()
+        text = agent.metrics_text()
         health = __import__("urllib.request").request.urlopen(f"http://127.0.0.1:{agent.port()}/healthz").read()
     finally:
         agent.stop()
@@ -116,6 +119,9 @@ def test_metrics_count_skips_and_retries(tmp_path):
     assert m["gpufl_agent_lines_read_total"] == len(w.written) + 2
     assert elapsed >= 0.8, "Retry-After: 1 was not honoured"
     assert json.loads(health)["status"] == "ok"
+    if shutil.which("promtool"):  # Debian's prometheus package: the exposition format's own linter
+        p = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True)
+        assert p.returncode == 0, p.stdout + p.stderr
 
 
 def test_token_stays_out_of_argv_and_logs(tmp_path):
