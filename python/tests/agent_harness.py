@@ -172,11 +172,11 @@ class LogWriter:
 class Agent:
     """`gpufl agent` as a child process; its stderr goes to a file the test can read."""
 
-    def __init__(self, tmp: pathlib.Path, url: str, inputs, token: str | None = None, extra=()):
+    def __init__(self, tmp: pathlib.Path, url: str, inputs, token: str | None = None, extra=(), timeout_ms=1000):
         self.tmp = tmp
         self.args = [gpufl_exe(), "agent", "--to", url, "--state-dir", str(tmp / "state"), "--listen",
                      "127.0.0.1:0", "--poll-ms", "50", "--backoff-min-ms", "20", "--backoff-max-ms", "200",
-                     "--timeout-ms", "1000", "--batch-bytes", "8192", *extra, *map(str, inputs)]
+                     "--timeout-ms", str(timeout_ms), "--batch-bytes", "8192", *extra, *map(str, inputs)]
         self.env = dict(os.environ)
         if token is not None:
             self.env["GPUFL_AGENT_TOKEN"] = token

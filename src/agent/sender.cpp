@@ -122,6 +122,7 @@ void Sender::run(const std::atomic<bool>& stop) {
     auto res = to->Post(post_path, headers, body,
                         otlp ? "application/x-protobuf" : "application/x-ndjson");
     long wait_ms = -1;  // < 0: success or put aside; else retry after this long
+    bool told = false;  // wait_ms is the receiver's Retry-After: never shorter
     if (!res) {
       metrics_.error("network");
       logWarning("network", "POST " + (otlp ? opts_.otlp_url : opts_.url) +
@@ -140,6 +141,7 @@ void Sender::run(const std::atomic<bool>& stop) {
       long s = parseRetryAfter(res->get_header_value("Retry-After"),
                                static_cast<long>(std::time(nullptr)));
       wait_ms = s < 0 ? backoff_ms : std::min<long>(s, opts_.retry_after_max_s) * 1000;
+      told = s >= 0;
       logWarning("http_429",
                  "receiver asks to slow down (429); waiting " + std::to_string(wait_ms) + " ms");
     } else if (res->status >= 500 || res->status == 408 || res->status == 401 ||
@@ -167,7 +169,7 @@ void Sender::run(const std::atomic<bool>& stop) {
     failing_ = true;
     metrics_.retries++;
     // Jitter (+-20%) so that many agents behind one receiver do not retry in step.
-    std::uniform_real_distribution<double> jitter(0.8, 1.2);
+    std::uniform_real_distribution<double> jitter(told ? 1.0 : 0.8, 1.2);
     sleepUnlessStopped(static_cast<long>(wait_ms * jitter(rng)), stop);
     backoff_ms = std::min<long>(backoff_ms * 2, opts_.backoff_max_ms);
   }
