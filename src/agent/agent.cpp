@@ -368,6 +368,10 @@ int runAgent(const AgentOptions& opts, const std::atomic<bool>& stop) {
     channel_mask.clear();
     for (const auto& [key, files] : scan.streams)
       channel_mask[files.prefix] |= channelBit(files.channel);
+    {
+      std::lock_guard<std::mutex> lock(state_mu);
+      if (forgetVanishedStreams(state, scan) > 0) dirty = true;
+    }
     uint64_t consumed = 0;
     for (const auto& [key, files] : scan.streams) {
       if (stop.load()) break;

@@ -36,6 +36,19 @@ std::string segmentBase(const StreamFiles& f, uint64_t n) {
 
 }  // namespace
 
+size_t forgetVanishedStreams(AgentState& state, const ScanResult& scan) {
+  size_t n = 0;
+  for (auto it = state.streams.begin(); it != state.streams.end();) {
+    if (scan.streams.count(it->first) == 0) {
+      it = state.streams.erase(it);
+      ++n;
+    } else {
+      ++it;
+    }
+  }
+  return n;
+}
+
 uint32_t channelBit(const std::string& channel) {
   return channel == "device" ? 1u : channel == "scope" ? 2u : channel == "system" ? 4u : 0u;
 }

@@ -31,6 +31,11 @@ struct FollowerConfig {
   bool track_otlp = false;  // record session_ends in AgentState::otlp_pending
 };
 
+// Forgets the position of streams that have no file left (`scan` found none): a prefix deleted and
+// used again starts its numbering at 1, and an old position would skip its first segments. Returns
+// how many.
+size_t forgetVanishedStreams(AgentState& state, const ScanResult& scan);
+
 // Bit of a channel in AgentState::otlp_pending masks.
 uint32_t channelBit(const std::string& channel);
 

@@ -127,6 +127,25 @@ TEST_F(FollowerTest, MissingSegmentIsCountedAndSkipped) {
   EXPECT_EQ(metrics_.errors("segment_missing"), 1u);
 }
 
+TEST_F(FollowerTest, PrefixDeletedAndReusedIsReadWhole) {
+  append(line(0));
+  fs::rename(active(), segment(1));
+  append(line(1));
+  fs::rename(active(), segment(2));
+  append(line(2));
+  EXPECT_EQ(round(), line(0) + line(1) + line(2));
+  fs::remove(segment(1));
+  fs::remove(segment(2));
+  fs::remove(active());
+  ScanResult empty = scanRoots({WatchRoot{dir_.string(), ""}}, [](const std::string&) {});
+  EXPECT_EQ(forgetVanishedStreams(state_, empty), 1u);
+  // A new program on the same prefix: numbering starts at 1 again.
+  append("{\"type\":\"session_start\",\"sid\":\"bbbb0002\"}\n" + line(10));
+  fs::rename(active(), segment(1));
+  append(line(11));
+  EXPECT_EQ(round(), "{\"type\":\"session_start\",\"sid\":\"bbbb0002\"}\n" + line(10) + line(11));
+}
+
 TEST_F(FollowerTest, DamagedLinesAreSkippedTheRestShipped) {
   append(line(0) + "not json\n" + "{\"type\":\"x\"}\n" + line(1) +
          "{\"type\":\"session_end\",\"sid\":\"abcd0001\"}\n");
