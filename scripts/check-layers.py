@@ -21,11 +21,12 @@ ALLOWED = {
     "nvml": {"core"},
     "host": {"core"},
     "runtime": {"core", "log", "report", "cuda", "nvml", "host"},
+    "agent": {"core", "log"},
     "inject": {"core", "log", "report", "cuda", "nvml", "host", "runtime"},
-    "apps": {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject"},
+    "apps": {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject", "agent"},
     "python": {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject"},
 }
-LAYER_FOLDERS = {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject"}
+LAYER_FOLDERS = {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject", "agent"}
 SOURCE_EXT = (".hpp", ".h", ".cpp", ".cc", ".cu", ".cuh", ".inc", ".in")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"/]+)/[^"]*"')
 

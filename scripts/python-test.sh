@@ -35,6 +35,11 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
   "$VPY" -m pip install "${pip_quiet[@]}" "${missing[@]}"
 fi
+# The official OTLP protobuf classes, to decode what `gpufl agent --otlp` sends (test_agent_otlp.py; skipped
+# where it cannot be installed, e.g. the offline H200).
+"$VPY" -c "import opentelemetry.proto" 2>/dev/null ||
+  "$VPY" -m pip install "${pip_quiet[@]}" "opentelemetry-proto>=1.20" ||
+  echo "=== opentelemetry-proto cannot be installed here: test_agent_otlp.py will skip"
 
 # pip shows nothing while the backend builds (minutes when cold): run it verbose into a log and report the
 # build's [done/total] steps from that log every 15 s; on failure, the end of the log.
