@@ -128,3 +128,25 @@ TEST(BenchSummary, NothingToSummariseIsAnError) {
 
 }  // namespace
 }  // namespace gpufl::core
+
+#include "core/device_peaks.hpp"
+
+namespace gpufl::core {
+namespace {
+
+TEST(DevicePeaks, LongestNameWinsAndDtypesHaveTheirNames) {
+  const auto h200 = devicePeaks("NVIDIA H200");
+  ASSERT_TRUE(h200);
+  EXPECT_DOUBLE_EQ(peakTflops(*h200, "torch.bfloat16"), 989.4);
+  EXPECT_DOUBLE_EQ(peakTflops(*h200, "fp32"), 67);
+  EXPECT_DOUBLE_EQ(peakTflops(*h200, "TF32"), 494.7);
+  EXPECT_EQ(peakTflops(*h200, "complex64"), 0);
+  EXPECT_EQ(h200->gbps, 4800);
+  const auto nvl = devicePeaks("NVIDIA H200 NVL");
+  ASSERT_TRUE(nvl);
+  EXPECT_EQ(nvl->name, "NVIDIA H200 NVL");
+  EXPECT_FALSE(devicePeaks("NVIDIA GeForce GTX 1080"));
+}
+
+}  // namespace
+}  // namespace gpufl::core

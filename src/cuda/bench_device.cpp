@@ -4,7 +4,10 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <optional>
 #include <vector>
+
+#include "core/device_peaks.hpp"
 
 namespace gpufl::cuda {
 namespace {
@@ -33,6 +36,7 @@ struct BenchApi {
   CUresult (*memFree)(CUdeviceptr) = nullptr;
   CUresult (*memsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream) = nullptr;
   CUresult (*getErrorName)(CUresult, const char**) = nullptr;
+  CUresult (*deviceGetName)(char*, int, CUdevice) = nullptr;
 };
 
 template <typename Fn>
@@ -133,7 +137,23 @@ class CudaBenchDevice final : public core::BenchDevice {
 
   uint32_t deviceIndex() override { return static_cast<uint32_t>(ordinal_); }
 
+  double peakTflops(const std::string& dtype) override {
+    const auto p = peaks();
+    return p ? core::peakTflops(*p, dtype) : 0;
+  }
+  double peakGbps() override {
+    const auto p = peaks();
+    return p ? p->gbps : 0;
+  }
+
  private:
+  std::optional<core::DevicePeaks> peaks() {
+    char name[256] = {};
+    if (!api_.deviceGetName || api_.deviceGetName(name, sizeof name, device_) != CUDA_SUCCESS)
+      return std::nullopt;
+    return core::devicePeaks(name);
+  }
+
   template <typename Work>
   double between(Work&& work, std::string* error) {
     CUresult r = api_.eventRecord(start_, stream_);
@@ -192,6 +212,7 @@ std::unique_ptr<core::BenchDevice> makeBenchDevice(void* stream, std::string* er
             bind(h, a.graphDestroy, "cuGraphDestroy") && bind(h, a.memAlloc, "cuMemAlloc_v2") &&
             bind(h, a.memFree, "cuMemFree_v2") && bind(h, a.memsetD8Async, "cuMemsetD8Async");
   bind(h, a.getErrorName, "cuGetErrorName");
+  bind(h, a.deviceGetName, "cuDeviceGetName");
   if (!ok) {
     *error = "this NVIDIA driver lacks an entry point gpufl::bench needs (" +
              std::string(dlerror() ?: "") + ")";
