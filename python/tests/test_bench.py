@@ -1,6 +1,7 @@
 """gpufl.bench and gpufl.bench.sweep without a GPU: a fake backend stands in for the CUDA events (it returns
 scripted GPU times) and a fake NVML for the clocks; the statistics and warnings come from the C++ core."""
 import json
+import warnings
 
 import pytest
 
@@ -133,7 +134,9 @@ def test_bad_arguments_are_clear_errors():
 
 def test_result_is_a_benchmark_record_in_the_session_and_the_report(tmp_path):
     prefix = str(tmp_path / "b")
-    gpufl.init(app_name="bench_test", log_path=prefix, system_sample_rate_ms=0)
+    with warnings.catch_warnings():  # no GPU here: profiling off is expected
+        warnings.simplefilter("ignore", gpufl.GpuFlightWarning)
+        gpufl.init(app_name="bench_test", log_path=prefix, system_sample_rate_ms=0)
     try:
         r = gpufl.bench(lambda: None, backend=FakeBackend(), nvml=FakeNvml(), warmup=1, reps=11, flops=1e9,
                         name="axpy", shape="n=1e6", dtype="fp32")
@@ -202,9 +205,9 @@ def test_sweep_attach_trace_counts_blocks_of_the_main_kernel_per_size(tmp_path):
     sid = "ab12cd34"
     rows = [
         {"type": "session_start", "sid": sid, "session_id": sid + "-0000", "start_ns": 1, "start_unix_ns": 1},
-        {"type": "kernel_def", "sid": sid, "k": 1, "name": "gemm_small", "grid": [4, 2, 1], "block": [128, 1, 1]},
-        {"type": "kernel_def", "sid": sid, "k": 2, "name": "fill", "grid": [1000, 1, 1], "block": [128, 1, 1]},
-        {"type": "kernel_def", "sid": sid, "k": 3, "name": "gemm_big", "grid": [64, 32, 1], "block": [128, 1, 1]},
+        {"type": "kernel_def", "sid": sid, "k": 1, "name": "gemm_small", "grid": "(4,2,1)", "block": "(128,1,1)"},
+        {"type": "kernel_def", "sid": sid, "k": 2, "name": "fill", "grid": "(1000,1,1)", "block": "(128,1,1)"},
+        {"type": "kernel_def", "sid": sid, "k": 3, "name": "gemm_big", "grid": "(64,32,1)", "block": "(128,1,1)"},
         {"type": "kernel_event", "sid": sid, "k": 1, "corr": 1, "start_ns": 100, "dur_ns": 50, "scope": 1},
         {"type": "kernel_event", "sid": sid, "k": 2, "corr": 2, "start_ns": 200, "dur_ns": 5, "scope": 1},
         {"type": "kernel_event", "sid": sid, "k": 3, "corr": 3, "start_ns": 300, "dur_ns": 500, "scope": 2},
