@@ -29,13 +29,6 @@ MAX_GRAPH_CALLS = 1000
 MIN_AUTO_REPS, MAX_AUTO_REPS = 10, 1000
 MAX_WARMUP_REPS = 100000
 
-# Names of NVML's clock event (throttle) reason bits, lowest first: the same names as the system samples
-# (src/nvml/nvml_sampler.cpp, kThrottleBits).
-_THROTTLE_BITS = ("gpu_idle", "applications_clocks_setting", "sw_power_cap", "hw_slowdown", "sync_boost",
-                  "sw_thermal_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown",
-                  "display_clocks_setting", "board_limit", "reliability")
-
-
 @dataclass
 class BenchResult:
     """One timed operation: times per call in ms, rates at the median, and why not to trust them (warnings)."""
@@ -302,7 +295,7 @@ class _Nvml:
             bits = int(get(self.h)) if get else 0
         except Exception:  # noqa: BLE001
             return []
-        return [n for i, n in enumerate(_THROTTLE_BITS) if bits & (1 << i)]
+        return list(_C.throttle_reason_names(bits))  # the system samples' names (src/nvml/nvml_sampler.cpp)
 
     def others(self) -> List[str]:
         if self.h is None:

@@ -12,6 +12,7 @@
 #include "core/device_peaks.hpp"
 #include "core/record_schema.hpp"
 #include "gpufl/bench.hpp"
+#include "nvml/nvml_sampler.hpp"
 #include "runtime/bench_record.hpp"
 
 namespace nb = nanobind;
@@ -104,9 +105,12 @@ void bindBench(nb::module_& m) {
   m.def("device_peaks", &peaks, nb::arg("device_name"),
         "Data-sheet peaks of a GPU by its name (TFLOP/s per dtype, gbps), or None when unknown.");
   m.def("peak_tflops", &peak, nb::arg("device_name"), nb::arg("dtype"),
-        "The data-sheet peak TFLOP/s of a GPU for a dtype name (fp32, bf16, torch.float16, ...); 0 if unknown.");
+        "The data-sheet peak TFLOP/s of a GPU for a dtype name (fp32, bf16, torch.float16, ...); 0 "
+        "if unknown.");
   m.def("record_benchmark", &record, nb::arg("result"),
         "Writes a benchmark record (dict) into the recording session; False when none records.");
+  m.def("throttle_reason_names", &nvml::throttleReasonNames, nb::arg("mask"),
+        "Names of NVML's clock event (throttle) reason bits, as system samples write them.");
   m.attr("MAX_TRUSTED_SPREAD") = core::kMaxTrustedSpread;
 }
 

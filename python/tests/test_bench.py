@@ -219,3 +219,7 @@ def test_sweep_attach_trace_counts_blocks_of_the_main_kernel_per_size(tmp_path):
     s = _bench.SweepResult(name="mm", dtype="", sizes=[256, 4096], results=[], sm_count=132)
     s.attach_trace(str(tmp_path / "t"))
     assert s.blocks == {256: 8, 4096: 2048}
+
+
+def test_throttle_reason_names_are_the_system_samples():
+    assert list(gpufl._gpufl.throttle_reason_names(0x5)) == ["gpu_idle", "sw_power_cap"]

@@ -8,7 +8,7 @@ namespace gpufl {
 BenchResult bench(const std::function<void()>& fn, const BenchOptions& options) {
   try {
     std::string error;
-    auto device = runtime::makeCudaBenchDevice(options.stream, &error);
+    auto device = runtime::watchWithNvml(runtime::makeCudaBenchDevice(options.stream, &error));
     if (!device) {
       BenchResult r;
       r.name = options.name;
