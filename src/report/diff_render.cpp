@@ -47,19 +47,24 @@ std::string renderDiffText(const SessionDiff& d) {
        " each); benchmarks: p10..p90 ranges apart");
   for (const char* kind : {"kernel", "scope", "benchmark"}) {
     std::vector<const GroupDiff*> shown;
-    size_t same = 0;
+    size_t same = 0, too_few = 0;
     for (const GroupDiff& g : d.groups) {
       if (g.kind != kind) continue;
-      if (g.verdict == Verdict::Same && counters(g).empty() && g.base_count == g.new_count) {
-        ++same;
+      const bool quiet =
+          counters(g).empty() && g.base_count == g.new_count &&
+          (g.verdict == Verdict::Same || (g.verdict == Verdict::TooFew && g.change == 0));
+      if (quiet) {
+        ++(g.verdict == Verdict::TooFew ? too_few : same);
         continue;
       }
       shown.push_back(&g);
     }
-    if (shown.empty() && same == 0) continue;
+    if (shown.empty() && same == 0 && too_few == 0) continue;
     line("");
     line(std::string(kind) + "s: " + std::to_string(shown.size()) + " changed, " +
-         std::to_string(same) + " within noise");
+         std::to_string(same) + " within noise" +
+         (too_few ? ", " + std::to_string(too_few) + " unchanged with too few launches to judge"
+                  : ""));
     if (shown.empty()) continue;
     line("  " + padRight("verdict", 10) + padRight("change", 9) + padLeft("base med", 11) +
          padLeft("new med", 11) + padLeft("count", 14) + padLeft("p", 8) + "  name");
