@@ -1,11 +1,12 @@
 // gpufl_gen_session: writes synthetic training sessions (bench/synthetic_session.hpp) through the
 // real LogWriter.
 //   gpufl_gen_session --prefix P --kernels N [--seed S] [--sessions K] [--rotate-bytes B]
-//   [--zstd-level L] [--iid]
+//   [--zstd-level L] [--iid] [--slower K:F]
 // K sessions of N kernels each are appended under P; the same arguments give byte-identical logs.
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -18,11 +19,12 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: gpufl_gen_session --prefix P --kernels N [--seed S] [--sessions K] [--rotate-bytes B] "
-    "[--zstd-level L] [--iid]\n"
+    "[--zstd-level L] [--iid] [--slower K:F]\n"
     "  writes K (default 1) synthetic H200 training sessions of N kernels each to "
     "P.{device,scope,system}.log\n"
     "  --rotate-bytes 0 never rotates (default: the writer's 64 MiB)\n"
-    "  --iid draws every launch independently instead of repeating one kernel program per step\n";
+    "  --iid draws every launch independently instead of repeating one kernel program per step\n"
+    "  --slower K:F makes every launch of kernel def K take F times as long (a planted regression for gpufl diff)\n";
 
 bool parseNumber(std::string_view text, uint64_t* out) {
   const auto r = std::from_chars(text.data(), text.data() + text.size(), *out);
@@ -35,6 +37,8 @@ int main(int argc, char** argv) {
   gpufl::log::LogWriterOptions options;
   uint64_t kernels = 0, seed = 1, sessions = 1, level = 3;
   bool have_kernels = false, iid = false;
+  uint64_t slower_kernel = 0;
+  double slower_factor = 1.0;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "-h" || arg == "--help") {
@@ -62,6 +66,15 @@ int main(int argc, char** argv) {
       ok = parseNumber(value, &sessions);
     } else if (arg == "--rotate-bytes") {
       ok = parseNumber(value, &options.rotate_bytes);
+    } else if (arg == "--slower") {
+      const size_t colon = value.find(':');
+      ok = colon != std::string_view::npos && parseNumber(value.substr(0, colon), &slower_kernel);
+      if (ok) {
+        const std::string f(value.substr(colon + 1));
+        char* end = nullptr;
+        slower_factor = std::strtod(f.c_str(), &end);
+        ok = !f.empty() && end == f.c_str() + f.size() && slower_factor > 0;
+      }
     } else if (arg == "--zstd-level") {
       ok = parseNumber(value, &level) && level >= 1 && level <= 22;
     } else {
@@ -88,7 +101,10 @@ int main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::function<uint64_t()> bytes = [&] { return writer->stats().bytes_written; };
   for (uint64_t s = 0; s < sessions; ++s) {
-    gpufl::bench::generateSession({kernels, seed, static_cast<uint32_t>(s), !iid}, *writer, bytes);
+    gpufl::bench::SessionSpec spec{kernels, seed, static_cast<uint32_t>(s), !iid};
+    spec.slower_kernel = static_cast<uint32_t>(slower_kernel);
+    spec.slower_factor = slower_factor;
+    gpufl::bench::generateSession(spec, *writer, bytes);
   }
   writer->close();
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

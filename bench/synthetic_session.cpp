@@ -205,6 +205,7 @@ class Generator {
     }
     double dur = k.base_ns * (1 + 0.015 * rng_.normal());
     if (rng_.chance(0.003)) dur *= rng_.uniform(1.2, 1.6);
+    if (k.def.id == spec_.slower_kernel) dur *= spec_.slower_factor;
     KernelEvent e;
     e.sid = sid_;
     e.def_id = k.def.id;

@@ -33,6 +33,10 @@ struct SessionSpec {
   uint64_t seed = 1;
   uint32_t index = 0;  // the session's number under its prefix: another id, a later start
   bool repeat_steps = true;
+  // A planted regression (gpufl diff's tests): every launch of kernel def `slower_kernel` takes
+  // `slower_factor` times as long (0: none).
+  uint32_t slower_kernel = 0;
+  double slower_factor = 1.0;
 };
 
 // Emits one complete session (session_start ... session_end) into `out`. The same spec gives the

@@ -4,7 +4,7 @@
 # Python examples and `gpufl trace -- python ...`, and leaves logs, reports and plots in $OUT/python.
 # Usage (repository root): python/gpu_check.sh      (scripts/gpu-run.sh may call it as its "python" step)
 #        GPUFL_PY_STEPS="nvtx" python/gpu_check.sh   (install, then only the named steps: pytest examples linked
-#                                                     nvtx trace; default all)
+#                                                     bench nvtx trace; default all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -12,7 +12,7 @@ OUT=${OUT:-$ROOT/out}
 RES=$OUT/python
 mkdir -p "$RES"
 log() { echo "=== $* ($(date +%T))"; }
-STEPS=${GPUFL_PY_STEPS:-pytest examples linked nvtx trace}
+STEPS=${GPUFL_PY_STEPS:-pytest examples bench linked nvtx trace}
 want() { [[ " $STEPS " == *" $1 "* ]]; }
 
 # simdjson is not on the GPU image: unpack the carried .deb files into a private prefix (the wheel then bundles
@@ -69,6 +69,12 @@ done
 MPLBACKEND=Agg timeout 120 "$VPY" "$ROOT/examples/python/pytorch_smoke.py" > pytorch_smoke.txt 2>&1
 echo "pytorch_smoke exit $?"; grep -E "GPU Device|Kernels|GPU Busy|Peak VRAM" pytorch_smoke.txt | head
 
+fi
+
+if want bench; then
+log "gpufl.bench: matmul sweep fp32 (TF32 off) and bf16, graph replay, L2 flush (examples/python/bench_matmul_sweep.py)"
+MPLBACKEND=Agg timeout 300 "$VPY" "$ROOT/examples/python/bench_matmul_sweep.py" --out "$RES/bench" > bench_sweep.txt 2>&1
+echo "bench_matmul_sweep exit $?"; grep -E "flattens|bound|peak|!|add_1k|copy_64MiB" bench_sweep.txt | head -30
 fi
 
 if want linked; then

@@ -16,6 +16,7 @@ const AddCommand kCommands[] = {
     addOccupancyCommand,
     addTraceCommand,
     addAgentCommand,
+    addDiffCommand,
 };
 
 }  // namespace

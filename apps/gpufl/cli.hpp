@@ -23,6 +23,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure =
     1;  // the command ran but found nothing usable (no readable log, ...)
 inline constexpr int kExitUsage = 2;  // bad arguments
+inline constexpr int kExitRegression = 3;  // `gpufl diff`: a real regression past the threshold
 
 struct CliContext {
   std::ostream& out;
@@ -46,6 +47,7 @@ void addCatCommand(CLI::App& app, CliContext& ctx);
 void addSessionsCommand(CLI::App& app, CliContext& ctx);
 void addTraceCommand(CLI::App& app, CliContext& ctx);
 void addAgentCommand(CLI::App& app, CliContext& ctx);
+void addDiffCommand(CLI::App& app, CliContext& ctx);
 
 // Parses and runs; returns the process exit code. args[0] is the program name.
 int runCli(const std::vector<std::string>& args, CliContext& ctx);

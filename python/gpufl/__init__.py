@@ -26,6 +26,7 @@ from ._api import (  # noqa: E402
     stop_system_sampling,
 )
 from . import report  # noqa: E402
+from ._bench import bench  # noqa: E402  (gpufl.bench(fn, ...), gpufl.bench.sweep(...))
 from .report import generate_report  # noqa: E402
 
 __version__: str = _gpufl.VERSION
@@ -43,6 +44,7 @@ __all__ = [
     "Scope",
     "last_log_path",
     "generate_report",
+    "bench",
     "report",
     "analyzer",
     "viz",

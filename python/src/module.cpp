@@ -6,4 +6,5 @@ NB_MODULE(_gpufl, m) {
   m.doc() = "GPU Flight native module (use the `gpufl` package, not this module directly)";
   gpufl::py::bindApi(m);
   gpufl::py::bindLoader(m);
+  gpufl::py::bindBench(m);
 }

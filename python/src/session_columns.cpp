@@ -233,15 +233,17 @@ nb::dict stacks(StackTable& t) {
   return d;
 }
 
+// Every field of the record's table, by its JSON key (a column even when there are no benchmarks).
 nb::dict benchmarks(BenchmarkTable& t) {
   nb::dict d;
-  d["name"] = strings(t.name);
-  d["shape"] = strings(t.shape);
-  d["iterations"] = array(t.iterations);
-  d["median_ns"] = array(t.median_ns);
-  d["min_ns"] = array(t.min_ns);
-  d["max_ns"] = array(t.max_ns);
-  d["mean_ns"] = array(t.mean_ns);
+  for (const schema::FieldInfo& f : schema::Schema<BenchmarkResult>::fields) {
+    const std::string key(f.key);
+    const nb::str name(key.data(), key.size());
+    if (f.kind == schema::Kind::String || f.kind == schema::Kind::StringList)
+      d[name] = strings(t.strings[key]);
+    else
+      d[name] = array(t.numbers[key]);
+  }
   return d;
 }
 

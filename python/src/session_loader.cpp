@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/demangle.hpp"
+#include "core/record_schema.hpp"
 
 namespace gpufl::py {
 
@@ -293,13 +294,21 @@ void SessionColumns::onRangeCounters(const RangeCounters& e) {
 
 void SessionColumns::onBenchmark(const BenchmarkResult& e) {
   auto& t = benchmarks;
-  t.name.push(e.name);
-  pushOptionalString(t.shape, e.shape);
-  t.iterations.push_back(e.iterations);
-  t.median_ns.push_back(e.median_ns);
-  t.min_ns.push_back(e.min_ns);
-  t.max_ns.push_back(e.max_ns);
-  t.mean_ns.push_back(e.mean_ns);
+  schema::Schema<BenchmarkResult>::forEach(e, [&](const schema::FieldInfo& f, const auto& m) {
+    using M = std::remove_cvref_t<decltype(m)>;
+    if constexpr (std::is_same_v<M, std::string>) {
+      pushOptionalString(t.strings[std::string(f.key)], m);
+    } else if constexpr (std::is_same_v<M, std::vector<std::string>>) {
+      std::string joined;
+      for (const std::string& s : m) joined += (joined.empty() ? "" : "\n") + s;
+      pushOptionalString(t.strings[std::string(f.key)], joined);
+    } else if constexpr (requires { m.has_value(); }) {
+      t.numbers[std::string(f.key)].push_back(optToDouble(m));
+    } else {
+      t.numbers[std::string(f.key)].push_back(static_cast<double>(m));
+    }
+  });
+  if (e.ts_ns) seen(e.ts_ns);
 }
 
 void loadSession(const std::string& prefix, const std::string& session, size_t max_warnings, LoadResult& out) {

@@ -145,10 +145,12 @@ struct StackTable {
   std::vector<std::string> frames;  // innermost first, joined with '\n'
 };
 
+// Benchmarks are few: every row of the record's field table (core/record_schema.hpp) is a column under its JSON
+// key, numbers and flags as double (NaN: an unset optional), strings as string columns, string lists joined with
+// '\n'.
 struct BenchmarkTable {
-  StringColumn name, shape;
-  std::vector<uint64_t> iterations;
-  std::vector<int64_t> median_ns, min_ns, max_ns, mean_ns;
+  std::map<std::string, std::vector<double>, std::less<>> numbers;
+  std::map<std::string, StringColumn, std::less<>> strings;
 };
 
 class SessionColumns : public EventVisitor {

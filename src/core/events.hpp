@@ -275,12 +275,28 @@ struct RangeCounters {
   std::string kernel;  // per-kernel ranges (GPUFL_RANGE_PER_KERNEL): the one launch measured; else empty
 };
 
+// One operation timed by the harness (gpufl.bench, gpufl::bench): warm-up, then `reps` repetitions timed with
+// CUDA events on the stream the work runs on. Times are per operation (graph replay: a repetition replays
+// ops_per_rep operations and its time is divided by that). Rates are at the median; a peak of 0 is unknown.
 struct BenchmarkResult {
   std::string sid;
   std::string name;
-  std::string shape;
-  uint64_t iterations = 0;
-  int64_t median_ns = 0, min_ns = 0, max_ns = 0, mean_ns = 0;
+  std::string shape;   // the size it ran at, e.g. "4096x4096x4096" (a kernel has a speed only at a size)
+  std::string dtype;   // e.g. "bf16"
+  uint32_t device = 0;
+  int64_t ts_ns = 0;   // when the timed repetitions ended (monotonic)
+  std::string method;  // "events", "graph" (CUDA graph replay) or "host" (host clock around a synchronize)
+  uint64_t reps = 0;   // timed repetitions
+  uint64_t warmup_reps = 0;
+  uint64_t ops_per_rep = 1;
+  bool flush_l2 = false;     // L2 flushed (or inputs rotated) before every repetition
+  int64_t median_ns = 0, min_ns = 0, p10_ns = 0, p90_ns = 0, max_ns = 0, mean_ns = 0;
+  double flops = 0, bytes = 0;          // per operation
+  double tflops = 0, gbps = 0;          // flops / median, bytes / median
+  double peak_tflops = 0, peak_gbps = 0;  // the device's, that the rates are compared against
+  std::optional<int> clk_sm_min_mhz, clk_sm_max_mhz;  // SM clocks seen during the repetitions (NVML)
+  std::optional<int> clk_sm_limit_mhz;               // the SM clock the device can reach (NVML max clock)
+  std::vector<std::string> warnings;  // why not to trust the numbers, each with its number
 };
 
 }  // namespace gpufl

@@ -267,11 +267,30 @@ enum class Kind {
 #define GFL_FIELDS_BenchmarkResult(X)                                        \
   X(name, "name", Required, "")                                              \
   X(shape, "shape", OmitDefault, "")                                         \
-  X(iterations, "iterations", Optional, "")                                  \
+  X(dtype, "dtype", OmitDefault, "")                                         \
+  X(device, "device", Optional, "")                                          \
+  X(ts_ns, "ts_ns", Optional, "ns")                                          \
+  X(method, "method", OmitDefault, "")                                       \
+  X(reps, "reps", Optional, "")                                              \
+  X(warmup_reps, "warmup_reps", Optional, "")                                \
+  X(ops_per_rep, "ops_per_rep", Optional, "")                                \
+  X(flush_l2, "flush_l2", OmitDefault, "")                                   \
   X(median_ns, "median_ns", Required, "ns")                                  \
   X(min_ns, "min_ns", Optional, "ns")                                        \
+  X(p10_ns, "p10_ns", Optional, "ns")                                        \
+  X(p90_ns, "p90_ns", Optional, "ns")                                        \
   X(max_ns, "max_ns", Optional, "ns")                                        \
-  X(mean_ns, "mean_ns", Optional, "ns")
+  X(mean_ns, "mean_ns", Optional, "ns")                                      \
+  X(flops, "flops", OmitDefault, "flop")                                     \
+  X(bytes, "bytes", OmitDefault, "bytes")                                    \
+  X(tflops, "tflops", OmitDefault, "TFLOP/s")                                \
+  X(gbps, "gbps", OmitDefault, "GB/s")                                       \
+  X(peak_tflops, "peak_tflops", OmitDefault, "TFLOP/s")                      \
+  X(peak_gbps, "peak_gbps", OmitDefault, "GB/s")                             \
+  X(clk_sm_min_mhz, "clk_sm_min_mhz", Optional, "MHz")                       \
+  X(clk_sm_max_mhz, "clk_sm_max_mhz", Optional, "MHz")                       \
+  X(clk_sm_limit_mhz, "clk_sm_limit_mhz", Optional, "MHz")                   \
+  X(warnings, "warnings", OmitDefault, "")
 
 // Every record type: R(struct, "type", "channel"). Channel "all": written to every channel.
 #define GFL_RECORDS(R)                                                       \

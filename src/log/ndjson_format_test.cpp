@@ -417,11 +417,16 @@ TEST(NdjsonFormat, DeepRecordsAndBenchmark) {
             "{\"type\":\"stack\",\"sid\":\"s\",\"id\":5,\"frames\":[\"main+0x10 "
             "(a.out)\",\"f\\u0001\"]}\n");
   out.clear();
-  formatBenchmark(out, BenchmarkResult{"s", "gemm", "", 10, 5, 4, 9, 6});
-  EXPECT_EQ(
-      out,
-      "{\"type\":\"benchmark\",\"sid\":\"s\",\"name\":\"gemm\",\"iterations\":10,\"median_ns\":5,"
-      "\"min_ns\":4,\"max_ns\":9,\"mean_ns\":6}\n");
+  BenchmarkResult bench{.sid = "s", .name = "gemm", .reps = 10, .median_ns = 5, .min_ns = 4, .max_ns = 9};
+  bench.clk_sm_max_mhz = 1980;
+  bench.warnings = {"w"};
+  formatBenchmark(out, bench);
+  // Unset optionals and OmitDefault fields (shape, dtype, method, flush_l2, rates) stay off the line.
+  EXPECT_EQ(out,
+            "{\"type\":\"benchmark\",\"sid\":\"s\",\"name\":\"gemm\",\"device\":0,\"ts_ns\":0,"
+            "\"reps\":10,\"warmup_reps\":0,\"ops_per_rep\":1,\"median_ns\":5,\"min_ns\":4,"
+            "\"p10_ns\":0,\"p90_ns\":0,\"max_ns\":9,\"mean_ns\":0,\"clk_sm_max_mhz\":1980,"
+            "\"warnings\":[\"w\"]}\n");
 }
 
 TEST(NdjsonFormat, HostileStringsStillParse) {

@@ -38,7 +38,7 @@ const char* const kLog = R"log({"type":"session_start","sid":"abcd1234","schema"
 {"type":"pc_sample","sid":"abcd1234","func":"_Z3fooPf","pc":32,"stall":"long_scoreboard","count":17,"sass":"FADD","source":"foo.cu:13","patched":true}
 {"type":"range_counters","sid":"abcd1234","range":"outer/inner","p":2,"metrics":{"sm__cycles":1e6,"dram__bytes":2048}}
 {"type":"range_counters","sid":"abcd1234","range":"outer/inner","kernel":"addOne(float*, int)","p":2,"metrics":{"gpu__time_duration.sum":3200}}
-{"type":"benchmark","sid":"abcd1234","name":"gemm","shape":"512x512","iterations":20,"median_ns":1000,"min_ns":900,"max_ns":1500,"mean_ns":1050}
+{"type":"benchmark","sid":"abcd1234","name":"gemm","shape":"512x512","dtype":"bf16","reps":20,"median_ns":1000,"min_ns":900,"p10_ns":950,"p90_ns":1200,"max_ns":1500,"mean_ns":1050,"tflops":1.5,"warnings":["a","b"]}
 {"type":"session_end","sid":"abcd1234","end_ns":9000,"kernels":1,"memcpys":2,"scopes":1,"dropped":{"scope":0,"launch":3},"overhead_ns":{"writer":500,"cupti_callbacks":20},"cpu_time_ns":800,"buffers":4,"bytes_written":12345}
 )log";
 
@@ -173,6 +173,10 @@ TEST(RecordTypes, EveryTypeReadsIntoItsStruct) {
   ASSERT_EQ(v->benchmarks.size(), 1u);
   EXPECT_EQ(v->benchmarks[0].shape, "512x512");
   EXPECT_EQ(v->benchmarks[0].mean_ns, 1050);
+  EXPECT_EQ(v->benchmarks[0].p90_ns, 1200);
+  EXPECT_EQ(v->benchmarks[0].reps, 20u);
+  EXPECT_DOUBLE_EQ(v->benchmarks[0].tflops, 1.5);
+  EXPECT_EQ(v->benchmarks[0].warnings, (std::vector<std::string>{"a", "b"}));
 
   ASSERT_EQ(v->ends.size(), 1u);
   const SessionEnd& e = v->ends[0];

@@ -49,6 +49,7 @@ std::unique_ptr<Library> Library::open(const std::string& path, std::string* rea
   bind(handle, a.deviceGetEnforcedPowerLimit, "nvmlDeviceGetEnforcedPowerLimit");
   bind(handle, a.deviceGetTotalEnergyConsumption, "nvmlDeviceGetTotalEnergyConsumption");
   bind(handle, a.deviceGetClockInfo, "nvmlDeviceGetClockInfo");
+  bind(handle, a.deviceGetMaxClockInfo, "nvmlDeviceGetMaxClockInfo");
   bind(handle, a.deviceGetPcieThroughput, "nvmlDeviceGetPcieThroughput");
   bind(handle, a.deviceGetCurrentClocksEventReasons, "nvmlDeviceGetCurrentClocksEventReasons",
        "nvmlDeviceGetCurrentClocksThrottleReasons");

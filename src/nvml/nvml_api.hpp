@@ -75,6 +75,7 @@ struct Api {
   Return (*deviceGetTotalEnergyConsumption)(Device,
                                             unsigned long long*) = nullptr;  // mJ since driver load
   Return (*deviceGetClockInfo)(Device, int, unsigned int*) = nullptr;        // MHz
+  Return (*deviceGetMaxClockInfo)(Device, int, unsigned int*) = nullptr;     // MHz (gpufl::bench)
   Return (*deviceGetPcieThroughput)(Device, int, unsigned int*) = nullptr;   // KB/s over 20 ms
   // nvmlDeviceGetCurrentClocksEventReasons, or the older nvmlDeviceGetCurrentClocksThrottleReasons
   // (same ABI).

@@ -152,6 +152,8 @@ TEST(HostileValues, NamesWithControlCharactersAreEscapedInText) {
   b.onNote(note);
   BenchmarkResult bench;
   bench.name = withControls("bench");
+  bench.shape = withControls("shape");
+  bench.warnings = {withControls("warning")};
   b.onBenchmark(bench);
   ReportOptions options;
   options.generated_at = "fixed";

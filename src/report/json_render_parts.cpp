@@ -1,4 +1,4 @@
-// renderJson pieces for transfers, system metrics, scopes, profile, benchmarks and collection
+// renderJson pieces for transfers, system metrics, scopes, profile and collection (benchmarks: json_render_bench.cpp)
 // notes.
 #include "report/json_render_parts.hpp"
 
@@ -268,22 +268,6 @@ void profile(JsonWriter& w, const ProfileSummary& p) {
   }
   w.endArray();
   w.endObject();
-}
-
-void benchmarks(JsonWriter& w, const std::vector<BenchmarkResult>& bs) {
-  w.key("benchmarks").beginArray();
-  for (const BenchmarkResult& b : bs) {
-    w.beginObject();
-    w.field("name", b.name);
-    w.field("shape", b.shape);
-    w.field("iterations", b.iterations);
-    w.field("median_ns", b.median_ns);
-    w.field("min_ns", b.min_ns);
-    w.field("max_ns", b.max_ns);
-    w.field("mean_ns", b.mean_ns);
-    w.endObject();
-  }
-  w.endArray();
 }
 
 void collection(JsonWriter& w, const CollectionInfo& c) {

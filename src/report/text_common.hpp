@@ -51,5 +51,6 @@ void renderScopes(TextOut& out, const Report& r);
 void renderProfile(TextOut& out, const Report& r);
 void renderHints(TextOut& out, const Report& r);
 void renderCollection(TextOut& out, const Report& r);
+void renderBenchmarks(TextOut& out, const Report& r);  // nothing when there are none
 
 }  // namespace gpufl::report::text

@@ -22,21 +22,6 @@ std::string stat(double ns, bool approx) {
   return dur(ns) + (approx ? " (approx.)" : "");
 }
 
-// Timings measured by a harness (events, warm-up, median): the honest numbers, shown apart from
-// traced ones.
-void renderBenchmarks(TextOut& out, const std::vector<BenchmarkResult>& benchmarks) {
-  if (benchmarks.empty()) return;
-  out.line();
-  out.line("  Benchmarks (warm-up, then the median of timed runs):");
-  for (const BenchmarkResult& b : benchmarks) {
-    out.line("    " + b.name + (b.shape.empty() ? "" : " [" + b.shape + "]"));
-    out.line("      median " + dur(static_cast<double>(b.median_ns)) + "  min " +
-             dur(static_cast<double>(b.min_ns)) + "  max " + dur(static_cast<double>(b.max_ns)) +
-             "  mean " + dur(static_cast<double>(b.mean_ns)) + "  (" + formatCount(b.iterations) +
-             " runs)");
-  }
-}
-
 }  // namespace
 
 void renderKernelSummary(TextOut& out, const Report& r) {
@@ -44,7 +29,6 @@ void renderKernelSummary(TextOut& out, const Report& r) {
   out.banner("Kernel Execution Summary");
   if (k.launches == 0) {
     out.line("  No kernels recorded.");
-    renderBenchmarks(out, r.benchmarks);
     return;
   }
   out.field(2, "Total Kernels", kTopLabelWidth, formatCount(k.launches));
@@ -82,7 +66,6 @@ void renderKernelSummary(TextOut& out, const Report& r) {
     out.wrapped(note, kRuleWidth, "  " + padRight("Instrumented:", kTopLabelWidth),
                 std::string(2 + kTopLabelWidth, ' '));
   }
-  renderBenchmarks(out, r.benchmarks);
 }
 
 void renderTopKernels(TextOut& out, const Report& r, const ReportOptions& o) {

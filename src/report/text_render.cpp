@@ -112,6 +112,7 @@ std::string renderText(const Report& r, const ReportOptions& options) {
   renderKernelDetails(out, r, options);
   out.line();
   renderCards(out, r, options);
+  renderBenchmarks(out, r);
   void (*const rest[])(TextOut&, const Report&) = {renderTransfers, renderSystem, renderScopes,
                                                    renderProfile,   renderHints,  renderCollection};
   for (auto section : rest) {

@@ -11,8 +11,10 @@
 #include <string>
 
 #include "core/scope_stack.hpp"
+#include "gpufl/bench.hpp"
 #include "gpufl/gpufl.hpp"
 #include "report/report.hpp"
+#include "runtime/bench_record.hpp"
 #include "runtime/collector_registry.hpp"
 #include "runtime/options_env.hpp"
 #include "runtime/session.hpp"
@@ -203,6 +205,20 @@ void stopSystemSampling() {
     dropInherited(s);
     if (s.session) s.session->setSampling(false);
   } catch (...) {
+  }
+}
+
+bool recordBenchmark(const BenchResult& result) {
+  try {
+    if (!result.ok) return false;
+    ApiState& s = api();
+    std::lock_guard lock(s.mu);
+    dropInherited(s);
+    if (!s.session) return false;
+    s.session->addBenchmark(runtime::benchmarkRecord(result));
+    return true;
+  } catch (...) {
+    return false;
   }
 }
 

@@ -189,6 +189,16 @@ void Session::addNote(std::string_view feature, std::string_view status, std::st
   }
 }
 
+void Session::addBenchmark(BenchmarkResult result) {
+  try {
+    result.sid = start_.sid;
+    if (result.ts_ns == 0) result.ts_ns = core::monotonicNs();
+    std::lock_guard lock(notes_mu_);
+    pending_benchmarks_.push_back(std::move(result));
+  } catch (...) {
+  }
+}
+
 void Session::addDevice(const DeviceInfo& device) {
   if (starting_) start_.devices.push_back(device);
 }
@@ -205,11 +215,14 @@ void Session::setSampling(bool on) {
 // [writer thread]
 void Session::writePendingNotes() {
   std::vector<Note> notes;
+  std::vector<BenchmarkResult> benchmarks;
   {
     std::lock_guard lock(notes_mu_);
     notes.swap(pending_notes_);
+    benchmarks.swap(pending_benchmarks_);
   }
   for (const Note& n : notes) sink_->onNote(n);
+  for (const BenchmarkResult& b : benchmarks) sink_->onBenchmark(b);
 }
 
 // [writer thread]

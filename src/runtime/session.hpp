@@ -61,6 +61,9 @@ class Session final : public core::SessionContext {
   bool gpuProfiling() const { return gpu_profiling_; }
   const std::string& prefix() const { return config_.options.log_path; }
   void setSampling(bool on);
+  // A benchmark measured on any thread: written by the writer thread's next round (sid and, when 0, ts_ns set
+  // here).
+  void addBenchmark(BenchmarkResult result);
   const SessionEnd& end() const { return end_; }  // filled by stop()
   uint32_t generation() const { return generation_; }
 
@@ -107,6 +110,7 @@ class Session final : public core::SessionContext {
 
   std::mutex notes_mu_;
   std::vector<Note> pending_notes_;  // guarded by notes_mu_
+  std::vector<BenchmarkResult> pending_benchmarks_;  // guarded by notes_mu_
 };
 
 }  // namespace gpufl::runtime

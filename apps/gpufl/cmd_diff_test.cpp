@@ -1,0 +1,111 @@
+// `gpufl diff` end to end: real H200 fixtures against themselves, hand-written sessions with a
+// planted regression (two prefixes, and two sessions under one prefix), exit codes and argument
+// errors.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "cli_test_util.hpp"
+
+namespace gpufl::cli {
+namespace {
+
+using testing::runCaptured;
+namespace fs = std::filesystem;
+
+// A session of `launches` launches of one kernel of ~100 us (1% jitter) times `factor`, appended to
+// the files.
+void writeSession(const std::string& prefix, const std::string& sid, uint64_t seed, double factor,
+                  int launches = 60) {
+  std::ofstream dev(prefix + ".device.log", std::ios::app),
+      scope(prefix + ".scope.log", std::ios::app);
+  const std::string start = R"({"type":"session_start","sid":")" + sid + R"(","session_id":")" +
+                            sid + R"(-0000-0000","start_ns":)" + std::to_string(seed * 1000000000) +
+                            R"(,"start_unix_ns":1})";
+  dev << start << "\n";
+  scope << start << "\n";
+  dev << R"({"type":"kernel_def","sid":")" << sid
+      << R"j(","k":1,"name":"gemm","grid":"(64,1,1)","block":"(256,1,1)"})j"
+      << "\n";
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> jitter(0, 0.01);
+  int64_t t = static_cast<int64_t>(seed) * 1000000000 + 1000;
+  for (int i = 0; i < launches; ++i) {
+    const auto dur = static_cast<int64_t>(100000 * factor * (1 + jitter(rng)));
+    dev << R"({"type":"kernel_event","sid":")" << sid << R"(","k":1,"corr":)" << i + 1
+        << R"(,"start_ns":)" << t << R"(,"dur_ns":)" << dur << "}\n";
+    t += dur + 5000;
+  }
+}
+
+fs::path freshDir(const std::string& name) {
+  const fs::path d =
+      fs::temp_directory_path() / ("gpufl_diff_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+TEST(CliDiff, RealSessionsAgainstThemselvesPass) {
+  for (const char* name :
+       {"pytorch_train_trace", "matmul_tiling", "kernel_zoo_trace", "occupancy_reduction"}) {
+    const std::string prefix = std::string(GPUFL_H200_DATA_DIR) + "/" + name;
+    const auto r = runCaptured({"diff", prefix, prefix, "--threshold", "5%"});
+    EXPECT_EQ(r.code, kExitOk) << name << "\n" << r.out << r.err;
+    EXPECT_NE(r.out.find("gate: pass"), std::string::npos) << r.out;
+  }
+}
+
+TEST(CliDiff, APlantedRegressionFailsWithExit3AndJsonSaysWhy) {
+  const fs::path d = freshDir("planted");
+  writeSession((d / "base").string(), "aaaa0001", 1, 1.0);
+  writeSession((d / "same").string(), "aaaa0002", 2, 1.0);
+  writeSession((d / "slow").string(), "aaaa0003", 3, 1.10);
+  auto r = runCaptured({"diff", (d / "base").string(), (d / "same").string()});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  r = runCaptured({"diff", (d / "base").string(), (d / "slow").string(), "--threshold", "5%"});
+  EXPECT_EQ(r.code, kExitRegression) << r.out << r.err;
+  EXPECT_NE(r.out.find("REGRESSED"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gate: FAIL: 1 real regression past 5.0%"), std::string::npos) << r.out;
+  r = runCaptured(
+      {"diff", (d / "base").string(), (d / "slow").string(), "--threshold", "15%", "--json"});
+  EXPECT_EQ(r.code, kExitOk) << r.out;  // real, but under 15%
+  EXPECT_NE(r.out.find("\"verdict\": \"slower\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"pass\": true"), std::string::npos) << r.out;
+  fs::remove_all(d);
+}
+
+TEST(CliDiff, TwoSessionsUnderOnePrefix) {
+  const fs::path d = freshDir("one_prefix");
+  const std::string prefix = (d / "runs").string();
+  writeSession(prefix, "bbbb0001", 1, 1.0);
+  writeSession(prefix, "bbbb0002", 2, 1.25);
+  auto r = runCaptured({"diff", prefix, "--base-session", "bbbb0001", "--new-session", "bbbb0002"});
+  EXPECT_EQ(r.code, kExitRegression) << r.out << r.err;
+  EXPECT_NE(r.out.find("REGRESSED +2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gemm grid(64,1,1) block(256,1,1)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find("kernel_def"), std::string::npos) << r.err;  // the hand-written records all read
+  r = runCaptured({"diff", prefix});
+  EXPECT_EQ(r.code, kExitUsage) << r.err;
+  EXPECT_NE(r.err.find("--base-session"), std::string::npos) << r.err;
+  fs::remove_all(d);
+}
+
+TEST(CliDiff, BadInputIsAClearError) {
+  const std::string real = std::string(GPUFL_H200_DATA_DIR) + "/matmul_tiling";
+  auto r = runCaptured({"diff", real, real, "--threshold", "five"});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_NE(r.err.find("expected a percentage such as 5%, got 'five'"), std::string::npos) << r.err;
+  r = runCaptured({"diff", "/nonexistent/x", real});
+  EXPECT_EQ(r.code, kExitFailure);
+  EXPECT_NE(r.err.find("BASE: no log files under '/nonexistent/x'"), std::string::npos) << r.err;
+  r = runCaptured({"diff", real, real, "--new-session", "ffffffff"});
+  EXPECT_EQ(r.code, kExitFailure);
+  EXPECT_NE(r.err.find("NEW: no readable session 'ffffffff'"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace gpufl::cli
