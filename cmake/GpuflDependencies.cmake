@@ -14,6 +14,25 @@ endif()
 
 find_package(simdjson REQUIRED)  # Debian: libsimdjson-dev
 find_package(CLI11 REQUIRED)     # Debian: libcli11-dev
+# cpp-httplib (Debian: libcpp-httplib-dev): the HTTP endpoints of `gpufl monitor`. Debian builds it as a
+# shared library whose classes were compiled with OpenSSL, zlib and brotli support; our code must see the same
+# definitions (they change struct layouts), so their headers are needed too (libssl-dev, zlib1g-dev,
+# libbrotli-dev). Found by path rather than pkg-config, so that a package unpacked into a prefix (the H200:
+# scripts/fetch-h200-debs.sh) is found through CMAKE_PREFIX_PATH.
+if(NOT TARGET gpufl_httplib)
+  find_path(GPUFL_HTTPLIB_INCLUDE httplib.h REQUIRED)
+  find_library(GPUFL_HTTPLIB_LIBRARY NAMES cpp-httplib REQUIRED)
+  find_path(GPUFL_OPENSSL_INCLUDE openssl/ssl.h REQUIRED)
+  find_path(GPUFL_ZLIB_INCLUDE zlib.h REQUIRED)
+  find_path(GPUFL_BROTLI_INCLUDE brotli/decode.h REQUIRED)
+  add_library(gpufl_httplib INTERFACE)
+  target_include_directories(gpufl_httplib SYSTEM INTERFACE
+    ${GPUFL_HTTPLIB_INCLUDE} ${GPUFL_OPENSSL_INCLUDE} ${GPUFL_ZLIB_INCLUDE} ${GPUFL_BROTLI_INCLUDE})
+  target_compile_definitions(gpufl_httplib INTERFACE
+    CPPHTTPLIB_OPENSSL_SUPPORT CPPHTTPLIB_ZLIB_SUPPORT CPPHTTPLIB_BROTLI_SUPPORT)
+  target_link_libraries(gpufl_httplib INTERFACE ${GPUFL_HTTPLIB_LIBRARY} Threads::Threads)
+endif()
+
 if(GPUFL_BUILD_TESTS)
   find_package(GTest REQUIRED)   # Debian: libgtest-dev
 endif()

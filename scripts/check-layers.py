@@ -22,10 +22,11 @@ ALLOWED = {
     "host": {"core"},
     "runtime": {"core", "log", "report", "cuda", "nvml", "host"},
     "inject": {"core", "log", "report", "cuda", "nvml", "host", "runtime"},
-    "apps": {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject"},
+    "monitor": {"core", "log", "nvml", "host"},
+    "apps": {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject", "monitor"},
     "python": {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject"},
 }
-LAYER_FOLDERS = {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject"}
+LAYER_FOLDERS = {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject", "monitor"}
 SOURCE_EXT = (".hpp", ".h", ".cpp", ".cc", ".cu", ".cuh", ".inc", ".in")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"/]+)/[^"]*"')
 
