@@ -15,6 +15,7 @@ const AddCommand kCommands[] = {
     addSessionsCommand,
     addOccupancyCommand,
     addTraceCommand,
+    addMonitorCommand,
 };
 
 }  // namespace

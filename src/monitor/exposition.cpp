@@ -1,7 +1,7 @@
 #include "monitor/exposition.hpp"
 
+#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
 
 namespace gpufl::monitor {
@@ -9,14 +9,13 @@ namespace gpufl::monitor {
 std::string formatValue(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
-  char buf[32];
-  // Integral values up to 2^53 print exactly and without an exponent (byte counts, pids).
-  if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0) {
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-  }
-  return buf;
+  // Shortest text that reads back as the same double ("0.03", not "0.029999999999999999");
+  // integral values up to 2^53 without an exponent (byte counts, pids).
+  char buf[64];
+  std::to_chars_result r = std::fabs(v) < 9007199254740992.0 && v == std::floor(v)
+                               ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed)
+                               : std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
 }
 
 namespace {
