@@ -4,5 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .deb && cd .deb
-apt-get download libsimdjson-dev libsimdjson14 2>/dev/null || { apt-get update -qq && apt-get download libsimdjson-dev libsimdjson14; }
+# cpp-httplib (`gpufl monitor`): Debian's shared library and the headers its definitions need (OpenSSL, brotli;
+# their runtime libraries libssl3, zlib1g and libbrotli1 are on the image).
+debs=(libsimdjson-dev libsimdjson14 libcpp-httplib-dev libcpp-httplib0.11 libssl-dev libbrotli-dev)
+apt-get download "${debs[@]}" 2>/dev/null || { apt-get update -qq && apt-get download "${debs[@]}"; }
 ls -1
