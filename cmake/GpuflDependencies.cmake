@@ -32,6 +32,7 @@ if(NOT TARGET gpufl_httplib)
     CPPHTTPLIB_OPENSSL_SUPPORT CPPHTTPLIB_ZLIB_SUPPORT CPPHTTPLIB_BROTLI_SUPPORT)
   target_link_libraries(gpufl_httplib INTERFACE ${GPUFL_HTTPLIB_LIBRARY} Threads::Threads)
 endif()
+set(GPUFL_HTTPLIB gpufl_httplib)  # what targets link
 
 if(GPUFL_BUILD_TESTS)
   find_package(GTest REQUIRED)   # Debian: libgtest-dev
