@@ -28,6 +28,7 @@ struct MonitorArgs {
   bool no_pcie = false;
   std::string nvml_script;
   std::string nvml_library = nvml::kLibraryName;
+  std::vector<std::string> apps;
 };
 
 // The token comes from a file or the environment, never from argv (which `ps` shows to everyone).
@@ -62,6 +63,7 @@ void runMonitor(const MonitorArgs& a, CliContext& ctx) {
   o.pcie = !a.no_pcie;
   o.nvml_script = a.nvml_script;
   o.nvml_library = a.nvml_library;
+  o.apps_dirs = a.apps;
   std::string error;
   if (!readToken(a, &o.token, &error)) {
     ctx.err << "gpufl monitor: " << error << "\n";
@@ -123,6 +125,10 @@ void addMonitorCommand(CLI::App& app, CliContext& ctx) {
       ->check(CLI::ExistingFile);
   cmd->add_flag("--no-pcie", a->no_pcie,
                 "Do not read PCIe throughput (NVML blocks ~40 ms per GPU for it, once a second)");
+  cmd->add_option("--apps", a->apps,
+                  "Directory where profiled programs write their logs: kernels and GPU time per "
+                  "program as gpufl_app_* metrics (repeatable)")
+      ->check(CLI::ExistingDirectory);
   cmd->add_option("--nvml-script", a->nvml_script,
                   "Replay NVML readings from this file instead of NVML (tests; see "
                   "src/monitor/scripted_source.hpp)")

@@ -132,6 +132,22 @@ void hostFamilies(Exposition& e, const Snapshot& s) {
   one("gpufl_monitor_resident_memory_bytes", "Resident memory of the monitor", h.proc_rss_bytes, 1);
 }
 
+void appFamilies(Exposition& e, const Snapshot& s) {
+  if (!s.apps_watched) return;
+  auto labels = [](const AppSeries& a) {
+    return Labels{
+        {"app", a.app}, {"pid", std::to_string(a.pid)}, {"session", a.sid}, {"uuid", a.uuid}};
+  };
+  e.family("gpufl_app_kernels_total", MetricType::Counter,
+           "Kernels a profiled program ran on a GPU (from its gpufl log)");
+  for (const AppSeries& a : s.apps) e.sample(labels(a), static_cast<double>(a.kernels));
+  e.family(
+      "gpufl_app_kernel_seconds_total", MetricType::Counter,
+      "GPU time of a profiled program's kernels, summed (its rate is the busy fraction; concurrent "
+      "kernels add up, so it can exceed 1)");
+  for (const AppSeries& a : s.apps) e.sample(labels(a), static_cast<double>(a.kernel_ns) * 1e-9);
+}
+
 }  // namespace
 
 std::string renderMetrics(const Snapshot& s) {
@@ -141,6 +157,7 @@ std::string renderMetrics(const Snapshot& s) {
   e.sample({{"reason", s.nvml_up ? std::string() : s.nvml_reason}}, s.nvml_up ? 1 : 0);
   gpuFamilies(e, s);
   hostFamilies(e, s);
+  appFamilies(e, s);
   e.family("gpufl_monitor_samples_total", MetricType::Counter, "Sampling ticks done");
   e.sample({}, static_cast<double>(s.samples_total));
   e.family("gpufl_monitor_sample_duration_seconds", MetricType::Gauge,

@@ -105,6 +105,11 @@ bool Monitor::open(std::string* error) {
     note("nvml", "off", st.reason + "; serving host metrics only");
   }
 
+  if (!options_.apps_dirs.empty()) {
+    apps_ = std::make_unique<AppActivity>(options_.apps_dirs);
+    snapshot_.apps_watched = true;
+  }
+
   server_ = HttpServer::start(
       *address, options_.token, [this] { return metricsText(); }, error);
   if (!server_) {
@@ -180,6 +185,11 @@ void Monitor::tick(int64_t now_ns) {
       s.processes.push_back({p, commandOf(p.pid)});
     for (const nvml::FieldIssue& issue : gpu_->takeNewIssues())
       note("nvml", "degraded", issue.describe());
+  }
+  if (apps_) {
+    apps_->poll(now_ns);
+    s.apps = apps_->series();
+    for (const std::string& issue : apps_->takeIssues()) note("apps", "degraded", issue);
   }
   if (log_) {
     log_->flush();

@@ -17,6 +17,7 @@
 #include "host/host_sampler.hpp"
 #include "host/periodic_sampler.hpp"
 #include "log/log_writer.hpp"
+#include "monitor/app_activity.hpp"
 #include "monitor/gpu_source.hpp"
 #include "monitor/http_server.hpp"
 #include "monitor/snapshot.hpp"
@@ -33,6 +34,8 @@ struct MonitorOptions {
   std::string nvml_script;  // a scripted source instead of NVML (tests; scripted_source.hpp)
   bool pcie = true;         // PCIe throughput costs ~40 ms of NVML time per GPU per read
   std::string proc_root = "/";
+  std::vector<std::string>
+      apps_dirs;  // where profiled programs write their logs (app_activity.hpp)
 };
 
 class Monitor {
@@ -71,6 +74,7 @@ class Monitor {
   std::string sid_;
   int pcie_every_ = 1;  // ticks between PCIe reads (the sampler's pcie_every_n_samples)
   Snapshot snapshot_;   // sampler thread only
+  std::unique_ptr<AppActivity> apps_;
   std::unique_ptr<host::PeriodicSampler> sampler_;
   std::unique_ptr<HttpServer> server_;
   mutable std::mutex text_mutex_;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/events.hpp"
+#include "monitor/app_activity.hpp"
 #include "nvml/nvml_sampler.hpp"
 
 namespace gpufl::monitor {
@@ -24,6 +25,8 @@ struct Snapshot {
   std::vector<GpuSample> gpu_samples;  // latest per GPU; PCIe fields carried over between reads
   std::vector<ProcessRow> processes;
   std::optional<HostSample> host;
+  bool apps_watched = false;          // --apps given
+  std::vector<AppSeries> apps;        // kernel activity of profiled programs (app_activity.hpp)
   uint64_t samples_total = 0;         // ticks done
   double last_sample_duration_s = 0;  // wall time of the latest tick
   double last_sample_unix_s = 0;      // when the latest tick began

@@ -6,6 +6,8 @@ token) and one without NVML (host metrics and the reason NVML is off). The test 
   - /metrics: every value the script sets, in base units; `promtool check metrics` finds no problem;
   - Debian's Prometheus scrapes both (with the token) and its HTTP query API returns the same series;
   - Prometheus remote_writes into Debian's VictoriaMetrics, whose query API returns them too;
+  - `--apps DIR`: a profiled program's device log (a real H200 PyTorch session, written in two parts while the
+    monitor runs) comes out as gpufl_app_kernels_total / gpufl_app_kernel_seconds_total, also in Prometheus;
   - SIGTERM stops a monitor cleanly: exit 0, session_end in its log, files 0640.
 Usage: monitor_servers_test.py PATH/TO/gpufl. Exits 77 (CTest: skipped) when promtool, prometheus or
 victoria-metrics is not installed (Debian packages prometheus, victoria-metrics; scripts/install-deps.sh).
@@ -56,6 +58,10 @@ SAMPLES = [{"gpu": 0, "util_gpu": 87, "util_mem": 41, "mem_used_bytes": 50_123_4
             "energy_mj": 9_876_543_210, "clk_sm": 1980, "clk_mem": 2619, "clk_gfx": 1975, "pcie_rx_kbps": 1_000,
             "pcie_tx_kbps": 2_500, "throttle": 0x5},
            {"gpu": 1, "util_gpu": 3, "temp_c": 33, "throttle": 0x1}]
+
+
+TORCH_LOG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "h200",
+                         "pytorch_train_trace.device.log")
 
 
 def fail(msg):
@@ -203,15 +209,15 @@ def close(a, b):
     return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
 
 
-def check_series(where, got, expected):
+def check_series(where, got, expected, family="gpufl_gpu_"):
     for key, value in expected.items():
         if key not in got:
             fail(f"{where}: missing {key[0]}{dict(key[1])}")
         if not close(got[key], value):
             fail(f"{where}: {key[0]}{dict(key[1])} = {got[key]}, expected {value}")
-    extra = [k for k in got if k[0].startswith("gpufl_gpu_") and k not in expected]
+    extra = [k for k in got if k[0].startswith(family) and k not in expected]
     if extra:
-        fail(f"{where}: unexpected GPU series {extra[:3]}")
+        fail(f"{where}: unexpected {family}* series {extra[:3]}")
 
 
 def query(base, promql, extra_drop=("job", "instance")):
@@ -243,12 +249,24 @@ def run(gpufl, tmp):
         os.chmod(token_file, 0o600)
         prefix = os.path.join(tmp, "logs", "mon")
         os.makedirs(os.path.dirname(prefix))
-        gpu_mon = Monitor(gpufl, ["--interval", "250", "--prefix", prefix, "--nvml-script", script],
+        # A profiled program's live device log: its first part now, the rest (to session_end) once watched.
+        apps_dir = os.path.join(tmp, "apps")
+        os.makedirs(apps_dir)
+        torch_lines = open(TORCH_LOG).readlines()
+        kernel_lines = [json.loads(l) for l in torch_lines if '"type":"kernel_event"' in l]
+        app_log = os.path.join(apps_dir, "train.device.log")
+        with open(app_log, "w") as f:
+            f.writelines(torch_lines[: len(torch_lines) // 2])
+        gpu_mon = Monitor(gpufl, ["--interval", "250", "--prefix", prefix, "--nvml-script", script,
+                                  "--apps", apps_dir],
                           env=dict(os.environ, GPUFL_MONITOR_TOKEN=TOKEN))
         monitors.append(gpu_mon)
         nogpu_mon = Monitor(gpufl, ["--interval", "250", "--nvml-library", "/nonexistent/libnvidia-ml.so.1"])
         monitors.append(nogpu_mon)
         time.sleep(0.6)  # a few ticks
+        with open(app_log, "a") as f:
+            f.writelines(torch_lines[len(torch_lines) // 2:])
+        time.sleep(0.5)
 
         # /metrics itself: the token, the values, promtool.
         try:
@@ -274,7 +292,13 @@ def run(gpufl, tmp):
         mem_total_kib = int(re.search(r"MemTotal:\s+(\d+) kB", open("/proc/meminfo").read()).group(1))
         assert nogpu[("gpufl_host_memory_total_bytes", frozenset())] == mem_total_kib * 1024
         assert 0 <= nogpu[("gpufl_host_cpu_utilization_ratio", frozenset())] <= 1
-        print(f"/metrics: {len(expected)} GPU series as scripted, promtool clean "
+        app_labels = frozenset({"app": "python3", "pid": "1968", "session": "4d6225a6",
+                                "uuid": "GPU-8d0165ca-f959-839b-4041-4f3046c6b511"}.items())
+        app_expected = {("gpufl_app_kernels_total", app_labels): float(len(kernel_lines)),
+                        ("gpufl_app_kernel_seconds_total", app_labels): sum(k["dur_ns"] for k in kernel_lines) * 1e-9}
+        check_series("/metrics (apps)", direct, app_expected, "gpufl_app_")
+        print(f"/metrics: {len(expected)} GPU series as scripted, promtool clean, "
+              f"{len(kernel_lines)} kernels of the live app log "
               f"({time.monotonic() - started:.1f} s)")
 
         # VictoriaMetrics first, so that Prometheus' remote_write finds it up.
@@ -309,6 +333,8 @@ def run(gpufl, tmp):
         got = wait_until("Prometheus to have scraped every GPU series",
                          lambda: (lambda r: r if len(r) >= len(expected) else None)(query(prom_url, gpu_query)), 20)
         check_series("Prometheus", got, expected)
+        check_series("Prometheus (apps)", query(prom_url, '{__name__=~"gpufl_app_.*"}'), app_expected,
+                     "gpufl_app_")
         both_up = {("up", frozenset({"job": "gpufl-gpu"}.items())): 1.0,
                    ("up", frozenset({"job": "gpufl-nogpu"}.items())): 1.0}
         wait_until("both monitors up in Prometheus",
