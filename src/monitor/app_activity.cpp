@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -14,6 +15,8 @@ namespace gpufl::monitor {
 namespace od = simdjson::ondemand;
 
 namespace {
+constexpr size_t kMaxLineBytes = 16u << 20;
+
 // Reads a value when it has the type asked for; a field of another type is ignored like an absent
 // one.
 template <typename Result, typename T>
@@ -46,8 +49,11 @@ struct AppActivity::File {
   bool first_read = true;
 };
 
-AppActivity::AppActivity(std::vector<std::string> dirs, int64_t ended_keep_ns)
-    : dirs_(std::move(dirs)), ended_keep_ns_(ended_keep_ns), parser_(std::make_unique<Parser>()) {}
+AppActivity::AppActivity(std::vector<std::string> dirs, int64_t ended_keep_ns, size_t chunk_bytes)
+    : dirs_(std::move(dirs)),
+      ended_keep_ns_(ended_keep_ns),
+      chunk_bytes_(chunk_bytes > 0 ? chunk_bytes : 1),
+      parser_(std::make_unique<Parser>()) {}
 
 AppActivity::~AppActivity() = default;
 
@@ -111,24 +117,30 @@ void AppActivity::readFile(const std::string& path, File& f, int64_t now_ns) {
     f.offset = 0;
     f.partial.clear();
   }
+  // Read in chunks, so that memory stays bounded whatever the file's size (a log that never
+  // rotates).
   const uint64_t end = static_cast<uint64_t>(st.st_size);
-  if (end > f.offset) {
+  while (end > f.offset) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(end - f.offset, chunk_bytes_));
     // The new bytes after what is left of the previous read, with simdjson's padding behind.
     std::string buf = std::move(f.partial);
     const size_t keep = buf.size();
-    buf.resize(keep + (end - f.offset) + simdjson::SIMDJSON_PADDING);
-    ssize_t n = ::pread(fd, buf.data() + keep, end - f.offset, static_cast<off_t>(f.offset));
-    if (n > 0) {
-      f.offset += static_cast<uint64_t>(n);
-      const size_t len = keep + static_cast<size_t>(n);
-      size_t start = 0;
-      for (size_t nl; (nl = buf.find('\n', start)) != std::string::npos && nl < len;
-           start = nl + 1) {
-        line(std::string_view(buf.data() + start, nl - start), buf.size() - start, now_ns,
-             f.first_read);
-      }
-      f.partial.assign(buf.data() + start, len - start);
+    buf.resize(keep + want + simdjson::SIMDJSON_PADDING);
+    ssize_t n = ::pread(fd, buf.data() + keep, want, static_cast<off_t>(f.offset));
+    if (n <= 0) {
+      f.partial.assign(buf.data(), keep);
+      break;
     }
+    f.offset += static_cast<uint64_t>(n);
+    const size_t len = keep + static_cast<size_t>(n);
+    size_t start = 0;
+    for (size_t nl; (nl = buf.find('\n', start)) != std::string::npos && nl < len; start = nl + 1) {
+      line(std::string_view(buf.data() + start, nl - start), buf.size() - start, now_ns,
+           f.first_read);
+    }
+    // A line longer than any record (garbage) is dropped rather than kept growing.
+    if (len - start > kMaxLineBytes) start = len;
+    f.partial.assign(buf.data() + start, len - start);
   }
   f.first_read = false;
   ::close(fd);

@@ -16,6 +16,7 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -36,8 +37,10 @@ struct AppSeries {
 class AppActivity {
  public:
   // `ended_keep_ns`: how long a session stays shown after its session_end was read (so that
-  // Prometheus scrapes its final counts).
-  explicit AppActivity(std::vector<std::string> dirs, int64_t ended_keep_ns = 60'000'000'000);
+  // Prometheus scrapes its final counts). Files are read `chunk_bytes` at a time, which bounds
+  // memory whatever their size.
+  explicit AppActivity(std::vector<std::string> dirs, int64_t ended_keep_ns = 60'000'000'000,
+                       size_t chunk_bytes = 4u << 20);
   ~AppActivity();
 
   void poll(int64_t now_ns);
@@ -55,6 +58,7 @@ class AppActivity {
 
   std::vector<std::string> dirs_;
   int64_t ended_keep_ns_;
+  size_t chunk_bytes_;
   std::map<std::string, File> files_;                         // by path
   std::map<std::string, std::unique_ptr<Session>> sessions_;  // by sid
   std::map<std::string, bool> issue_open_;                    // key -> reported and not yet cleared

@@ -98,6 +98,21 @@ TEST(AppActivity, FollowsRotation) {
   EXPECT_EQ(all[0].uuid, kTorchGpu);
 }
 
+TEST(AppActivity, SmallChunksGiveTheSameCounts) {
+  const KernelTotals want = readerTotals(kTorch);
+  const std::string text = fileText(kTorch + ".device.log");
+  TempDir dir;
+  append(dir.path("torch.device.log"), text.substr(0, text.size() - 10));  // not yet ended
+  AppActivity apps({dir.path("")}, 60'000'000'000, /*chunk_bytes=*/997);  // lines cross every chunk
+  apps.poll(1);
+  append(dir.path("torch.device.log"), text.substr(text.size() - 10));
+  apps.poll(2);
+  std::vector<AppSeries> all = apps.series();
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].kernels, want.kernels);
+  EXPECT_EQ(all[0].kernel_ns, want.ns);
+}
+
 TEST(AppActivity, SessionsThatEndedBeforeTheFirstLookAreNotShown) {
   TempDir dir;
   append(dir.path("zoo.device.log"),

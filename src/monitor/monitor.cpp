@@ -114,7 +114,13 @@ bool Monitor::open(std::string* error) {
       *address, options_.token, [this] { return metricsText(); }, error);
   if (!server_) {
     gpu_->close();
-    if (log_) log_->close();
+    if (log_) {
+      SessionEnd end;
+      end.sid = sid_;
+      end.end_ns = core::monotonicNs();
+      log_->onSessionEnd(end);
+      log_->close();
+    }
     return false;
   }
   say_("listening on http://" +
