@@ -61,9 +61,14 @@ def main():
         print("FAIL: monitor did not start")
         return 1
     train_p = subprocess.Popen([gpufl, "trace", "-q", "-o", os.path.join(out, "torch"), "--", sys.executable,
-                                train, "--steps", "400"], stdout=open(os.path.join(out, "train.txt"), "w"),
+                                train, "--steps", "1000000"], stdout=open(os.path.join(out, "train.txt"), "w"),
                                stderr=subprocess.STDOUT)
-    time.sleep(12)  # past CUDA start-up: the loop is training
+    # Until the loop holds GPU memory (CUDA started): it then trains until stopped after the rounds.
+    for _ in range(60):
+        if smi("pid", "--query-compute-apps") or train_p.poll() is not None:
+            break
+        time.sleep(1)
+    time.sleep(3)
     failures, rounds = 0, 0
     energy = {}
     for rnd in range(5):
@@ -111,7 +116,12 @@ def main():
             failures += not ok
             print(f"  process {pid} on {uuid[:12]}: nvidia-smi {theirs}  gpufl {mine}  {'ok' if ok else 'DIFF'}")
         time.sleep(2)
-    train_p.wait(timeout=300)
+    train_p.send_signal(signal.SIGINT)  # gpufl trace passes it to the loop
+    try:
+        train_p.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        train_p.kill()
+        train_p.wait()
     mon.send_signal(signal.SIGTERM)
     rc = mon.wait(timeout=15)
     print(f"monitor exit {rc} after SIGTERM; training exit {train_p.returncode}; {rounds} rounds, {failures} diffs")
