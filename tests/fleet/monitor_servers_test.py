@@ -8,7 +8,7 @@ token) and one without NVML (host metrics and the reason NVML is off). The test 
   - Prometheus remote_writes into Debian's VictoriaMetrics, whose query API returns them too;
   - `--apps DIR`: a profiled program's device log (a real H200 PyTorch session, written in two parts while the
     monitor runs) comes out as gpufl_app_kernels_total / gpufl_app_kernel_seconds_total, also in Prometheus;
-  - SIGTERM stops a monitor cleanly: exit 0, session_end in its log, files 0640.
+  - SIGTERM (and SIGINT) stops a monitor cleanly: exit 0, session_end in its log, files 0640.
 Usage: monitor_servers_test.py PATH/TO/gpufl. Exits 77 (CTest: skipped) when promtool, prometheus or
 victoria-metrics is not installed (Debian packages prometheus, victoria-metrics; scripts/install-deps.sh).
 """
@@ -149,13 +149,13 @@ class Monitor:
         assert status == 200, status
         return body
 
-    def terminate(self):
-        self.p.send_signal(signal.SIGTERM)
+    def terminate(self, sig=signal.SIGTERM):
+        self.p.send_signal(sig)
         try:
             return self.p.wait(10)
         except subprocess.TimeoutExpired:
             self.p.kill()
-            fail("monitor did not stop within 10 s of SIGTERM")
+            fail(f"monitor did not stop within 10 s of {sig.name}")
 
     def kill(self):
         if self.p.poll() is None:
@@ -354,10 +354,10 @@ def run(gpufl, tmp):
         print(f"VictoriaMetrics: {len(got_vm)} GPU series via remote_write match ({time.monotonic() - started:.1f} s)")
 
         # Clean shutdown.
-        for mon in (gpu_mon, nogpu_mon):
-            rc = mon.terminate()
+        for mon, sig in ((gpu_mon, signal.SIGTERM), (nogpu_mon, signal.SIGINT)):
+            rc = mon.terminate(sig)
             assert rc == 0, f"exit {rc}: {mon.lines}"
-            assert any("received SIGTERM, stopping" in l for l in mon.lines), mon.lines
+            assert any(f"received {sig.name}, stopping" in l for l in mon.lines), mon.lines
         system_log = prefix + ".system.log"
         mode = stat.S_IMODE(os.stat(system_log).st_mode)
         assert mode == 0o640, oct(mode)
@@ -366,7 +366,7 @@ def run(gpufl, tmp):
         assert types[0] == "session_start" and types[-1] == "session_end", types[:3] + types[-3:]
         gpu_records = [r for r in records if r.get("type") == "system_sample" and r.get("gpu") == 0]
         assert gpu_records and gpu_records[-1]["power_mw"] == 456_789, gpu_records[-1:]
-        print(f"SIGTERM: both monitors exit 0; log has session_start..session_end, "
+        print(f"SIGTERM, SIGINT: both monitors exit 0; log has session_start..session_end, "
               f"{len(gpu_records)} GPU 0 samples, mode 0640 ({time.monotonic() - started:.1f} s)")
     except BaseException:
         for p in reversed(procs):  # Prometheus before the VictoriaMetrics it writes to
