@@ -23,10 +23,11 @@ ALLOWED = {
     "runtime": {"core", "log", "report", "cuda", "nvml", "host"},
     "agent": {"core", "log"},
     "inject": {"core", "log", "report", "cuda", "nvml", "host", "runtime"},
-    "apps": {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject", "agent"},
+    "monitor": {"core", "log", "nvml", "host"},
+    "apps": {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject", "agent", "monitor"},
     "python": {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject"},
 }
-LAYER_FOLDERS = {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject", "agent"}
+LAYER_FOLDERS = {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject", "agent", "monitor"}
 SOURCE_EXT = (".hpp", ".h", ".cpp", ".cc", ".cu", ".cuh", ".inc", ".in")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"/]+)/[^"]*"')
 

@@ -7,6 +7,8 @@
 #                                        and, only when named: deep (deep engines vs ncu), cost (engine slowdown),
 #                                        edges (gpufl trace: signals, children, exit codes, no CUDA, Numba),
 #                                        torch-engines (a PyTorch loop under gpufl trace with each engine),
+#                                        monitor (`gpufl monitor` beside a PyTorch loop vs nvidia-smi, and its
+#                                        CPU at 1 Hz over 60 s),
 #                                        torture (tests/gpu/torture: real-program patterns x every engine, linked
 #                                        and traced; GPUFL_TORTURE_ARGS passes options), torture-bt (named
 #                                        cases under cuda-gdb: a backtrace where one crashes or hangs)
@@ -172,6 +174,17 @@ if has torture-bt; then
       --args "$BUILD/tests/gpu/torture/gpufl_torture" $c > "$RES/bt_${c}_$e.txt" 2>&1
     echo "bt $c $e exit $?"; grep -E "signal|SIG|^#[0-9]+ " "$RES/bt_${c}_$e.txt" | head -40 | cut -c1-220
   done
+fi
+
+if has monitor; then
+  log "gpufl monitor beside PyTorch under gpufl trace, vs nvidia-smi; CPU at 1 Hz"
+  mkdir -p "$RES/monitor"
+  bounded timeout 240 python3 "$ROOT/tests/fleet/h200_monitor_check.py" "$BUILD/apps/gpufl/gpufl" \
+    "$ROOT/examples/python/train_loop.py" "$RES/monitor" > "$RES/monitor/check.txt" 2>&1
+  echo "monitor check exit $?"
+  tail -45 "$RES/monitor/check.txt"
+  bounded timeout 100 bash scripts/measure-monitor-cpu.sh "$BUILD/apps/gpufl/gpufl" 60 > "$RES/monitor/cpu.txt" 2>&1
+  cat "$RES/monitor/cpu.txt"
 fi
 
 if has python; then

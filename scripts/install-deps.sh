@@ -6,6 +6,7 @@ pkgs=(build-essential cmake ninja-build pkg-config git
       libzstd-dev zstd libsimdjson-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
       libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev
       libprotozero-dev
+      prometheus victoria-metrics
       python3 python3-dev python3-venv python3-pip)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -17,6 +17,7 @@ const AddCommand kCommands[] = {
     addTraceCommand,
     addAgentCommand,
     addDiffCommand,
+    addMonitorCommand,
 };
 
 }  // namespace

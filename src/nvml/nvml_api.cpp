@@ -53,6 +53,8 @@ std::unique_ptr<Library> Library::open(const std::string& path, std::string* rea
   bind(handle, a.deviceGetPcieThroughput, "nvmlDeviceGetPcieThroughput");
   bind(handle, a.deviceGetCurrentClocksEventReasons, "nvmlDeviceGetCurrentClocksEventReasons",
        "nvmlDeviceGetCurrentClocksThrottleReasons");
+  bind(handle, a.deviceGetComputeRunningProcesses, "nvmlDeviceGetComputeRunningProcesses_v3",
+       "nvmlDeviceGetComputeRunningProcesses_v2");
   const char* missing = !a.init                     ? "nvmlInit_v2"
                         : !a.shutdown               ? "nvmlShutdown"
                         : !a.deviceGetCount         ? "nvmlDeviceGetCount_v2"

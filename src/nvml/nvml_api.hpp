@@ -48,6 +48,16 @@ inline constexpr int kClockMem = 2;
 inline constexpr int kPcieTxBytes = 0;  // nvmlPcieUtilCounter_t NVML_PCIE_UTIL_TX_BYTES
 inline constexpr int kPcieRxBytes = 1;  // NVML_PCIE_UTIL_RX_BYTES
 
+// nvmlProcessInfo_t as nvmlDeviceGetComputeRunningProcesses_v3 (and _v2) fill it. (_v1 used a
+// shorter struct, so it is never bound in its place.)
+struct ProcessInfo {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;  // bytes, or kValueNotAvailable
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+};
+inline constexpr unsigned long long kValueNotAvailable = ~0ull;  // NVML_VALUE_NOT_AVAILABLE
+
 inline constexpr unsigned int kDeviceNameBufferSize = 96;  // NVML_DEVICE_NAME_V2_BUFFER_SIZE
 inline constexpr unsigned int kDeviceUuidBufferSize = 96;  // NVML_DEVICE_UUID_V2_BUFFER_SIZE
 
@@ -80,6 +90,9 @@ struct Api {
   // nvmlDeviceGetCurrentClocksEventReasons, or the older nvmlDeviceGetCurrentClocksThrottleReasons
   // (same ABI).
   Return (*deviceGetCurrentClocksEventReasons)(Device, unsigned long long*) = nullptr;
+  // nvmlDeviceGetComputeRunningProcesses_v3, or _v2 (same struct): in `*count` the capacity of the
+  // array, out the number of processes (kErrorInsufficientSize when the array is too small).
+  Return (*deviceGetComputeRunningProcesses)(Device, unsigned int* count, ProcessInfo*) = nullptr;
 };
 
 // Text of an NVML status: the library's own string when it has nvmlErrorString, else "NVML error

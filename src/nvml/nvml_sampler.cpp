@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <utility>
@@ -22,6 +23,7 @@ enum FieldId {
   kPcieRx,
   kPcieTx,
   kThrottle,
+  kProcesses,
   kFieldCount
 };
 
@@ -36,6 +38,7 @@ constexpr FieldName kFields[kFieldCount] = {
     {"clock_sm", "SM clock"},          {"clock_mem", "memory clock"},
     {"clock_gfx", "graphics clock"},   {"pcie_rx", "pcie rx throughput"},
     {"pcie_tx", "pcie tx throughput"}, {"throttle", "clock event (throttle) reasons"},
+    {"processes", "process list"},
 };
 
 // Bit names of nvmlClocksEventReason* (nvml.h), lowest bit first.
@@ -100,8 +103,8 @@ NvmlSampler::~NvmlSampler() {
 
 namespace {
 // The process that first initialised NVML. A fork()ed child must not call NVML again: the parent's
-// sampler thread may have held NVML's locks at the fork, and the child's nvmlInit then waits forever
-// (seen on the H200 as a flaky hang of the fork test).
+// sampler thread may have held NVML's locks at the fork, and the child's nvmlInit then waits
+// forever (seen on the H200 as a flaky hang of the fork test).
 std::atomic<pid_t> g_nvml_pid{0};
 }  // namespace
 
@@ -247,6 +250,36 @@ std::vector<GpuSample> NvmlSampler::sample(int64_t ts_ns) {
       s.throttle_reasons = throttleReasonNames(ull);
     }
     out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<ProcessMemory> NvmlSampler::processes() {
+  std::vector<ProcessMemory> out;
+  if (!open_) return out;
+  const Api& api = *api_;
+  std::vector<ProcessInfo> infos;
+  for (Gpu& gpu : gpu_state_) {
+    unsigned int count = 0;
+    // A busy GPU may gain processes between the calls: grow the array a few times, then give up.
+    auto call = [&] {
+      Return r = kErrorInsufficientSize;
+      for (unsigned int capacity = 16; r == kErrorInsufficientSize && capacity <= 4096;) {
+        infos.assign(capacity, ProcessInfo{});
+        count = capacity;
+        r = api.deviceGetComputeRunningProcesses(gpu.handle, &count, infos.data());
+        capacity = std::max(capacity * 2, count + 8);
+      }
+      return r;
+    };
+    if (!read(gpu, kProcesses, api.deviceGetComputeRunningProcesses, call)) continue;
+    for (unsigned int i = 0; i < count && i < infos.size(); ++i) {
+      ProcessMemory p;
+      p.gpu = gpu.id.index;
+      p.pid = infos[i].pid;
+      if (infos[i].usedGpuMemory != kValueNotAvailable) p.used_bytes = infos[i].usedGpuMemory;
+      out.push_back(p);
+    }
   }
   return out;
 }

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,8 @@ struct GpuIdentity {
 struct FieldIssue {
   uint32_t gpu = 0;
   std::string field;  // "utilization", "memory", "temperature", "power", "power_limit", "energy",
-                      // "clock_sm", "clock_mem", "clock_gfx", "pcie_rx", "pcie_tx", "throttle"
+                      // "clock_sm", "clock_mem", "clock_gfx", "pcie_rx", "pcie_tx", "throttle",
+                      // "processes"
   Return code = kSuccess;  // kErrorFunctionNotFound when this NVML lacks the function
   std::string nvml_error;  // NVML's text for `code`
   bool permanent = false;  // not supported: the field is no longer asked for on this GPU
@@ -47,12 +49,21 @@ struct FieldIssue {
   std::string describe() const;
 };
 
+// GPU memory one process holds on one GPU (compute processes, as nvidia-smi lists them).
+struct ProcessMemory {
+  uint32_t gpu = 0;  // NVML index
+  uint32_t pid = 0;  // in NVML's pid namespace (the host's, for a monitor in a container)
+  std::optional<uint64_t>
+      used_bytes;  // empty when NVML cannot tell (e.g. under some vGPU/MIG setups)
+};
+
 struct SamplerOptions {
   // nvmlDeviceGetPcieThroughput measures over 20 ms per counter: two counters cost ~40 ms per GPU
   // per sample.
   bool pcie_throughput = true;
-  // So PCIe is read on every Nth sample only (the first included): at the default 100 ms period that is
-  // once a second, and the sampler thread is not kept busy 40% of the time by two slow calls.
+  // So PCIe is read on every Nth sample only (the first included): at the default 100 ms period
+  // that is once a second, and the sampler thread is not kept busy 40% of the time by two slow
+  // calls.
   int pcie_every_n_samples = 10;
 };
 
@@ -75,6 +86,10 @@ class NvmlSampler {
 
   // One sample per GPU with timestamp ts_ns (sid left empty for the writer). Empty when not open.
   std::vector<GpuSample> sample(int64_t ts_ns);
+
+  // The compute processes on every GPU and the memory each holds. A GPU whose list cannot be read
+  // contributes nothing and is reported once as the field "processes".
+  std::vector<ProcessMemory> processes();
 
   // Issues found since the previous call: each (GPU, field) once until it is read successfully
   // again.

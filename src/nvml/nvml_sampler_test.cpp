@@ -20,6 +20,7 @@ struct FakeNvml {
   int inits = 0, shutdowns = 0;
   std::map<std::string, Return> fail;  // call name -> error it returns
   std::map<std::string, int> calls;
+  unsigned int processes = 3;  // per GPU; pid 100*(gpu+1)+i, memory (i+1) GiB, the last one unknown
 };
 FakeNvml g;
 
@@ -97,6 +98,17 @@ Return fakeThrottle(Device, unsigned long long* m) {
   return *m = 0x5, answer("throttle");
 }
 
+Return fakeProcesses(Device d, unsigned int* count, ProcessInfo* infos) {
+  const unsigned int capacity = *count;
+  *count = g.processes;
+  if (capacity < g.processes) return answer("processes_small"), kErrorInsufficientSize;
+  for (unsigned int i = 0; i < g.processes; ++i) {
+    infos[i] = {100 * (indexOf(d) + 1) + i, (i + 1ull) << 30, 0, 0};
+    if (i + 1 == g.processes) infos[i].usedGpuMemory = kValueNotAvailable;
+  }
+  return answer("processes");
+}
+
 Api fakeApi() {
   Api a;
   a.init = fakeInit;
@@ -115,6 +127,7 @@ Api fakeApi() {
   a.deviceGetClockInfo = fakeClock;
   a.deviceGetPcieThroughput = fakePcie;
   a.deviceGetCurrentClocksEventReasons = fakeThrottle;
+  a.deviceGetComputeRunningProcesses = fakeProcesses;
   return a;
 }
 
@@ -267,8 +280,9 @@ TEST_F(NvmlSamplerTest, NoGpuCanBeOpened) {
   EXPECT_EQ(st.reason, "NVML could not open any GPU (GPU 0: Unknown Error)");
 }
 
-// A fork()ed child never calls NVML once its parent has: the parent's sampler thread may hold NVML's
-// locks at the fork (a flaky hang of the H200 fork test). The child's open() fails with a reason.
+// A fork()ed child never calls NVML once its parent has: the parent's sampler thread may hold
+// NVML's locks at the fork (a flaky hang of the H200 fork test). The child's open() fails with a
+// reason.
 TEST_F(NvmlSamplerTest, ForkedChildDoesNotInitialiseNvmlAgain) {
   {
     NvmlSampler parent(api_);
@@ -297,6 +311,50 @@ TEST(NvmlLibrary, MissingLibraryGivesAClearReason) {
   EXPECT_EQ(st.reason,
             "NVML not available (libnvidia-ml-gpufl-test-missing.so.1 not found: no NVIDIA driver "
             "installed?)");
+}
+
+TEST_F(NvmlSamplerTest, ProcessesOfEveryGpuWithTheirMemory) {
+  NvmlSampler sampler(api_);
+  ASSERT_TRUE(sampler.open().ok);
+  std::vector<ProcessMemory> procs = sampler.processes();
+  ASSERT_EQ(procs.size(), 6u);
+  EXPECT_EQ(procs[0].gpu, 0u);
+  EXPECT_EQ(procs[0].pid, 100u);
+  EXPECT_EQ(procs[0].used_bytes, 1ull << 30);
+  EXPECT_EQ(procs[4].gpu, 1u);
+  EXPECT_EQ(procs[4].pid, 201u);
+  EXPECT_EQ(procs[4].used_bytes, 2ull << 30);
+  EXPECT_FALSE(procs[5].used_bytes.has_value());  // NVML_VALUE_NOT_AVAILABLE
+  EXPECT_TRUE(sampler.takeNewIssues().empty());
+}
+
+TEST_F(NvmlSamplerTest, ManyProcessesGrowTheArray) {
+  g.count = 1;
+  g.processes = 40;  // more than the first array holds
+  NvmlSampler sampler(api_);
+  ASSERT_TRUE(sampler.open().ok);
+  std::vector<ProcessMemory> procs = sampler.processes();
+  ASSERT_EQ(procs.size(), 40u);
+  EXPECT_EQ(procs[39].pid, 139u);
+  EXPECT_EQ(g.calls["processes_small"], 1);
+}
+
+TEST_F(NvmlSamplerTest, ProcessListThatCannotBeReadIsAnIssue) {
+  g.count = 1;
+  g.fail["processes"] = kErrorNoPermission;
+  NvmlSampler sampler(api_);
+  ASSERT_TRUE(sampler.open().ok);
+  EXPECT_TRUE(sampler.processes().empty());
+  auto issues = sampler.takeNewIssues();
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(issues[0].field, "processes");
+  EXPECT_FALSE(issues[0].permanent);
+  api_.deviceGetComputeRunningProcesses = nullptr;  // an NVML without _v2/_v3
+  NvmlSampler old(api_);
+  ASSERT_TRUE(old.open().ok);
+  EXPECT_TRUE(old.processes().empty());
+  EXPECT_EQ(old.takeNewIssues().at(0).describe(),
+            "process list not available in this NVML version on GPU 0 (NVML: function not found)");
 }
 
 TEST(NvmlLibrary, RealLibraryOrClearReason) {

@@ -1,0 +1,41 @@
+// What one /metrics answer shows: the latest readings of every source, copied out of the sampler
+// thread once per tick, and the function that turns them into Prometheus exposition text.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/events.hpp"
+#include "monitor/app_activity.hpp"
+#include "nvml/nvml_sampler.hpp"
+
+namespace gpufl::monitor {
+
+struct ProcessRow {
+  nvml::ProcessMemory memory;
+  std::string command;  // /proc/<pid>/comm, empty when the process is gone or not visible
+};
+
+struct Snapshot {
+  bool nvml_up = false;
+  std::string nvml_reason;  // why NVML is off (empty when up)
+  std::vector<nvml::GpuIdentity> gpus;
+  std::vector<GpuSample> gpu_samples;  // latest per GPU; PCIe fields carried over between reads
+  std::vector<ProcessRow> processes;
+  std::optional<HostSample> host;
+  bool apps_watched = false;          // --apps given
+  std::vector<AppSeries> apps;        // kernel activity of profiled programs (app_activity.hpp)
+  uint64_t samples_total = 0;         // ticks done
+  double last_sample_duration_s = 0;  // wall time of the latest tick
+  double last_sample_unix_s = 0;      // when the latest tick began
+  bool logging = false;               // a log prefix was given
+  uint64_t log_records_total = 0;
+  uint64_t log_write_errors_total = 0;
+};
+
+// Prometheus text for `s` (every family with HELP and TYPE; units in the names).
+std::string renderMetrics(const Snapshot& s);
+
+}  // namespace gpufl::monitor
