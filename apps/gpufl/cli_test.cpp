@@ -34,7 +34,8 @@ bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-// The value of a line's "type" field, or "" (the corpus lines are written by hand, one object each).
+// The value of a line's "type" field, or "" (the corpus lines are written by hand, one object
+// each).
 std::string recordType(const std::string& line) {
   const std::string key = "\"type\":\"";
   const size_t at = line.find(key);
@@ -107,6 +108,17 @@ TEST(Cli, OccupancyRegisterHint) {
   EXPECT_TRUE(has(r.out, "limited by: registers")) << r.out;
   EXPECT_TRUE(has(r.out, "at most 96 registers per thread (now 122")) << r.out;
   EXPECT_TRUE(has(r.out, "would allow 5 blocks: 41.7% occupancy")) << r.out;
+}
+
+// Registers and shared memory both allow 4 blocks (16,384 registers and 52,224 B per block on
+// sm_90): a register cap alone raises nothing, so none is offered.
+TEST(Cli, OccupancyOffersNoRegisterCapWhenSharedMemoryLimitsToo) {
+  CliRun r =
+      run({"occupancy", "--arch", "sm_90", "--threads", "256", "--regs", "64", "--smem", "51200"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_TRUE(has(r.out, "limited by: registers")) << r.out;
+  EXPECT_FALSE(has(r.out, "__launch_bounds__")) << r.out;
+  EXPECT_TRUE(has(r.out, "shared memory also allows only 4 blocks per SM")) << r.out;
 }
 
 TEST(Cli, OccupancyWarpAndBlockHints) {

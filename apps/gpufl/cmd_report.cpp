@@ -1,5 +1,5 @@
-// `gpufl report PREFIX [--top N] [--session ID] [--json]`: the text (or JSON) report of one session
-// of a log.
+// `gpufl report PREFIX [--top N] [--session ID] [--json] [--verbose]`: the text (or JSON) report of
+// one session of a log.
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
@@ -16,6 +16,7 @@ struct ReportArgs {
   int top = 10;
   std::string session;
   bool json = false;
+  bool verbose = false;
 };
 
 void runReport(const ReportArgs& a, CliContext& ctx) {
@@ -23,6 +24,7 @@ void runReport(const ReportArgs& a, CliContext& ctx) {
     throw CLI::ValidationError("--top", "must be at least 1, got " + std::to_string(a.top));
   report::ReportOptions options;
   options.top_n = a.top;
+  options.verbose = a.verbose;
   report::ReportOutput r = report::reportFromPrefix(a.prefix, a.session, options, a.json);
   // "file:line: message" (no file: the message alone); messages may quote the log's names.
   for (const std::string& w : r.warnings)
@@ -53,6 +55,8 @@ void addReportCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--top", args->top, "Kernels and scopes to list (default 10)");
   cmd->add_option("--session", args->session, "Session id or a prefix of it (default: the latest)");
   cmd->add_flag("--json", args->json, "Print the report as JSON");
+  cmd->add_flag("-v,--verbose", args->verbose,
+                "Collection Notes in full: every feature note, drops and gpufl's costs by thread");
   cmd->callback([args, &ctx] { runReport(*args, ctx); });
 }
 

@@ -13,6 +13,7 @@ namespace gpufl::report {
 struct ReportOptions {
   int top_n = 10;
   std::string generated_at;  // "2026-05-22 05:05:33 UTC"; empty = now (golden tests pin it)
+  bool verbose = false;      // Collection Notes in full (every feature note, gpufl's own costs)
 };
 
 struct ReportOutput {
