@@ -49,6 +49,13 @@ void addTraceCommand(CLI::App& app, CliContext& ctx);
 // Parses and runs; returns the process exit code. args[0] is the program name.
 int runCli(const std::vector<std::string>& args, CliContext& ctx);
 
+// "<command>: <message>" on `err`, each line of the message made terminal-safe (it may quote names
+// from the log or the file system) and the lines after the first kept as lines.
+void printError(std::ostream& err, const std::string& command, const std::string& message);
+
+// The command closest to a mistyped word ("repot" -> "report"), or "" when none is close.
+std::string nearestCommand(const std::string& word, const std::vector<std::string>& commands);
+
 // Which files a prefix is looked up as, for "nothing readable" messages.
 std::string prefixFilesDescription(const std::string& prefix);
 

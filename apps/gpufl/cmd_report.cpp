@@ -6,6 +6,7 @@
 
 #include "cli.hpp"
 #include "core/terminal_text.hpp"
+#include "prefix_arg.hpp"
 #include "report/report.hpp"
 
 namespace gpufl::cli {
@@ -25,16 +26,18 @@ void runReport(const ReportArgs& a, CliContext& ctx) {
   report::ReportOptions options;
   options.top_n = a.top;
   options.verbose = a.verbose;
-  report::ReportOutput r = report::reportFromPrefix(a.prefix, a.session, options, a.json);
+  const PrefixArg p = resolvePrefix(a.prefix);
+  if (!p.error.empty()) {
+    printError(ctx.err, "gpufl report", p.error);
+    ctx.exit_code = kExitFailure;
+    return;
+  }
+  report::ReportOutput r = report::reportFromPrefix(p.prefix, a.session, options, a.json);
   // "file:line: message" (no file: the message alone); messages may quote the log's names.
   for (const std::string& w : r.warnings)
     ctx.err << terminalSafe(w.starts_with(": ") ? w.substr(2) : w) << "\n";
   if (!r.ok) {
-    ctx.err << "gpufl report: nothing readable under '" << a.prefix << "'";
-    if (!r.error.empty()) ctx.err << ": " << r.error;
-    ctx.err << "\n";
-    if (r.error.find(".device.log") == std::string::npos)
-      ctx.err << "  looked for " << prefixFilesDescription(a.prefix) << "\n";
+    printError(ctx.err, "gpufl report", r.no_files ? missingLogsMessage(p.prefix) : r.error);
     ctx.exit_code = kExitFailure;
     return;
   }

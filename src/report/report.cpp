@@ -16,23 +16,25 @@ std::string segmentNumber(uint64_t n) {
   return text;
 }
 
-// One phrase per kind of record session_end counts that came up short, then one per missing segment range.
+// One phrase per kind of record session_end counts that came up short, then one per missing segment
+// range.
 std::vector<std::string> logIncomplete(const log::ReadResult& r) {
   std::vector<std::string> phrases;
   const auto compare = [&](const char* what, uint64_t written, uint64_t read) {
     if (!r.have_written || written == read) return;
-    phrases.push_back(read < written ? formatCount(written - read) + " of " + formatCount(written) + " " + what +
-                                           " written were not read"
-                                     : formatCount(read) + " " + what + " read, but session_end counts " +
-                                           formatCount(written));
+    phrases.push_back(read < written ? formatCount(written - read) + " of " + formatCount(written) +
+                                           " " + what + " written were not read"
+                                     : formatCount(read) + " " + what +
+                                           " read, but session_end counts " + formatCount(written));
   };
   compare("kernel events", r.written.kernels, r.read.kernels);
   compare("copies", r.written.memcpys, r.read.memcpys);
   compare("scopes", r.written.scopes, r.read.scopes);
   for (const log::MissingSegments& m : r.missing_segments) {
-    phrases.push_back(m.channel + (m.first == m.last ? " segment " + segmentNumber(m.first)
-                                                     : " segments " + segmentNumber(m.first) + "-" +
-                                                           segmentNumber(m.last)) +
+    phrases.push_back(m.channel +
+                      (m.first == m.last
+                           ? " segment " + segmentNumber(m.first)
+                           : " segments " + segmentNumber(m.first) + "-" + segmentNumber(m.last)) +
                       " missing");
   }
   return phrases;
@@ -47,7 +49,16 @@ ReportOutput reportFromPrefix(const std::string& prefix, const std::string& sess
   log::ReadOptions read_options;
   read_options.session = session;
   log::ReadResult result = log::readPrefix(prefix, read_options, builder);
+  // Why nothing could be read is said once, in `error`; the reader's warning that says the same
+  // (no files; no such session, with the sessions there) is not repeated among the warnings.
+  std::string session_problem;
   for (const log::ReadWarning& w : result.warnings) {
+    if (w.file.empty() && w.line == 0 &&
+        (w.message.starts_with("no log files found") ||
+         w.message.starts_with("no session matches") || w.message.starts_with("session '"))) {
+      session_problem = w.message;
+      continue;
+    }
     std::string where = w.file;
     if (w.line > 0) where += ":" + std::to_string(w.line);
     out.warnings.push_back(where + ": " + w.message);
@@ -56,12 +67,14 @@ ReportOutput reportFromPrefix(const std::string& prefix, const std::string& sess
     out.warnings.push_back("(" + std::to_string(result.warning_count - result.warnings.size()) +
                            " more warnings not shown)");
   if (!result.found_files) {
+    out.no_files = true;
     out.error = "no GPU Flight logs found for prefix '" + prefix + "' (expected " + prefix +
                 ".device.log, " + prefix + ".scope.log or " + prefix + ".system.log)";
     return out;
   }
   if (!result.any_readable) {
-    out.error = session.empty()
+    out.error = !session_problem.empty() ? session_problem
+                : session.empty()
                     ? "no readable session under prefix '" + prefix + "'"
                     : "no session matching '" + session + "' under prefix '" + prefix + "'";
     return out;

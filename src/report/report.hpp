@@ -20,7 +20,8 @@ struct ReportOutput {
   bool ok = false;                    // false when nothing was readable
   std::string text;                   // the text report (or the JSON when asked)
   std::vector<std::string> warnings;  // "file:line: message", for stderr
-  std::string error;                  // when !ok: why
+  std::string error;                  // when !ok: why, in one line (not repeated in warnings)
+  bool no_files = false;              // when !ok: the prefix has no log files at all
 };
 
 // Reads `prefix` (one session: latest, or `session` id/prefix) and renders the text report.
