@@ -137,10 +137,9 @@ void addTraceCommand(CLI::App& app, CliContext& ctx) {
                 "record each time the program waits for the GPU (stream/event/device synchronize)");
   cmd->add_flag("--memory", args->memory,
                 "record device, pinned and managed memory allocations and releases");
-  cmd->add_flag(
-      "--kernel-ranges", args->kernel_ranges,
-      "with --engine RangeProfiler: counters per kernel launch inside the outermost scope "
-      "instead of per scope");
+  cmd->add_flag("--kernel-ranges", args->kernel_ranges,
+                "with --engine RangeProfiler: counters per kernel launch inside the outermost scope "
+                "instead of per scope");
   cmd->add_flag("-q,--quiet", args->quiet, "no summary after the program ends");
   cmd->add_flag("--no-nvtx", args->no_nvtx,
                 "do not turn NVTX ranges (torch.cuda.nvtx.range, ...) into scopes");
