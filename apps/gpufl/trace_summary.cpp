@@ -1,5 +1,7 @@
 #include "trace_summary.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <ostream>
@@ -48,14 +50,29 @@ std::vector<std::string> writtenPrefixes(const std::string& prefix,
 
 }  // namespace
 
+std::string nvidiaDriverMissing() {
+  // Loading the driver library starts no GPU work (that is cuInit's); it is unloaded at once.
+  void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (driver != nullptr) {
+    dlclose(driver);
+    return "";
+  }
+  const char* why = dlerror();
+  return why != nullptr ? why : "libcuda.so.1 not found";
+}
+
 void printTraceSummary(const std::string& prefix, int exit_code, CliContext& ctx,
-                       std::optional<fs::file_time_type> since) {
+                       std::optional<fs::file_time_type> since, const std::string& no_driver) {
   std::vector<std::string> prefixes = writtenPrefixes(prefix, since);
   ctx.err << "\ngpufl trace: program exited with status " << exit_code << "\n";
   if (prefixes.empty()) {
-    ctx.err
-        << "gpufl trace: no log was written under " << prefix
-        << " (the program never initialised CUDA, or gpufl could not start: run with --debug)\n";
+    ctx.err << "gpufl trace: no log was written under " << prefix << ": ";
+    if (!no_driver.empty())
+      ctx.err << "no NVIDIA driver on this machine (" << no_driver
+              << "), so CUDA could not start and gpufl was never loaded\n";
+    else
+      ctx.err << "the program never initialised CUDA (gpufl starts with the program's first CUDA "
+                 "call; --debug shows what gpufl did)\n";
     return;
   }
   for (const auto& p : prefixes)
