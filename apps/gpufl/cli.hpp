@@ -30,6 +30,7 @@ struct CliContext {
   std::FILE* out_file =
       stdout;  // for writers that need a FILE* (`gpufl cat`); same destination as `out`
   int exit_code = kExitOk;  // set by the subcommand's callback
+  bool err_is_terminal = false;  // stderr is a terminal: long work may show progress there
   // `gpufl trace`: the program died of this signal (SIGINT, SIGTERM, SIGHUP), which main() raises
   // on itself after everything is printed, so a calling shell sees the signal and stops too.
   int reraise_signal = 0;

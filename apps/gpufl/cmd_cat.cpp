@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <utility>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +19,8 @@
 #include "log/log_writer.hpp"
 #include "log/reader.hpp"
 #include "prefix_arg.hpp"
+#include "progress.hpp"
+#include "report/report.hpp"
 
 namespace gpufl::cli {
 namespace {
@@ -26,6 +30,24 @@ struct CatArgs {
   std::string session;
   std::string channel;
   bool by_channel = false;
+};
+
+// Passes every record to the writer, calling `tick` for the numerous kinds (for progress).
+class ProgressVisitor : public ForwardingVisitor {
+ public:
+  ProgressVisitor(EventVisitor& next, std::function<void()> tick)
+      : ForwardingVisitor(next), tick_(std::move(tick)) {}
+  void onKernel(const KernelEvent& e) override { tick_(), next_.onKernel(e); }
+  void onMemcpy(const MemcpyEvent& e) override { tick_(), next_.onMemcpy(e); }
+  void onScopeBegin(const ScopeBegin& e) override { tick_(), next_.onScopeBegin(e); }
+  void onScopeEnd(const ScopeEnd& e) override { tick_(), next_.onScopeEnd(e); }
+  void onGpuSample(const GpuSample& e) override { tick_(), next_.onGpuSample(e); }
+  void onHostSample(const HostSample& e) override { tick_(), next_.onHostSample(e); }
+  void onPcSample(const PcSample& e) override { tick_(), next_.onPcSample(e); }
+  void onSassMetric(const SassMetric& e) override { tick_(), next_.onSassMetric(e); }
+
+ private:
+  std::function<void()> tick_;
 };
 
 std::string readAll(std::FILE* f) {
@@ -70,7 +92,13 @@ void runCat(const CatArgs& a, CliContext& ctx) {
   auto writer = log::LogWriter::toStream(staging, only);
   log::ReadOptions options;
   options.session = a.session;
-  log::ReadResult r = log::readPrefix(p.prefix, options, *writer);
+  Progress progress(ctx.err, ctx.err_is_terminal, "gpufl cat: reading " + p.prefix);
+  uint64_t records = 0;
+  ProgressVisitor counting(*writer, [&] {
+    if (++records % report::kProgressRecords == 0) progress.update(records);
+  });
+  log::ReadResult r = log::readPrefix(p.prefix, options, counting);
+  progress.done();
   writer->close();
   std::fflush(staging);
   std::string text = nameKernelEvents(readAll(staging));

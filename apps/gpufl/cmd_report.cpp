@@ -7,6 +7,7 @@
 #include "cli.hpp"
 #include "core/terminal_text.hpp"
 #include "prefix_arg.hpp"
+#include "progress.hpp"
 #include "report/report.hpp"
 
 namespace gpufl::cli {
@@ -32,7 +33,10 @@ void runReport(const ReportArgs& a, CliContext& ctx) {
     ctx.exit_code = kExitFailure;
     return;
   }
+  Progress progress(ctx.err, ctx.err_is_terminal, "gpufl report: reading " + p.prefix);
+  options.on_progress = [&](uint64_t records) { progress.update(records); };
   report::ReportOutput r = report::reportFromPrefix(p.prefix, a.session, options, a.json);
+  progress.done();  // before any message or the report itself
   // "file:line: message" (no file: the message alone); messages may quote the log's names.
   for (const std::string& w : r.warnings)
     ctx.err << terminalSafe(w.starts_with(": ") ? w.substr(2) : w) << "\n";

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "progress.hpp"
 #include "report/report.hpp"
 
 namespace gpufl::cli {
@@ -79,7 +80,10 @@ void printTraceSummary(const std::string& prefix, int exit_code, CliContext& ctx
     ctx.err << "gpufl trace: logs: " << p << ".{device,scope,system}.log\n";
   report::ReportOptions options;
   options.top_n = 5;
+  Progress progress(ctx.err, ctx.err_is_terminal, "gpufl trace: summarising " + prefixes.front());
+  options.on_progress = [&](uint64_t records) { progress.update(records); };
   report::ReportOutput r = report::reportFromPrefix(prefixes.front(), "", options, false);
+  progress.done();
   if (!r.ok) return;
   // The summary is the report up to its Kernel Details section; `gpufl report` prints the rest.
   std::string text = r.text;

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "core/event_visitor.hpp"
 #include "log/reader.hpp"
 #include "report/format.hpp"
 #include "report/report_builder.hpp"
@@ -40,6 +41,31 @@ std::vector<std::string> logIncomplete(const log::ReadResult& r) {
   return phrases;
 }
 
+// Passes every record on, and reports the count every kProgressRecords records. Counting the
+// record kinds that can be numerous is enough for progress; the rare ones pass uncounted.
+class CountingVisitor : public ForwardingVisitor {
+ public:
+  CountingVisitor(EventVisitor& next, const std::function<void(uint64_t)>& report)
+      : ForwardingVisitor(next), report_(report) {}
+  void onKernel(const KernelEvent& e) override { tick(), next_.onKernel(e); }
+  void onMemcpy(const MemcpyEvent& e) override { tick(), next_.onMemcpy(e); }
+  void onScopeBegin(const ScopeBegin& e) override { tick(), next_.onScopeBegin(e); }
+  void onScopeEnd(const ScopeEnd& e) override { tick(), next_.onScopeEnd(e); }
+  void onGpuSample(const GpuSample& e) override { tick(), next_.onGpuSample(e); }
+  void onHostSample(const HostSample& e) override { tick(), next_.onHostSample(e); }
+  void onSassMetric(const SassMetric& e) override { tick(), next_.onSassMetric(e); }
+  void onPcSample(const PcSample& e) override { tick(), next_.onPcSample(e); }
+  void onSync(const SyncEvent& e) override { tick(), next_.onSync(e); }
+  void onMemory(const MemoryEvent& e) override { tick(), next_.onMemory(e); }
+
+ private:
+  void tick() {
+    if (++records_ % kProgressRecords == 0) report_(records_);
+  }
+  const std::function<void(uint64_t)>& report_;
+  uint64_t records_ = 0;
+};
+
 }  // namespace
 
 ReportOutput reportFromPrefix(const std::string& prefix, const std::string& session,
@@ -48,7 +74,13 @@ ReportOutput reportFromPrefix(const std::string& prefix, const std::string& sess
   ReportBuilder builder;
   log::ReadOptions read_options;
   read_options.session = session;
-  log::ReadResult result = log::readPrefix(prefix, read_options, builder);
+  log::ReadResult result;
+  if (options.on_progress) {
+    CountingVisitor counting(builder, options.on_progress);
+    result = log::readPrefix(prefix, read_options, counting);
+  } else {
+    result = log::readPrefix(prefix, read_options, builder);
+  }
   // Why nothing could be read is said once, in `error`; the reader's warning that says the same
   // (no files; no such session, with the sessions there) is not repeated among the warnings.
   std::string session_problem;

@@ -2,6 +2,8 @@
 // of the log; written once, in C++; the CLI and Python call it.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -10,10 +12,15 @@
 
 namespace gpufl::report {
 
+inline constexpr uint64_t kProgressRecords = 1 << 14;
+
 struct ReportOptions {
   int top_n = 10;
   std::string generated_at;  // "2026-05-22 05:05:33 UTC"; empty = now (golden tests pin it)
   bool verbose = false;      // Collection Notes in full (every feature note, gpufl's own costs)
+  // Called every kProgressRecords records read (and not at all for small sessions), so a caller can
+  // show progress on a large one. Runs on the reading thread.
+  std::function<void(uint64_t records)> on_progress;
 };
 
 struct ReportOutput {
