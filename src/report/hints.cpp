@@ -352,9 +352,10 @@ std::string gridFillAdvice(const KernelGroup& g, const DeviceInfo* dev) {
     return n + " make " + formatFixed(waves, 2) + " waves of " + formatCount(slots) + " (" +
            std::to_string(per_sm) + " per SM x " + std::to_string(sms) +
            " SMs). The last wave fills " + formatPercent(tail * 100, 0) +
-           " of the slots but takes as long as a full one (tail effect). Size the grid to a "
-           "multiple of " +
-           formatCount(slots) + " blocks.";
+           " of the slots but takes as long as a full one (tail effect). " +
+           (origin == KernelOrigin::User
+                ? "Size the grid to a multiple of " + formatCount(slots) + " blocks."
+                : std::string("Change the problem size so its blocks fill whole waves."));
   }
   if (waves >= 0.75) return "";  // most block slots are in use
   if (sms == 0)

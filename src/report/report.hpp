@@ -20,7 +20,7 @@ struct ReportOptions {
   bool verbose = false;      // Collection Notes in full (every feature note, gpufl's own costs)
   // Called every kProgressRecords records read (and not at all for small sessions), so a caller can
   // show progress on a large one. Runs on the reading thread.
-  std::function<void(uint64_t records)> on_progress;
+  std::function<void(uint64_t records)> on_progress = {};
 };
 
 struct ReportOutput {

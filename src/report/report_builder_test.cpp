@@ -626,3 +626,70 @@ TEST(ReportBuilder, EmptySessionRendersEverySection) {
 
 }  // namespace
 }  // namespace gpufl::report
+
+namespace gpufl::report {
+namespace {
+
+// Profile / SASS Analysis follows the report's kernel order (by GPU time), and leaves out hot
+// instructions too rare to say where time goes (under 1% of the function's samples).
+TEST(ReportText, ProfileInKernelOrderWithoutNegligibleHotInstructions) {
+  ReportBuilder b;
+  session(b, 0, 1'000'000);
+  b.onKernelDef(def(1, "alpha(int)", {264, 1, 1}, {256, 1, 1}));
+  b.onKernelDef(def(2, "beta(int)", {264, 1, 1}, {256, 1, 1}));
+  b.onKernel(kernel(1, 0, 100));    // alpha: 100 ns
+  b.onKernel(kernel(2, 200, 900));  // beta: 700 ns, first by GPU time
+  PcSample p;
+  p.func = "_Zalpha(int)";  // alpha's samples arrive first
+  p.pc = 0x10;
+  p.stall = "long_scoreboard";
+  p.count = 5000;
+  b.onPcSample(p);
+  p.func = "_Zbeta(int)";
+  p.count = 999;
+  p.pc = 0x20;
+  b.onPcSample(p);
+  p.pc = 0x30;  // the prologue: 1 of 1,000 samples, 0.1%
+  p.count = 1;
+  b.onPcSample(p);
+  Report r = b.build();
+  const std::string text = renderText(r, {.top_n = 10, .generated_at = "fixed"});
+  const size_t profile = text.find("Profile / SASS Analysis");
+  ASSERT_NE(profile, std::string::npos) << text;
+  const size_t beta = text.find("  beta", profile), alpha = text.find("  alpha", profile);
+  ASSERT_NE(beta, std::string::npos) << text;
+  ASSERT_NE(alpha, std::string::npos) << text;
+  EXPECT_LT(beta, alpha) << text;
+  EXPECT_NE(text.find("/*0x20*/"), std::string::npos) << text;
+  EXPECT_EQ(text.find("/*0x30*/"), std::string::npos) << text;
+}
+
+// A scope whose kernels ran longer than the scope itself (asynchronous launches) says why.
+TEST(ReportText, GpuTimeBeyondWallTimeIsExplained) {
+  ReportBuilder b;
+  session(b, 0, 10'000'000);
+  b.onKernelDef(def(1, "k(int)", {264, 1, 1}, {256, 1, 1}));
+  ScopePath path;
+  path.id = 1;
+  path.name = "step";
+  b.onScopePath(path);
+  ScopeBegin begin;
+  begin.path = 1;
+  begin.id = 7;
+  begin.ts_ns = 0;
+  b.onScopeBegin(begin);
+  ScopeEnd end;
+  end.path = 1;
+  end.id = 7;
+  end.ts_ns = 1000;  // 1 us of wall time
+  b.onScopeEnd(end);
+  b.onKernel(kernel(1, 500, 2'000'500, 1));  // 2 ms of GPU time launched inside it
+  const std::string text = renderText(b.build(), {.top_n = 10, .generated_at = "fixed"});
+  EXPECT_NE(text.find("GPU time exceeds wall time in step (2.00 ms GPU, 1.00 us wall)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("launches are asynchronous"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace gpufl::report
