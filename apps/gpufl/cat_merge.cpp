@@ -118,11 +118,12 @@ std::string nameKernelEvents(std::string_view ndjson) {
     if (isType(line, "kernel_event") && at != std::string_view::npos && intField(line, "k", &k) &&
         line.find("\"kernel\":") == std::string_view::npos)
       it = names.find(k);
-    if (it == names.end()) {
+    const size_t after =
+        it == names.end() ? std::string_view::npos : line.find_first_of(",}", at + 5);
+    if (after == std::string_view::npos) {
       out.append(line).push_back('\n');
       continue;
     }
-    size_t after = line.find_first_of(",}", at + 5);
     out.append(line.substr(0, after));
     out.append(",\"kernel\":\"").append(it->second).append("\"");
     out.append(line.substr(after)).push_back('\n');
