@@ -40,7 +40,8 @@ void functionHints(const Report& r, FunctionProfile& f) {
       f.sass.memoryEfficiencyPct() < kLowMemoryEfficiencyPct) {
     f.hints.push_back({"memory_efficiency", f.name,
                        "Low memory efficiency (" + formatFixed(f.sass.memoryEfficiencyPct(), 0) +
-                           "%). " + fixFor(f, "Coalesce accesses or tile through shared memory.")});
+                           "%). " +
+                           fixFor(f, "Make accesses coalesced, or tile through shared memory.")});
   }
   if (f.has_sass && f.sass.inst_executed > 0 &&
       f.sass.warpEfficiencyPct(r.profile.warp_size) < kLowWarpEfficiencyPct) {

@@ -318,7 +318,7 @@ TEST(ReportBuilder, SassAndPcAggregatePerFunction) {
   EXPECT_EQ(f.hot[0].pc, 0x2c0u);
   ASSERT_EQ(f.hints.size(), 1u);
   EXPECT_EQ(f.hints[0].text,
-            "Low memory efficiency (15%). Coalesce accesses or tile through shared memory.");
+            "Low memory efficiency (15%). Make accesses coalesced, or tile through shared memory.");
   std::string text = renderText(r, {.top_n = 10, .generated_at = "fixed"});
   EXPECT_NE(text.find("      Memory Efficiency:               15.1%\n"), std::string::npos) << text;
   EXPECT_NE(text.find("      Warp Efficiency:            32.0 / 32 (100.0%)\n"), std::string::npos)
