@@ -85,9 +85,12 @@ void printTraceSummary(const std::string& prefix, int exit_code, CliContext& ctx
   report::ReportOutput r = report::reportFromPrefix(prefixes.front(), "", options, false);
   progress.done();
   if (!r.ok) return;
-  // The summary is the report up to its Kernel Details section; `gpufl report` prints the rest.
+  // The summary is the report up to its Kernel Details section (a session without kernels has
+  // none: up to Memory Transfer Summary); `gpufl report` prints the rest.
   std::string text = r.text;
-  if (auto cut = text.find("Kernel Details"); cut != std::string::npos) {
+  auto cut = text.find("Kernel Details");
+  if (cut == std::string::npos) cut = text.find("Memory Transfer Summary");
+  if (cut != std::string::npos) {
     auto line_start = text.rfind("\n=", cut);
     text = text.substr(0, line_start == std::string::npos ? cut : line_start + 1);
   }

@@ -65,6 +65,18 @@ TEST_F(TraceSummaryTest, NothingWrittenSaysSo) {
   EXPECT_NE(text.find("never initialised CUDA"), std::string::npos) << text;
 }
 
+// A session without kernels has no Kernel Details section: the summary still stops early.
+TEST_F(TraceSummaryTest, ASessionWithoutKernelsIsSummarisedShort) {
+  for (const char* channel : {"device", "scope", "system"})
+    fs::copy_file(fs::path(GPUFL_GOLDEN_DIR) / "empty" / ("case." + std::string(channel) + ".log"),
+                  dir_ / ("t." + std::string(channel) + ".log"));
+  const std::string text = summary(std::nullopt);
+  EXPECT_NE(text.find("No kernels recorded."), std::string::npos) << text;
+  EXPECT_EQ(text.find("Memory Transfer Summary"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Collection Notes"), std::string::npos) << text;
+  EXPECT_NE(text.find("full report: gpufl report"), std::string::npos) << text;
+}
+
 TEST_F(TraceSummaryTest, NoDriverIsNamedAsTheCause) {
   std::ostringstream out, err;
   CliContext ctx{out, err};
