@@ -374,7 +374,8 @@ trace() {
 # shellcheck disable=SC2034  # START DEFS CATRC: kept for whoever extends a check
 logstat() {
   K=0 END=0 START=0 DEFS=0 LPID="" NOTES="" NAMES="" BAD=0
-  timeout 60 "$GPUFL" cat "$1" > "$1.cat.ndjson" 2> "$1.cat.err"
+  # --by-channel: each channel keeps its own session_start/session_end, so END counts channels (of 3).
+  timeout 60 "$GPUFL" cat --by-channel "$1" > "$1.cat.ndjson" 2> "$1.cat.err"
   CATRC=$?
   eval "$("$PY" "$H/logstat.py" < "$1.cat.ndjson")"
 }

@@ -57,8 +57,33 @@ TEST(H200Fixtures, PerKernelRangesOfTheReductions) {
   expectContains(text, "one range per kernel launch in the scope");
   expectContains(text, "    naive  kernel block_reduce_naive  (20 launches)");
   expectContains(text, "    optimized  kernel block_reduce_optimized  (20 launches)");
-  expectContains(text, "419,232");  // gpu__time_duration.sum over the naive kernel's 20 launches
+  // gpu__time_duration.sum over the naive kernel's 20 launches (419,232 ns), with its unit.
+  expectContains(text, "gpu__time_duration.sum                                        419.23 us");
   EXPECT_EQ(text.find("WaitNs kernel per range"), std::string::npos);
+}
+
+// PyTorch's kernels are cuBLAS's and ATen's: no advice to recompile them, and the grid sentence is
+// true (256 blocks on 132 SMs leave no SM idle: one partial wave).
+TEST(H200Fixtures, PyTorchLibraryKernelsGetAdviceOnTheirCalls) {
+  std::string text = reportOf("pytorch_train_trace");
+  EXPECT_EQ(text.find("__launch_bounds__"), std::string::npos) << text;
+  EXPECT_EQ(text.find("maxrregcount"), std::string::npos) << text;
+  EXPECT_EQ(text.find("most SMs sit idle"), std::string::npos) << text;
+  // Sentences are wrapped: read them as one line.
+  std::string flat;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\n') {
+      flat += text[i];
+      continue;
+    }
+    while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
+    flat += ' ';
+  }
+  text = flat;
+  expectContains(text, "256 blocks on 132 SMs make one partial wave: each SM runs 1-2 blocks");
+  expectContains(text, "are cuBLAS/CUTLASS/cuDNN kernels. Change the calls, not the kernels");
+  expectContains(text, "are PyTorch kernels. Change the calls, not the kernels");
+  expectContains(text, "It is a cuBLAS/CUTLASS/cuDNN kernel, so change the call");
 }
 
 TEST(H200Fixtures, PyTorchTrainingLoopUnderGpuflTrace) {
@@ -97,7 +122,7 @@ TEST(H200Fixtures, CoalescingCardPutsCoalescingFirst) {
   expectContains(card, "Top Stalls:     Wait 40.1%, Wait (idle) 38.3%");
   expectContains(card, "all on the launch SASS metrics instrumented");
   expectContains(card, "Try First:      Coalesce global memory accesses first: only 15.1%");
-  expectContains(card, "Then:           Expose more parallelism: 2 blocks run on 132 SMs");
+  expectContains(card, "Then:           Fill the GPU: 2 blocks run on 132 SMs: 130 SMs get no");
   expectContains(cards.substr(col), "Memory Eff.:    100.0%");
 }
 
@@ -113,7 +138,7 @@ TEST(H200Fixtures, TraceCardsShowClocksAndPower) {
   expectContains(cardsOf(reportOf("pytorch_train_trace")), "(nearest sample, ");
   // 2 blocks of matmul_col_per_thread on the H200's 132 SMs (from the trace's device record).
   expectContains(cardsOf(reportOf("kernel_zoo_trace")),
-                 "Try First:      Expose more parallelism: 2 blocks run on 132 SMs");
+                 "Try First:      Fill the GPU: 2 blocks run on 132 SMs: 130 SMs get no");
 }
 
 // Seed 01's case in C++ (matmul_tiling_demo, PcSamplingWithSass, n = 2048): the naive kernel reads 3.4x

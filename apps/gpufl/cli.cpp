@@ -1,8 +1,10 @@
 #include "cli.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <ctime>
 
+#include "core/terminal_text.hpp"
 #include "gpufl/version.hpp"
 
 namespace gpufl::cli {
@@ -20,13 +22,78 @@ const AddCommand kCommands[] = {
     addMonitorCommand,
 };
 
+// Edit distance (insertions, deletions, substitutions, adjacent swaps), for "did you mean".
+size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min(
+          {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+std::vector<std::string> commandNames(CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  return names;
+}
+
 }  // namespace
+
+std::string nearestCommand(const std::string& word, const std::vector<std::string>& commands) {
+  std::string best;
+  size_t best_distance = 0;
+  for (const std::string& c : commands) {
+    size_t d = editDistance(word, c);
+    if (best.empty() || d < best_distance) best = c, best_distance = d;
+  }
+  // Close enough to be a typo: at most 2 edits, and fewer than half the word.
+  return !best.empty() && best_distance <= 2 && best_distance * 2 < std::max<size_t>(word.size(), 2)
+             ? best
+             : "";
+}
 
 int runCli(const std::vector<std::string>& args, CliContext& ctx) {
   CLI::App app{"GPU Flight: a flight recorder for CUDA programs", "gpufl"};
-  app.set_version_flag("--version", std::string("gpufl ") + gpufl::kVersion);
+  app.set_version_flag("-V,--version", std::string("gpufl ") + gpufl::kVersion);
   app.require_subcommand(0, 1);
   for (AddCommand add : kCommands) add(app, ctx);
+  app.footer("Run 'gpufl help COMMAND' or 'gpufl COMMAND --help' for a command's options.");
+
+  // `gpufl help [COMMAND]`, and a word that is no command: said before CLI11 would call it an
+  // unexpected argument.
+  if (args.size() >= 2 && !args[1].empty() && args[1][0] != '-') {
+    const std::vector<std::string> names = commandNames(app);
+    const bool known = std::find(names.begin(), names.end(), args[1]) != names.end();
+    if (args[1] == "help") {
+      if (args.size() >= 3) {
+        for (CLI::App* sub : app.get_subcommands({}))
+          if (sub->get_name() == args[2]) {
+            ctx.out << sub->help();
+            return kExitOk;
+          }
+        ctx.err << "gpufl help: no command '" << args[2] << "'\n";
+        return kExitUsage;
+      }
+      ctx.out << app.help();
+      return kExitOk;
+    }
+    if (!known) {
+      ctx.err << "gpufl: '" << args[1] << "' is not a command";
+      if (std::string near = nearestCommand(args[1], names); !near.empty())
+        ctx.err << "; did you mean 'gpufl " << near << "'?";
+      ctx.err << "\n  commands:";
+      for (const std::string& n : names) ctx.err << " " << n;
+      ctx.err << " (gpufl help)\n";
+      return kExitUsage;
+    }
+  }
 
   // CLI11 wants argv without the program name, last argument first.
   std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -46,6 +113,18 @@ int runCli(const std::vector<std::string>& args, CliContext& ctx) {
     return kExitOk;
   }
   return ctx.exit_code;
+}
+
+void printError(std::ostream& err, const std::string& command, const std::string& message) {
+  err << command << ": ";
+  size_t begin = 0;
+  while (true) {
+    size_t end = message.find('\n', begin);
+    err << terminalSafe(message.substr(begin, end == std::string::npos ? end : end - begin))
+        << "\n";
+    if (end == std::string::npos) break;
+    begin = end + 1;
+  }
 }
 
 std::string prefixFilesDescription(const std::string& prefix) {

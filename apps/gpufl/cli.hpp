@@ -31,6 +31,7 @@ struct CliContext {
   std::FILE* out_file =
       stdout;  // for writers that need a FILE* (`gpufl cat`); same destination as `out`
   int exit_code = kExitOk;  // set by the subcommand's callback
+  bool err_is_terminal = false;  // stderr is a terminal: long work may show progress there
   // `gpufl trace`: the program died of this signal (SIGINT, SIGTERM, SIGHUP), which main() raises
   // on itself after everything is printed, so a calling shell sees the signal and stops too.
   int reraise_signal = 0;
@@ -52,6 +53,13 @@ void addMonitorCommand(CLI::App& app, CliContext& ctx);
 
 // Parses and runs; returns the process exit code. args[0] is the program name.
 int runCli(const std::vector<std::string>& args, CliContext& ctx);
+
+// "<command>: <message>" on `err`, each line of the message made terminal-safe (it may quote names
+// from the log or the file system) and the lines after the first kept as lines.
+void printError(std::ostream& err, const std::string& command, const std::string& message);
+
+// The command closest to a mistyped word ("repot" -> "report"), or "" when none is close.
+std::string nearestCommand(const std::string& word, const std::vector<std::string>& commands);
 
 // Which files a prefix is looked up as, for "nothing readable" messages.
 std::string prefixFilesDescription(const std::string& prefix);

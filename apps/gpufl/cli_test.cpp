@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -34,7 +35,8 @@ bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-// The value of a line's "type" field, or "" (the corpus lines are written by hand, one object each).
+// The value of a line's "type" field, or "" (the corpus lines are written by hand, one object
+// each).
 std::string recordType(const std::string& line) {
   const std::string key = "\"type\":\"";
   const size_t at = line.find(key);
@@ -107,6 +109,17 @@ TEST(Cli, OccupancyRegisterHint) {
   EXPECT_TRUE(has(r.out, "limited by: registers")) << r.out;
   EXPECT_TRUE(has(r.out, "at most 96 registers per thread (now 122")) << r.out;
   EXPECT_TRUE(has(r.out, "would allow 5 blocks: 41.7% occupancy")) << r.out;
+}
+
+// Registers and shared memory both allow 4 blocks (16,384 registers and 52,224 B per block on
+// sm_90): a register cap alone raises nothing, so none is offered.
+TEST(Cli, OccupancyOffersNoRegisterCapWhenSharedMemoryLimitsToo) {
+  CliRun r =
+      run({"occupancy", "--arch", "sm_90", "--threads", "256", "--regs", "64", "--smem", "51200"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_TRUE(has(r.out, "limited by: registers")) << r.out;
+  EXPECT_FALSE(has(r.out, "__launch_bounds__")) << r.out;
+  EXPECT_TRUE(has(r.out, "shared memory also allows only 4 blocks per SM")) << r.out;
 }
 
 TEST(Cli, OccupancyWarpAndBlockHints) {
@@ -184,6 +197,31 @@ TEST(Cli, LogCommandsNeedAPrefix) {
   EXPECT_EQ(run({"cat", "x", "--channel", "gpu"}).code, kExitUsage);
 }
 
+TEST(Cli, TypoSuggestsTheNearestCommand) {
+  CliRun r = run({"repot", "x"});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_TRUE(has(r.err, "'repot' is not a command; did you mean 'gpufl report'?")) << r.err;
+  CliRun far = run({"xyzzy"});
+  EXPECT_EQ(far.code, kExitUsage);
+  EXPECT_FALSE(has(far.err, "did you mean")) << far.err;
+  EXPECT_TRUE(has(far.err, "commands: report cat sessions occupancy trace")) << far.err;
+  EXPECT_EQ(nearestCommand("sesions", {"report", "sessions"}), "sessions");
+  EXPECT_EQ(nearestCommand("tarce", {"trace", "cat"}), "trace");
+}
+
+TEST(Cli, ShortVersionAndHelpCommand) {
+  CliRun v = run({"-V"});
+  EXPECT_EQ(v.code, kExitOk);
+  EXPECT_EQ(v.out, "gpufl 0.1.0\n");
+  CliRun h = run({"help"});
+  EXPECT_EQ(h.code, kExitOk);
+  EXPECT_TRUE(has(h.out, "report")) << h.out;
+  EXPECT_TRUE(has(h.out, "trace")) << h.out;
+  CliRun hr = run({"help", "report"});
+  EXPECT_EQ(hr.code, kExitOk);
+  EXPECT_TRUE(has(hr.out, "--verbose")) << hr.out;
+}
+
 TEST(Cli, MissingLogIsFailureNamingTheFiles) {
   std::string prefix = (std::filesystem::temp_directory_path() / "gpufl_cli_test_missing").string();
   for (const char* cmd : {"report", "cat", "sessions"}) {
@@ -254,6 +292,75 @@ TEST_F(CliLog, CatPrintsAbsoluteKernelTimes) {
   EXPECT_TRUE(has(r.out, "\"corr\":12")) << r.out;
   EXPECT_FALSE(has(r.out, "\"dt_ns\"")) << r.out;
   EXPECT_TRUE(has(r.out, "host_sample")) << r.out;
+}
+
+// One stream in time order: the kernel at 6000 ns (device channel) comes before the host sample at
+// 7000 ns (system channel); session_start and session_end once, not once per channel.
+TEST_F(CliLog, CatMergesTheChannelsByTime) {
+  CliRun r = runToFile({"cat", prefix_});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  auto count = [&](const std::string& part) {
+    size_t n = 0;
+    for (size_t at = r.out.find(part); at != std::string::npos; at = r.out.find(part, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("\"type\":\"session_start\""), 1u) << r.out;
+  EXPECT_EQ(count("\"type\":\"session_end\""), 1u) << r.out;
+  const size_t kernel_6000 = r.out.find("\"start_ns\":6000");
+  const size_t host = r.out.find("host_sample");
+  const size_t end = r.out.find("session_end");
+  ASSERT_NE(kernel_6000, std::string::npos) << r.out;
+  EXPECT_LT(kernel_6000, host) << r.out;
+  EXPECT_LT(host, end) << r.out;
+  EXPECT_LT(r.out.find("session_start"), r.out.find("kernel_def")) << r.out;
+  // --by-channel keeps the stored order: each channel from its own session_start.
+  CliRun stored = runToFile({"cat", prefix_, "--by-channel"});
+  EXPECT_EQ(stored.code, kExitOk) << stored.err;
+  EXPECT_GT(stored.out.size(), r.out.size()) << stored.out;
+}
+
+TEST_F(CliLog, CatNamesEachKernelEvent) {
+  CliRun r = runToFile({"cat", prefix_});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  size_t named = 0;
+  for (size_t at = r.out.find("\"k\":1,\"kernel\":\"kern\""); at != std::string::npos;
+       at = r.out.find("\"k\":1,\"kernel\":\"kern\"", at + 1))
+    ++named;
+  EXPECT_EQ(named, 3u) << r.out;
+}
+
+// A directory with one prefix, or a channel file's path, stands for the prefix.
+TEST_F(CliLog, PrefixMayBeADirectoryOrAChannelFile) {
+  for (const std::string& given :
+       {dir_.string(), prefix_ + ".device.log", prefix_ + ".system.log"}) {
+    CliRun r = run({"report", given});
+    EXPECT_EQ(r.code, kExitOk) << given << ": " << r.err;
+    EXPECT_TRUE(has(r.out, "kern")) << given;
+  }
+  // Two prefixes in the directory: both listed, none picked.
+  std::filesystem::copy_file(prefix_ + ".device.log", (dir_ / "other.device.log").string());
+  CliRun r = run({"sessions", dir_.string()});
+  EXPECT_EQ(r.code, kExitFailure);
+  EXPECT_TRUE(has(r.err, "holds logs of 2 prefixes")) << r.err;
+  EXPECT_TRUE(has(r.err, "\n  " + prefix_ + "\n")) << r.err;
+  EXPECT_TRUE(has(r.err, (dir_ / "other").string())) << r.err;
+}
+
+// Errors are said once, without internal words, and a near miss lists the prefixes beside it.
+TEST_F(CliLog, ErrorsAreSaidOnce) {
+  CliRun r = run({"report", prefix_ + "x"});
+  EXPECT_EQ(r.code, kExitFailure);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;  // the error, one prefix
+  EXPECT_TRUE(has(r.err, "gpufl report: no GPU Flight logs at '" + prefix_ + "x'")) << r.err;
+  EXPECT_TRUE(has(r.err, "\n  " + prefix_ + "\n")) << r.err;
+  for (const char* cmd : {"report", "cat"}) {
+    CliRun s = runToFile({cmd, prefix_, "--session", "ffff"});
+    EXPECT_EQ(s.code, kExitFailure) << cmd;
+    EXPECT_EQ(std::count(s.err.begin(), s.err.end(), '\n'), 1) << cmd << ": " << s.err;
+    EXPECT_TRUE(has(s.err, "no session matches 'ffff'; available sessions: 0123abcd")) << s.err;
+  }
+  CliRun listing = run({"sessions", prefix_});
+  EXPECT_FALSE(has(listing.out, "sid")) << listing.out;
 }
 
 TEST_F(CliLog, CatFiltersByChannel) {

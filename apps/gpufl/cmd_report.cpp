@@ -1,11 +1,13 @@
-// `gpufl report PREFIX [--top N] [--session ID] [--json]`: the text (or JSON) report of one session
-// of a log.
+// `gpufl report PREFIX [--top N] [--session ID] [--json] [--verbose]`: the text (or JSON) report of
+// one session of a log.
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
 
 #include "cli.hpp"
 #include "core/terminal_text.hpp"
+#include "prefix_arg.hpp"
+#include "progress.hpp"
 #include "report/report.hpp"
 
 namespace gpufl::cli {
@@ -16,6 +18,7 @@ struct ReportArgs {
   int top = 10;
   std::string session;
   bool json = false;
+  bool verbose = false;
 };
 
 void runReport(const ReportArgs& a, CliContext& ctx) {
@@ -23,16 +26,22 @@ void runReport(const ReportArgs& a, CliContext& ctx) {
     throw CLI::ValidationError("--top", "must be at least 1, got " + std::to_string(a.top));
   report::ReportOptions options;
   options.top_n = a.top;
-  report::ReportOutput r = report::reportFromPrefix(a.prefix, a.session, options, a.json);
+  options.verbose = a.verbose;
+  const PrefixArg p = resolvePrefix(a.prefix);
+  if (!p.error.empty()) {
+    printError(ctx.err, "gpufl report", p.error);
+    ctx.exit_code = kExitFailure;
+    return;
+  }
+  Progress progress(ctx.err, ctx.err_is_terminal, "gpufl report: reading " + p.prefix);
+  options.on_progress = [&](uint64_t records) { progress.update(records); };
+  report::ReportOutput r = report::reportFromPrefix(p.prefix, a.session, options, a.json);
+  progress.done();  // before any message or the report itself
   // "file:line: message" (no file: the message alone); messages may quote the log's names.
   for (const std::string& w : r.warnings)
     ctx.err << terminalSafe(w.starts_with(": ") ? w.substr(2) : w) << "\n";
   if (!r.ok) {
-    ctx.err << "gpufl report: nothing readable under '" << a.prefix << "'";
-    if (!r.error.empty()) ctx.err << ": " << r.error;
-    ctx.err << "\n";
-    if (r.error.find(".device.log") == std::string::npos)
-      ctx.err << "  looked for " << prefixFilesDescription(a.prefix) << "\n";
+    printError(ctx.err, "gpufl report", r.no_files ? missingLogsMessage(p.prefix) : r.error);
     ctx.exit_code = kExitFailure;
     return;
   }
@@ -53,6 +62,8 @@ void addReportCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--top", args->top, "Kernels and scopes to list (default 10)");
   cmd->add_option("--session", args->session, "Session id or a prefix of it (default: the latest)");
   cmd->add_flag("--json", args->json, "Print the report as JSON");
+  cmd->add_flag("-v,--verbose", args->verbose,
+                "Collection Notes in full: every feature note, drops and gpufl's costs by thread");
   cmd->callback([args, &ctx] { runReport(*args, ctx); });
 }
 

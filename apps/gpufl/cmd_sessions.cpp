@@ -8,6 +8,7 @@
 #include "core/clock.hpp"
 #include "core/terminal_text.hpp"
 #include "log/reader.hpp"
+#include "prefix_arg.hpp"
 
 namespace gpufl::cli {
 namespace {
@@ -17,10 +18,15 @@ struct SessionsArgs {
 };
 
 void runSessions(const SessionsArgs& a, CliContext& ctx) {
-  std::vector<log::SessionListing> sessions = log::listSessions(a.prefix);
+  const PrefixArg p = resolvePrefix(a.prefix);
+  if (!p.error.empty()) {
+    printError(ctx.err, "gpufl sessions", p.error);
+    ctx.exit_code = kExitFailure;
+    return;
+  }
+  std::vector<log::SessionListing> sessions = log::listSessions(p.prefix);
   if (sessions.empty()) {
-    ctx.err << "gpufl sessions: no sessions under '" << a.prefix << "'\n  looked for "
-            << prefixFilesDescription(a.prefix) << "\n";
+    printError(ctx.err, "gpufl sessions", missingLogsMessage(p.prefix));
     ctx.exit_code = kExitFailure;
     return;
   }
@@ -34,7 +40,8 @@ void runSessions(const SessionsArgs& a, CliContext& ctx) {
     ctx.out << pad(terminalSafe(sid), 8) << "  " << pad(terminalSafe(id), 36) << "  "
             << pad(terminalSafe(app), 24) << "  " << start << "\n";
   };
-  row("sid", "session_id", "app", "start");
+  // "id" is what --session takes (any unique start of the full id works too).
+  row("id", "full session id", "app", "started");
   for (const log::SessionListing& s : sessions)
     row(s.sid, s.session_id, s.app,
         s.start_unix_ns > 0 ? core::utcText(s.start_unix_ns) : std::string("-"));

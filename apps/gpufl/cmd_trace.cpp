@@ -97,6 +97,19 @@ int runTraced(const TraceArgs& a, CliContext& ctx) {
   env_request.nvtx = !a.no_nvtx;
   const auto child_env =
       traceEnvironment(env_request, [](const char* name) { return std::getenv(name); });
+  const std::string no_driver = nvidiaDriverMissing();
+  if (a.debug) {
+    // What gpufl trace itself does; the injected library's own diagnostics follow (GPUFL_DEBUG).
+    ctx.err << "gpufl trace: NVIDIA driver: "
+            << (no_driver.empty() ? std::string("libcuda.so.1 loads") : "missing (" + no_driver + ")")
+            << "\ngpufl trace: injection library: " << lib << "\ngpufl trace: log prefix: " << prefix
+            << "\ngpufl trace: environment for the program:\n";
+    for (const auto& [name, value] : child_env) ctx.err << "  " << name << "=" << value << "\n";
+    ctx.err << "gpufl trace: running:";
+    for (const std::string& word : a.command) ctx.err << " " << word;
+    ctx.err << "\n";
+    ctx.err.flush();
+  }
   // Logs older than this are an earlier run's (1 s of slack for coarse file timestamps).
   const auto started = fs::file_time_type::clock::now() - std::chrono::seconds(1);
   const ProgramRun run = runProgram(a.command, child_env);
@@ -106,7 +119,7 @@ int runTraced(const TraceArgs& a, CliContext& ctx) {
   }
   const int status = run.wait_status;
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (!a.quiet) printTraceSummary(prefix, code, ctx, started);
+  if (!a.quiet) printTraceSummary(prefix, code, ctx, started, no_driver);
   // Died of a signal: gpufl dies of the same one (main.cpp, with no core of its own), so whoever
   // waits for it -- a shell script, Python's subprocess, a supervisor -- sees what it would see
   // without gpufl (an aborted program: SIGABRT, not exit 134).
@@ -128,7 +141,9 @@ void addTraceCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("-o,--output", args->prefix, "log prefix (default ./gpufl_trace_<program>)");
   cmd->add_option("--sample-rate", args->sample_rate_ms, "system sampling period in ms (0 = off)")
       ->check(CLI::Range(0, 3600000));
-  cmd->add_flag("--debug", args->debug, "gpufl diagnostics on stderr");
+  cmd->add_flag("--debug", args->debug,
+                "say what gpufl trace does (driver, library, environment) and turn on the injected "
+                "gpufl's diagnostics, on stderr");
   cmd->add_flag("--stack", args->stack, "record the host call stack of each launch");
   cmd->add_flag("--light", args->light,
                 "PC sampling every 2^16 cycles instead of 2^12, hot PCs without SASS text: the "

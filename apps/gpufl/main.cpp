@@ -2,6 +2,7 @@
 // subcommands.
 #include <signal.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <iostream>
 #include <string>
@@ -12,6 +13,7 @@
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
   gpufl::cli::CliContext ctx{std::cout, std::cerr};
+  ctx.err_is_terminal = isatty(STDERR_FILENO) != 0;
   const int code = gpufl::cli::runCli(args, ctx);
   if (ctx.reraise_signal != 0) {
     std::cout.flush();

@@ -55,20 +55,27 @@ std::string blocksHint(const ArchLimits& l, const OccupancyDetail& d) {
       warps_needed * l.warp_size);
 }
 
+// Only a register count that raises the SM's block count is offered: when shared memory (or the
+// warp or block cap) allows no more blocks, fewer registers gain nothing, and the hint says so.
 std::string registersHint(const ArchLimits& l, const OccupancyInput& in, const OccupancyDetail& d) {
   for (int regs = in.regs_per_thread - 1; regs >= 1; --regs) {
     OccupancyInput fewer = in;
     fewer.regs_per_thread = regs;
     OccupancyDetail r = recompute(l, fewer);
-    if (r.blocks_by_registers > d.blocks_by_registers)
+    if (r.occupancy.max_active_blocks > d.occupancy.max_active_blocks)
       return fmt(
           "at most %d registers per thread (now %d; __launch_bounds__ or -maxrregcount) would "
-          "allow %d "
-          "blocks: %s occupancy",
+          "allow %d blocks: %s occupancy",
           regs, in.regs_per_thread, r.occupancy.max_active_blocks,
           pct(r.occupancy.occupancy).c_str());
   }
-  return "use fewer registers per thread";
+  const char* other = d.blocks_by_shared_mem <= d.blocks_by_registers ? "shared memory"
+                      : d.blocks_by_warps <= d.blocks_by_registers    ? "the warp budget"
+                                                                      : "the blocks-per-SM cap";
+  return fmt(
+      "%s also allows only %d blocks per SM, so fewer registers alone gain nothing; reduce "
+      "both",
+      other, d.occupancy.max_active_blocks);
 }
 
 std::string sharedMemHint(const ArchLimits& l, const OccupancyInput& in, const OccupancyDetail& d) {

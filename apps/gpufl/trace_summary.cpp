@@ -1,11 +1,14 @@
 #include "trace_summary.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <ostream>
 #include <utility>
 #include <vector>
 
+#include "progress.hpp"
 #include "report/report.hpp"
 
 namespace gpufl::cli {
@@ -48,25 +51,46 @@ std::vector<std::string> writtenPrefixes(const std::string& prefix,
 
 }  // namespace
 
+std::string nvidiaDriverMissing() {
+  // Loading the driver library starts no GPU work (that is cuInit's); it is unloaded at once.
+  void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (driver != nullptr) {
+    dlclose(driver);
+    return "";
+  }
+  const char* why = dlerror();
+  return why != nullptr ? why : "libcuda.so.1 not found";
+}
+
 void printTraceSummary(const std::string& prefix, int exit_code, CliContext& ctx,
-                       std::optional<fs::file_time_type> since) {
+                       std::optional<fs::file_time_type> since, const std::string& no_driver) {
   std::vector<std::string> prefixes = writtenPrefixes(prefix, since);
   ctx.err << "\ngpufl trace: program exited with status " << exit_code << "\n";
   if (prefixes.empty()) {
-    ctx.err
-        << "gpufl trace: no log was written under " << prefix
-        << " (the program never initialised CUDA, or gpufl could not start: run with --debug)\n";
+    ctx.err << "gpufl trace: no log was written under " << prefix << ": ";
+    if (!no_driver.empty())
+      ctx.err << "no NVIDIA driver on this machine (" << no_driver
+              << "), so CUDA could not start and gpufl was never loaded\n";
+    else
+      ctx.err << "the program never initialised CUDA (gpufl starts with the program's first CUDA "
+                 "call; --debug shows what gpufl did)\n";
     return;
   }
   for (const auto& p : prefixes)
     ctx.err << "gpufl trace: logs: " << p << ".{device,scope,system}.log\n";
   report::ReportOptions options;
   options.top_n = 5;
+  Progress progress(ctx.err, ctx.err_is_terminal, "gpufl trace: summarising " + prefixes.front());
+  options.on_progress = [&](uint64_t records) { progress.update(records); };
   report::ReportOutput r = report::reportFromPrefix(prefixes.front(), "", options, false);
+  progress.done();
   if (!r.ok) return;
-  // The summary is the report up to its Kernel Details section; `gpufl report` prints the rest.
+  // The summary is the report up to its Kernel Details section (a session without kernels has
+  // none: up to Memory Transfer Summary); `gpufl report` prints the rest.
   std::string text = r.text;
-  if (auto cut = text.find("Kernel Details"); cut != std::string::npos) {
+  auto cut = text.find("Kernel Details");
+  if (cut == std::string::npos) cut = text.find("Memory Transfer Summary");
+  if (cut != std::string::npos) {
     auto line_start = text.rfind("\n=", cut);
     text = text.substr(0, line_start == std::string::npos ? cut : line_start + 1);
   }

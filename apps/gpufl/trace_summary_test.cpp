@@ -60,7 +60,32 @@ TEST_F(TraceSummaryTest, EarlierRunsLogsAreLeftOutAndChildrenComeByPid) {
 TEST_F(TraceSummaryTest, NothingWrittenSaysSo) {
   const auto now = fs::file_time_type::clock::now();
   touch("t.device.log", now - std::chrono::hours(1));
-  EXPECT_NE(summary(now - std::chrono::seconds(1)).find("no log was written under"), std::string::npos);
+  const std::string text = summary(now - std::chrono::seconds(1));
+  EXPECT_NE(text.find("no log was written under"), std::string::npos) << text;
+  EXPECT_NE(text.find("never initialised CUDA"), std::string::npos) << text;
+}
+
+// A session without kernels has no Kernel Details section: the summary still stops early.
+TEST_F(TraceSummaryTest, ASessionWithoutKernelsIsSummarisedShort) {
+  for (const char* channel : {"device", "scope", "system"})
+    fs::copy_file(fs::path(GPUFL_GOLDEN_DIR) / "empty" / ("case." + std::string(channel) + ".log"),
+                  dir_ / ("t." + std::string(channel) + ".log"));
+  const std::string text = summary(std::nullopt);
+  EXPECT_NE(text.find("No kernels recorded."), std::string::npos) << text;
+  EXPECT_EQ(text.find("Memory Transfer Summary"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Collection Notes"), std::string::npos) << text;
+  EXPECT_NE(text.find("full report: gpufl report"), std::string::npos) << text;
+}
+
+TEST_F(TraceSummaryTest, NoDriverIsNamedAsTheCause) {
+  std::ostringstream out, err;
+  CliContext ctx{out, err};
+  printTraceSummary((dir_ / "t").string(), 0, ctx, std::nullopt,
+                    "libcuda.so.1: cannot open shared object file: No such file or directory");
+  EXPECT_NE(err.str().find("no NVIDIA driver on this machine (libcuda.so.1: cannot open"),
+            std::string::npos)
+      << err.str();
+  EXPECT_EQ(err.str().find("never initialised CUDA"), std::string::npos) << err.str();
 }
 
 }  // namespace

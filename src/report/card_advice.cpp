@@ -1,11 +1,15 @@
 // The changes a "Why Is This Kernel Slow" card suggests: fixed rules in a fixed order (see
-// docs/report.md), the first two that apply; a fallback when none does.
+// docs/report.md), the first two that apply; a fallback when none does. Each rule states what was
+// measured and what to change. A library kernel (cuBLAS, PyTorch, ...) cannot be recompiled: its
+// card keeps the first finding and says what the user can change about the call instead.
+#include <algorithm>
 #include <cctype>
 #include <string>
 
 #include "report/card_stats.hpp"
 #include "report/format.hpp"
 #include "report/hints.hpp"
+#include "report/kernel_origin.hpp"
 
 namespace gpufl::report {
 namespace {
@@ -15,16 +19,27 @@ inline constexpr double kCardLongScoreboardPct = 40.0;  // share of PC samples
 inline constexpr double kCardBandwidthBoundPct = 60.0;  // of the DRAM peak
 
 bool costlyThrottle(const std::string& reason) {
-  return reason.find("power") != std::string::npos ||
-         reason.find("thermal") != std::string::npos ||
+  return reason.find("power") != std::string::npos || reason.find("thermal") != std::string::npos ||
          reason.find("slowdown") != std::string::npos;
 }
+
+std::string capitalized(std::string s) {
+  if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
+  return s;
+}
+
+struct Finding {
+  std::string kind;
+  std::string what;  // the measurement, one sentence
+  std::string fix;   // what to change in the kernel's own code ("" when `what` already says it)
+};
 
 }  // namespace
 
 std::vector<CardAdvice> cardAdvice(const Report& r, const KernelGroup& g, const KernelCard& c) {
-  std::vector<CardAdvice> all;
+  std::vector<Finding> all;
   const DeviceInfo* dev = deviceOf(r, g.def.device);
+  const KernelOrigin origin = kernelOrigin(g.name, g.mangled);
   // 1. Wasted global memory traffic.
   if (c.has_sass && c.sass.sectors_global > 0 &&
       c.memory_efficiency_pct < kLowMemoryEfficiencyPct) {
@@ -36,40 +51,35 @@ std::vector<CardAdvice> cardAdvice(const Report& r, const KernelGroup& g, const 
                    "Coalesce global memory accesses first: only " +
                        formatPercent(c.memory_efficiency_pct) + " of the sectors fetched are used" +
                        (factor > 0 ? " (" + formatFixed(factor, 1) + "x the traffic needed)" : "") +
-                       " — make adjacent threads read adjacent addresses, or stage reused data "
-                       "in shared memory (tiling)."});
+                       ".",
+                   "Make adjacent threads read adjacent addresses, or stage reused data in shared "
+                   "memory (tiling)."});
   }
-  // 2. Occupancy held down by a named resource.
+  // 2. Occupancy held down by a named resource (the advice names the figure a fix reaches, and is
+  // empty when relieving the limiter gains nothing).
   if (g.def.occupancy && g.def.occupancy->occupancy < kCardLowOccupancy &&
       g.def.occupancy->limiting != LimitingResource::None) {
-    std::string advice = occupancyAdvice(g, dev);
-    if (!advice.empty()) {
-      advice[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(advice[0])));
-      all.push_back({"occupancy", advice});
-    }
+    std::string advice = origin == KernelOrigin::User ? occupancyAdvice(g, dev) : "";
+    if (origin != KernelOrigin::User)
+      all.push_back({"occupancy",
+                     "Occupancy " + formatPercent(g.def.occupancy->occupancy * 100) +
+                         " is limited by " + limitingResourceName(g.def.occupancy->limiting) +
+                         ", the library's choice.",
+                     ""});
+    else if (!advice.empty())
+      all.push_back({"occupancy", capitalized(advice), ""});
   }
   // 3. Divergent warps.
   if (c.has_sass && c.sass.inst_executed > 0 && c.warp_efficiency_pct < kLowWarpEfficiencyPct) {
-    all.push_back({"divergence", "Reduce divergence: on average " +
-                                     formatFixed(c.threads_per_warp, 1) + " of " +
-                                     std::to_string(r.profile.warp_size) +
-                                     " threads of a warp are active — sort or bin data so a warp "
-                                     "takes one path, or use predicated (branchless) code."});
+    all.push_back({"divergence",
+                   "Reduce divergence: on average " + formatFixed(c.threads_per_warp, 1) + " of " +
+                       std::to_string(r.profile.warp_size) + " threads of a warp are active.",
+                   "Sort or bin data so a warp takes one path, or use predicated (branchless) "
+                   "code."});
   }
-  // 4. A grid too small to fill the GPU.
-  uint64_t blocks = g.grid.count();
-  // SMs from the device, else from the waves (blocks / (waves x blocks per SM)).
-  uint64_t sms = dev && dev->sm_count > 0 ? static_cast<uint64_t>(dev->sm_count) : 0;
-  int per_sm = g.def.occupancy ? g.def.occupancy->max_active_blocks : 0;
-  if (sms == 0 && g.def.waves && *g.def.waves > 0 && per_sm > 0)
-    sms = static_cast<uint64_t>(static_cast<double>(blocks) / (*g.def.waves * per_sm) + 0.5);
-  if (g.def.waves && *g.def.waves < 1.0 && sms > 0 && blocks < sms) {
-    all.push_back({"small_grid", "Expose more parallelism: " + formatCount(blocks) +
-                                     (blocks == 1 ? " block runs" : " blocks run") + " on " +
-                                     formatCount(sms) +
-                                     " SMs, so most SMs sit idle — split the work into more "
-                                     "blocks (one per output tile or row), or batch launches."});
-  }
+  // 4. A grid that leaves SMs idle or half-used, or a mostly empty last wave.
+  if (std::string fill = gridFillAdvice(g, dev); !fill.empty())
+    all.push_back({"small_grid", "Fill the GPU: " + fill, ""});
   // 5. Warps waiting on memory latency.
   uint64_t long_scoreboard = 0;
   for (const StallCount& s : c.stalls)
@@ -80,8 +90,9 @@ std::vector<CardAdvice> cardAdvice(const Report& r, const KernelGroup& g, const 
   if (ls_pct >= kCardLongScoreboardPct) {
     all.push_back({"memory_latency",
                    "Hide memory latency: " + formatPercent(ls_pct, 0) +
-                       " of PC samples wait on global memory (Long Scoreboard) — prefetch into "
-                       "registers or shared memory, or raise occupancy/ILP so other warps issue."});
+                       " of PC samples wait on global memory (Long Scoreboard).",
+                   "Prefetch into registers or shared memory, or raise occupancy or ILP so other "
+                   "warps issue."});
   }
   // 6. Heavy global traffic. The sector rate bounds DRAM traffic from above (L2 hits count too):
   // past the DRAM peak it is L2 throughput, and keeping data on chip is the cure; near the peak
@@ -89,33 +100,50 @@ std::vector<CardAdvice> cardAdvice(const Report& r, const KernelGroup& g, const 
   if (c.has_bandwidth && c.peak_bps > 0 && c.peak_pct > 100.0) {
     all.push_back({"l2_traffic",
                    "Reuse data on chip: global loads and stores request " +
-                       formatFixed(c.peak_pct / 100.0, 1) +
-                       "x the DRAM peak, served by L2 — tile through shared memory (or "
-                       "registers) so each block fetches a value once."});
+                       formatFixed(c.peak_pct / 100.0, 1) + "x the DRAM peak, served by L2.",
+                   "Tile through shared memory (or registers) so each block fetches a value "
+                   "once."});
   } else if (c.has_bandwidth && c.peak_bps > 0 && c.peak_pct >= kCardBandwidthBoundPct) {
     all.push_back({"bandwidth_bound",
                    "Move fewer bytes: global traffic is up to " + formatPercent(c.peak_pct, 0) +
-                       " of the DRAM peak — fuse with neighbouring kernels, use smaller types, "
-                       "or reuse data through shared memory/L2."});
+                       " of the DRAM peak.",
+                   "Fuse with neighbouring kernels, use smaller types, or reuse data through "
+                   "shared memory or L2."});
   }
   // 7. Clocks lowered for power or heat while it ran.
   for (const std::string& reason : g.clocks.throttle) {
     if (!costlyThrottle(reason)) continue;
-    all.push_back({"throttling", "Check power and cooling: the GPU was throttled (" + reason +
-                                     ") while this kernel ran, so its clocks were lowered."});
+    all.push_back(
+        {"throttling",
+         "Check power and cooling: the GPU was throttled (" + reason + ") while this kernel ran.",
+         ""});
     break;
   }
-  if (all.size() > 2) all.resize(2);
-  if (!all.empty()) return all;
+  std::vector<CardAdvice> out;
+  if (origin != KernelOrigin::User) {
+    // The user cannot change the kernel: its most actionable finding (the grid says how much work
+    // each call brings), then what they can change about the calls.
+    auto first = std::find_if(all.begin(), all.end(),
+                              [](const Finding& f) { return f.kind == "small_grid"; });
+    if (first == all.end()) first = all.begin();
+    if (first != all.end()) out.push_back({first->kind, first->what});
+    out.push_back({"library", "It is a " + std::string(originLabel(origin)) +
+                                  " kernel, so change the call: " + libraryAdvice(origin) + "."});
+    return out;
+  }
+  for (const Finding& f : all) {
+    if (out.size() == 2) break;
+    out.push_back({f.kind, f.fix.empty() ? f.what : f.what + " " + f.fix});
+  }
+  if (!out.empty()) return out;
   if (!c.has_sass && c.stall_samples == 0) {
     return {{"profile",
-             "No obvious limiter in occupancy or grid size — rerun with profiling_engine "
+             "No obvious limiter in occupancy or grid size. Rerun with profiling_engine "
              "PcSamplingWithSass to measure memory and warp efficiency and stall reasons."}};
   }
   return {{"roofline",
-           "Nothing here looks wasteful: the kernel is limited by its algorithm or throughput — "
-           "compare it with the roofline (ncu --section SpeedOfLight) before tuning further, or "
-           "do less work."}};
+           "Nothing here looks wasteful: the kernel is limited by its algorithm or throughput. "
+           "Compare it with the roofline (ncu --section SpeedOfLight), or do less work."}};
 }
 
 }  // namespace gpufl::report

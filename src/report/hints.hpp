@@ -28,6 +28,11 @@ const DeviceInfo* deviceOf(const Report& report, uint32_t id);
 // no occupancy or no limiting resource. The group must have an occupancy.
 std::string occupancyAdvice(const KernelGroup& group, const DeviceInfo* device);
 
+// How the grid fills the GPU when that costs time: SMs with no block, one partial wave (each SM
+// holding few of the blocks it could), or a mostly empty last wave (tail effect); with the numbers
+// and what to change (for a library kernel, its inputs). Empty when the grid fills the GPU.
+std::string gridFillAdvice(const KernelGroup& group, const DeviceInfo* device);
+
 // Fills report.hints and every FunctionProfile's hints from the other aggregates.
 void addHints(Report& report);
 

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "core/event_visitor.hpp"
 #include "log/reader.hpp"
 #include "report/format.hpp"
 #include "report/report_builder.hpp"
@@ -16,27 +17,54 @@ std::string segmentNumber(uint64_t n) {
   return text;
 }
 
-// One phrase per kind of record session_end counts that came up short, then one per missing segment range.
+// One phrase per kind of record session_end counts that came up short, then one per missing segment
+// range.
 std::vector<std::string> logIncomplete(const log::ReadResult& r) {
   std::vector<std::string> phrases;
   const auto compare = [&](const char* what, uint64_t written, uint64_t read) {
     if (!r.have_written || written == read) return;
-    phrases.push_back(read < written ? formatCount(written - read) + " of " + formatCount(written) + " " + what +
-                                           " written were not read"
-                                     : formatCount(read) + " " + what + " read, but session_end counts " +
-                                           formatCount(written));
+    phrases.push_back(read < written ? formatCount(written - read) + " of " + formatCount(written) +
+                                           " " + what + " written were not read"
+                                     : formatCount(read) + " " + what +
+                                           " read, but session_end counts " + formatCount(written));
   };
   compare("kernel events", r.written.kernels, r.read.kernels);
   compare("copies", r.written.memcpys, r.read.memcpys);
   compare("scopes", r.written.scopes, r.read.scopes);
   for (const log::MissingSegments& m : r.missing_segments) {
-    phrases.push_back(m.channel + (m.first == m.last ? " segment " + segmentNumber(m.first)
-                                                     : " segments " + segmentNumber(m.first) + "-" +
-                                                           segmentNumber(m.last)) +
+    phrases.push_back(m.channel +
+                      (m.first == m.last
+                           ? " segment " + segmentNumber(m.first)
+                           : " segments " + segmentNumber(m.first) + "-" + segmentNumber(m.last)) +
                       " missing");
   }
   return phrases;
 }
+
+// Passes every record on, and reports the count every kProgressRecords records. Counting the
+// record kinds that can be numerous is enough for progress; the rare ones pass uncounted.
+class CountingVisitor : public ForwardingVisitor {
+ public:
+  CountingVisitor(EventVisitor& next, const std::function<void(uint64_t)>& report)
+      : ForwardingVisitor(next), report_(report) {}
+  void onKernel(const KernelEvent& e) override { tick(), next_.onKernel(e); }
+  void onMemcpy(const MemcpyEvent& e) override { tick(), next_.onMemcpy(e); }
+  void onScopeBegin(const ScopeBegin& e) override { tick(), next_.onScopeBegin(e); }
+  void onScopeEnd(const ScopeEnd& e) override { tick(), next_.onScopeEnd(e); }
+  void onGpuSample(const GpuSample& e) override { tick(), next_.onGpuSample(e); }
+  void onHostSample(const HostSample& e) override { tick(), next_.onHostSample(e); }
+  void onSassMetric(const SassMetric& e) override { tick(), next_.onSassMetric(e); }
+  void onPcSample(const PcSample& e) override { tick(), next_.onPcSample(e); }
+  void onSync(const SyncEvent& e) override { tick(), next_.onSync(e); }
+  void onMemory(const MemoryEvent& e) override { tick(), next_.onMemory(e); }
+
+ private:
+  void tick() {
+    if (++records_ % kProgressRecords == 0) report_(records_);
+  }
+  const std::function<void(uint64_t)>& report_;
+  uint64_t records_ = 0;
+};
 
 }  // namespace
 
@@ -46,8 +74,23 @@ ReportOutput reportFromPrefix(const std::string& prefix, const std::string& sess
   ReportBuilder builder;
   log::ReadOptions read_options;
   read_options.session = session;
-  log::ReadResult result = log::readPrefix(prefix, read_options, builder);
+  log::ReadResult result;
+  if (options.on_progress) {
+    CountingVisitor counting(builder, options.on_progress);
+    result = log::readPrefix(prefix, read_options, counting);
+  } else {
+    result = log::readPrefix(prefix, read_options, builder);
+  }
+  // Why nothing could be read is said once, in `error`; the reader's warning that says the same
+  // (no files; no such session, with the sessions there) is not repeated among the warnings.
+  std::string session_problem;
   for (const log::ReadWarning& w : result.warnings) {
+    if (w.file.empty() && w.line == 0 &&
+        (w.message.starts_with("no log files found") ||
+         w.message.starts_with("no session matches") || w.message.starts_with("session '"))) {
+      session_problem = w.message;
+      continue;
+    }
     std::string where = w.file;
     if (w.line > 0) where += ":" + std::to_string(w.line);
     out.warnings.push_back(where + ": " + w.message);
@@ -56,12 +99,14 @@ ReportOutput reportFromPrefix(const std::string& prefix, const std::string& sess
     out.warnings.push_back("(" + std::to_string(result.warning_count - result.warnings.size()) +
                            " more warnings not shown)");
   if (!result.found_files) {
+    out.no_files = true;
     out.error = "no GPU Flight logs found for prefix '" + prefix + "' (expected " + prefix +
                 ".device.log, " + prefix + ".scope.log or " + prefix + ".system.log)";
     return out;
   }
   if (!result.any_readable) {
-    out.error = session.empty()
+    out.error = !session_problem.empty() ? session_problem
+                : session.empty()
                     ? "no readable session under prefix '" + prefix + "'"
                     : "no session matching '" + session + "' under prefix '" + prefix + "'";
     return out;

@@ -38,7 +38,6 @@ class TextOut {
   std::string out_;
 };
 
-
 void renderHeader(TextOut& out, const ReportOptions& options);
 void renderSession(TextOut& out, const Report& r);
 void renderKernelSummary(TextOut& out, const Report& r);
@@ -50,7 +49,7 @@ void renderSystem(TextOut& out, const Report& r);
 void renderScopes(TextOut& out, const Report& r);
 void renderProfile(TextOut& out, const Report& r);
 void renderHints(TextOut& out, const Report& r);
-void renderCollection(TextOut& out, const Report& r);
+void renderCollection(TextOut& out, const Report& r, const ReportOptions& options);
 void renderBenchmarks(TextOut& out, const Report& r);  // nothing when there are none
 
 }  // namespace gpufl::report::text

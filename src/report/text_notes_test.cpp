@@ -16,11 +16,17 @@ TEST(DroppedDisplay, RecordsThatCouldNotBeWrittenAreShownAndHinted) {
   e.dropped = {{"scope", 2}, {"launch", 0}, {"write", 9123}};
   b.onSessionEnd(e);
   Report r = b.build();
-  std::string text = renderText(r, {.top_n = 10, .generated_at = "fixed"});
+  std::string text = renderText(r, {.top_n = 10, .generated_at = "fixed", .verbose = true});
   EXPECT_NE(text.find("  Dropped Records:      9,125 (9,123 could not be written to the log)\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("    write:              9,123\n"), std::string::npos) << text;
+  // By default the total stays, the breakdown goes.
+  std::string brief = renderText(r, {.top_n = 10, .generated_at = "fixed"});
+  EXPECT_NE(brief.find("  Dropped Records:      9,125 (9,123 could not be written to the log)\n"),
+            std::string::npos)
+      << brief;
+  EXPECT_EQ(brief.find("    write:"), std::string::npos) << brief;
   std::vector<std::string> kinds;
   for (const Hint& h : r.hints) kinds.push_back(h.kind);
   EXPECT_EQ(kinds, (std::vector<std::string>{"dropped_write", "dropped"}));

@@ -1,7 +1,10 @@
 // Text section for the deep engines: SASS metric totals, divergence, per-function
 // stall/instruction/memory blocks with hot instructions and hints, and range-profiler counters.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <vector>
 
 #include "core/demangle.hpp"
 #include "report/scope_stats.hpp"
@@ -13,6 +16,9 @@ namespace {
 constexpr size_t kBlockWidth = 66;    // the dashes under a function's name
 constexpr size_t kMaxStallRows = 10;  // the rest are summed into "Other"
 constexpr size_t kMaxRanges = 50;
+// A hot instruction below this share of its function's samples (or warp instructions) says nothing
+// about where time goes: a prologue instruction at 0.1% is noise.
+constexpr double kMinHotSharePct = 1.0;
 
 std::string u(uint64_t v) {
   return std::to_string(v);
@@ -36,10 +42,20 @@ void stallRow(TextOut& out, const std::string& label, uint64_t n, uint64_t total
            padLeft(formatPercent(pct), 8) + "  " + std::string(bars, '#'));
 }
 
+double hotSharePct(const FunctionProfile& f, const HotInstruction& h) {
+  const uint64_t part = f.hot_by_samples ? h.samples : h.inst_executed;
+  const uint64_t whole = f.hot_by_samples ? f.stall_samples : f.sass.inst_executed;
+  return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0;
+}
+
 void hotInstructions(TextOut& out, const FunctionProfile& f) {
+  size_t shown = 0;
+  for (const HotInstruction& h : f.hot) shown += hotSharePct(f, h) >= kMinHotSharePct;
+  if (shown == 0) return;
   out.line(f.hot_by_samples ? "    Hot Instructions (by stall samples):"
                             : "    Hot Instructions (by warp instructions):");
   for (const HotInstruction& h : f.hot) {
+    if (hotSharePct(f, h) < kMinHotSharePct) continue;
     char pc[32];
     std::snprintf(pc, sizeof pc, "/*0x%llx*/", static_cast<unsigned long long>(h.pc));
     out.line("      " + padRight(pc, 12) + (h.sass.empty() ? "(no SASS text)" : h.sass));
@@ -105,10 +121,29 @@ void functionBlock(TextOut& out, const FunctionProfile& f, int warp) {
   }
 }
 
-std::string metricValue(double v) {
-  if (std::fabs(v) < 1e15 && v == std::floor(v))
-    return formatCount(static_cast<uint64_t>(std::fabs(v)));
-  return formatFixed(v, 3);
+bool endsWith(std::string_view s, std::string_view tail) {
+  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+}
+
+// A range-profiler counter with its unit, read off the metric name (Nsight Compute's naming:
+// "<unit>.<rollup>[.<submetric>]"): durations in ns, bytes, rates, percentages, cycles; else a
+// count.
+std::string metricValue(std::string_view name, double v) {
+  auto has = [&](std::string_view part) { return name.find(part) != std::string_view::npos; };
+  auto count = [](double x) {
+    if (x >= 0 && x < 1e15 && x == std::floor(x)) return formatCount(static_cast<uint64_t>(x));
+    return formatFixed(x, 3);
+  };
+  if (v < 0 || !std::isfinite(v)) return formatFixed(v, 3);
+  if (has(".pct") || has("pct_of_peak") || endsWith(name, ".ratio"))
+    return has(".ratio") ? formatFixed(v, 3) : formatFixed(v, 2) + " %";
+  if (has("per_second")) return has("bytes") ? formatRate(v) : count(v) + " /s";
+  if (has("time_duration") || has("__time")) return formatDuration(v);
+  if (has("bytes")) return formatBytes(static_cast<uint64_t>(v + 0.5));
+  if (has("cycles")) return count(v) + " cycles";
+  if (has("sectors")) return count(v) + " sectors";
+  if (has("inst")) return count(v) + " inst";
+  return count(v);
 }
 
 void ranges(TextOut& out, const ProfileSummary& p, const ScopeSummary& scopes) {
@@ -118,13 +153,17 @@ void ranges(TextOut& out, const ProfileSummary& p, const ScopeSummary& scopes) {
   for (const RangeCounterRow& row : p.ranges) any_scope_range |= row.kernel.empty();
   if (any_scope_range) {
     // Measured on the H200: CUPTI launches a ~80 us WaitNs kernel inside every profiled range.
-    out.line("    (per scope, over the whole range: gpu__time_duration includes CUPTI's own ~80 us");
-    out.line("    WaitNs kernel per range, so short scopes read long; rates average over idle time.");
-    out.line("    A scope profiled N times: .sum counters are totals, the others time-weighted means)");
+    out.line(
+        "    (per scope, over the whole range: gpu__time_duration includes CUPTI's own ~80 us");
+    out.line(
+        "    WaitNs kernel per range, so short scopes read long; rates average over idle time.");
+    out.line(
+        "    A scope profiled N times: .sum counters are totals, the others time-weighted means)");
   } else {
     // Measured on the H200: a per-kernel range lasts its kernel (within ~1 us of ncu's time).
     out.line("    (one range per kernel launch in the scope: the kernel alone, no WaitNs inside.");
-    out.line("    A kernel profiled N times: .sum counters are totals, the others time-weighted means.");
+    out.line(
+        "    A kernel profiled N times: .sum counters are totals, the others time-weighted means.");
     // Measured there too: short kernels' DRAM bytes matched neither ncu cache mode.
     out.line("    DRAM bytes of short kernels depend on what L2 held when they started)");
   }
@@ -151,8 +190,29 @@ void ranges(TextOut& out, const ProfileSummary& p, const ScopeSummary& scopes) {
                formatCount(s->calls) + " call" + (s->calls == 1 ? "" : "s"));
     }
     for (const auto& [name, value] : row.metrics)
-      out.line("      " + padRight(name, 52) + padLeft(metricValue(value), 19));
+      out.line("      " + padRight(name, 52) + padLeft(metricValue(name, value), 19));
   }
+}
+
+// The profiled functions in the order of the rest of the report (kernel groups by GPU time), those
+// with no traced launch after them in their own order.
+std::vector<const FunctionProfile*> inKernelOrder(const Report& r) {
+  std::map<std::string, size_t> rank;
+  for (size_t i = 0; i < r.kernels.groups.size(); ++i) {
+    rank.try_emplace(r.kernels.groups[i].mangled, i);
+    rank.try_emplace(r.kernels.groups[i].name, i);
+  }
+  std::vector<const FunctionProfile*> out;
+  for (const FunctionProfile& f : r.profile.functions) out.push_back(&f);
+  auto of = [&](const FunctionProfile* f) {
+    if (auto it = rank.find(f->func); it != rank.end()) return it->second;
+    if (auto it = rank.find(f->name); it != rank.end()) return it->second;
+    return r.kernels.groups.size();
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const FunctionProfile* a, const FunctionProfile* b) {
+    return of(a) < of(b);
+  });
+  return out;
 }
 
 }  // namespace
@@ -193,7 +253,7 @@ void renderProfile(TextOut& out, const Report& r) {
               p.sass.sectors_global ? formatPercent(p.sass.memoryEfficiencyPct())
                                     : "n/a (no global access)");
   }
-  for (const FunctionProfile& f : p.functions) functionBlock(out, f, p.warp_size);
+  for (const FunctionProfile* f : inKernelOrder(r)) functionBlock(out, *f, p.warp_size);
   if (!p.ranges.empty()) ranges(out, p, r.scopes);
 }
 

@@ -1,8 +1,8 @@
 // renderText and the parts every section uses: output buffer, banners, header, session summary.
 #include <ctime>
 
-#include "core/terminal_text.hpp"
 #include "core/clock.hpp"
+#include "core/terminal_text.hpp"
 #include "report/text_common.hpp"
 
 namespace gpufl::report {
@@ -106,19 +106,24 @@ std::string renderText(const Report& r, const ReportOptions& options) {
     out.line();
     section(out, r);
   }
-  out.line();
-  renderTopKernels(out, r, options);
-  out.line();
-  renderKernelDetails(out, r, options);
-  out.line();
-  renderCards(out, r, options);
+  // Without kernels the summary's "No kernels recorded." says it all: no empty "Top N" sections.
+  if (!r.kernels.groups.empty()) {
+    out.line();
+    renderTopKernels(out, r, options);
+    out.line();
+    renderKernelDetails(out, r, options);
+    out.line();
+    renderCards(out, r, options);
+  }
   renderBenchmarks(out, r);
   void (*const rest[])(TextOut&, const Report&) = {renderTransfers, renderSystem, renderScopes,
-                                                   renderProfile,   renderHints,  renderCollection};
+                                                   renderProfile, renderHints};
   for (auto section : rest) {
     out.line();
     section(out, r);
   }
+  out.line();
+  renderCollection(out, r, options);
   return out.take();
 }
 

@@ -56,6 +56,27 @@ void renderTiming(TextOut& out, const ScopeSummary& s) {
               formatCount(s.unmatched_ends) + " scope ends without a begin");
 }
 
+// A scope's kernels are attributed by launch, but launches return at once: the kernels may run
+// long after the scope ended, so GPU time can exceed the scope's wall time. Say so, or the table
+// reads as a contradiction.
+void asyncNote(TextOut& out, const ScopeSummary& s) {
+  std::string which;
+  size_t n = 0;
+  for (const ScopeRow& row : s.rows) {
+    if (row.calls == 0 || row.gpu_incl_ns <= row.total_ns) continue;
+    if (n++ < 3)
+      which += (which.empty() ? "" : ", ") + row.name + " (" + dur(row.gpu_incl_ns) + " GPU, " +
+               dur(row.total_ns) + " wall)";
+  }
+  if (n == 0) return;
+  if (n > 3) which += " and " + formatCount(n - 3) + " more";
+  out.line();
+  out.wrapped("GPU time exceeds wall time in " + which +
+                  ": kernel launches are asynchronous, so kernels launched in a scope may run "
+                  "after it ends. Synchronize at the scope's end to keep them inside it.",
+              kRuleWidth, "  Note: ", "        ");
+}
+
 void renderGpuByScope(TextOut& out, const ScopeSummary& s) {
   out.line("  GPU Time by Scope:");
   bool any = false;
@@ -83,6 +104,7 @@ void renderGpuByScope(TextOut& out, const ScopeSummary& s) {
   }
   if (s.kernels_outside > 0)
     row("(outside any scope)", s.kernels_outside, s.gpu_outside_ns, s.gpu_outside_ns);
+  asyncNote(out, s);
 }
 
 }  // namespace

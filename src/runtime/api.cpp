@@ -82,7 +82,9 @@ bool init(const InitOptions& options) {
     }
     std::string bad_disable;
     if (runtime::disabledByEnvironment(runtime::processEnvironment(), &bad_disable)) {
-      std::fprintf(stderr, "gpufl: GPUFL_DISABLE is set; not recording (the program continues)\n");
+      std::fprintf(stderr,
+                   "gpufl: GPUFL_DISABLE is set: nothing is recorded and no log is written (the "
+                   "program runs on)\n");
       return false;
     }
     runtime::SessionConfig config;
@@ -100,6 +102,18 @@ bool init(const InitOptions& options) {
     if (!session) {
       std::fprintf(stderr, "gpufl: %s; not recording (the program continues)\n", error.c_str());
       return false;
+    }
+    // Under `gpufl trace` (or with GPUFL_LOG_PATH set) the program's own log_path is replaced: say
+    // where the logs went, or a script that reads back its log_path finds an older session.
+    const char* env_path = runtime::processEnvironment()("GPUFL_LOG_PATH");
+    if (env_path != nullptr && *env_path != '\0' && !options.log_path.empty() &&
+        options.log_path != env_path) {
+      std::fprintf(stderr,
+                   "gpufl: log_path '%s' is replaced by GPUFL_LOG_PATH%s: this session's logs are "
+                   "%s.{device,scope,system}.log\n",
+                   options.log_path.c_str(),
+                   std::getenv("GPUFL_ROOT_PID") != nullptr ? " (set by gpufl trace)" : "",
+                   session->prefix().c_str());
     }
     s.gpu = session->gpuProfiling();
     s.last_prefix = session->prefix();

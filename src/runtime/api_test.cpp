@@ -284,10 +284,37 @@ TEST_F(ApiTest, DisableSwitchRecordsNothing) {
   unsetenv("GPUFL_DISABLE");
   EXPECT_FALSE(on);
   EXPECT_NE(err.find("GPUFL_DISABLE"), std::string::npos) << err;
+  EXPECT_NE(err.find("no log is written"), std::string::npos) << err;  // and none is
+  EXPECT_EQ(err.find("still"), std::string::npos) << err;
   EXPECT_FALSE(gpufl::isRecording());
   GFL_SCOPE("ignored") {}
   gpufl::shutdown();
   EXPECT_FALSE(fs::exists(prefix_ + ".scope.log"));
+}
+
+// Under gpufl trace (GPUFL_LOG_PATH set) the program's own log_path is replaced, and the program is
+// told where its logs went; without a GPU, one line says why and where scopes still go.
+TEST_F(ApiTest, AReplacedLogPathAndAMissingGpuAreSaidPlainly) {
+  gpufl::InitOptions opts;
+  opts.log_path = prefix_;
+  const std::string traced = (dir_ / "traced").string();
+  setenv("GPUFL_LOG_PATH", traced.c_str(), 1);
+  testing::internal::CaptureStderr();
+  gpufl::init(opts);
+  const std::string err = testing::internal::GetCapturedStderr();
+  unsetenv("GPUFL_LOG_PATH");
+  gpufl::shutdown();
+  EXPECT_NE(err.find("log_path '" + prefix_ + "' is replaced by GPUFL_LOG_PATH"), std::string::npos)
+      << err;
+  EXPECT_NE(err.find("this session's logs are " + traced + ".{device,scope,system}.log"),
+            std::string::npos)
+      << err;
+  EXPECT_TRUE(fs::exists(traced + ".scope.log"));
+  EXPECT_FALSE(fs::exists(prefix_ + ".scope.log"));
+  // CI has no GPU: the one GPU line says so and where scopes went (on a GPU machine, no such line).
+  if (err.find("GPU profiling off") != std::string::npos) {
+    EXPECT_NE(err.find("Scopes and system samples still go to " + traced), std::string::npos) << err;
+  }
 }
 
 int countScopeBegins(const std::vector<std::string>& lines, const std::string& name_prefix) {

@@ -180,8 +180,12 @@ void Session::addNote(std::string_view feature, std::string_view status, std::st
     debug("note: " + n.feature + " " + n.status + ": " + n.reason);
     // The one thing a user must hear even without debug output: the program runs unprofiled.
     if (n.feature == "cupti_activity" && n.status == "off" && !tracing_off_said_.exchange(true)) {
-      std::fprintf(stderr, "gpufl: GPU tracing off: %s (the program continues; the log says so)\n",
-                   n.reason.c_str());
+      // The one message of a GPU-less init (Python adds none of its own): why, and what is
+      // still written where.
+      std::fprintf(stderr,
+                   "gpufl: GPU profiling off: %s. Scopes and system samples still go to "
+                   "%s.{device,scope,system}.log; the program runs on.\n",
+                   n.reason.c_str(), prefix().c_str());
     }
     std::lock_guard lock(notes_mu_);
     pending_notes_.push_back(std::move(n));
