@@ -17,15 +17,16 @@ ALLOWED = {
     "core": set(),
     "log": {"core"},
     "report": {"core", "log"},
+    "export": {"core", "log", "report"},
     "cuda": {"core"},
     "nvml": {"core"},
     "host": {"core"},
     "runtime": {"core", "log", "report", "cuda", "nvml", "host"},
     "inject": {"core", "log", "report", "cuda", "nvml", "host", "runtime"},
-    "apps": {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject"},
-    "python": {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject"},
+    "apps": {"core", "log", "report", "export", "cuda", "nvml", "host", "runtime", "inject"},
+    "python": {"core", "log", "report", "export", "cuda", "nvml", "host", "runtime", "inject"},
 }
-LAYER_FOLDERS = {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject"}
+LAYER_FOLDERS = {"core", "log", "report", "export", "cuda", "nvml", "host", "runtime", "inject"}
 SOURCE_EXT = (".hpp", ".h", ".cpp", ".cc", ".cu", ".cuh", ".inc", ".in")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"/]+)/[^"]*"')
 

@@ -13,6 +13,7 @@ const AddCommand kCommands[] = {
     addReportCommand,
     addCatCommand,
     addSessionsCommand,
+    addExportCommand,
     addOccupancyCommand,
     addTraceCommand,
 };

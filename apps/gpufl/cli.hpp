@@ -45,6 +45,7 @@ void addReportCommand(CLI::App& app, CliContext& ctx);
 void addCatCommand(CLI::App& app, CliContext& ctx);
 void addSessionsCommand(CLI::App& app, CliContext& ctx);
 void addTraceCommand(CLI::App& app, CliContext& ctx);
+void addExportCommand(CLI::App& app, CliContext& ctx);
 
 // Parses and runs; returns the process exit code. args[0] is the program name.
 int runCli(const std::vector<std::string>& args, CliContext& ctx);
