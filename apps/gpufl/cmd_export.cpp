@@ -18,6 +18,7 @@ namespace {
 struct ExportArgs {
   std::vector<std::string> prefixes;
   std::string perfetto, chrome, session;
+  bool compact = false;
 };
 
 // Runs one export into `sink`; false (with messages on ctx.err) when it failed.
@@ -28,7 +29,10 @@ bool exportTo(const ExportArgs& a, const std::string& path, const char* format, 
     ctx.err << "gpufl export: " << terminalSafe(sink.error()) << "\n";
     return false;
   }
-  exporter::TimelineExportResult r = exporter::exportTimeline(a.prefixes, a.session, sink);
+  exporter::TimelineExportOptions options;
+  options.session = a.session;
+  options.compact_kernel_args = a.compact;
+  exporter::TimelineExportResult r = exporter::exportTimeline(a.prefixes, options, sink);
   for (const std::string& w : r.warnings)
     ctx.err << terminalSafe(w.starts_with(": ") ? w.substr(2) : w) << "\n";
   if (!r.ok) {
@@ -67,6 +71,11 @@ void addExportCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--chrome", args->chrome, "Write a Chrome trace-event JSON file here");
   cmd->add_option("--session", args->session,
                   "Session id or a prefix of it, for every prefix (default: the latest of each)");
+  cmd->add_flag(
+      "--compact", args->compact,
+      "Kernel slices carry their launch shape, occupancy and deep data as one text argument "
+      "('launch'), a few bytes per kernel instead of about 80: for sessions of millions of "
+      "kernels");
   cmd->callback([args, &ctx] { runExport(*args, ctx); });
 }
 

@@ -1,6 +1,7 @@
 #include "export/timeline_builder.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace gpufl::exporter {
 
@@ -43,6 +44,26 @@ std::string dim3Text(const Dim3& d) {
   return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
 }
 
+// "name=value" of one argument (doubles with up to 4 significant decimals).
+std::string argText(const SliceArg& a) {
+  std::string out(a.name);
+  out += '=';
+  if (auto* i = std::get_if<int64_t>(&a.value))
+    out += std::to_string(*i);
+  else if (auto* u = std::get_if<uint64_t>(&a.value))
+    out += std::to_string(*u);
+  else if (auto* b = std::get_if<bool>(&a.value))
+    out += *b ? "true" : "false";
+  else if (auto* d = std::get_if<double>(&a.value)) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4g", *d);
+    out += text;
+  } else {
+    out += std::get<std::string_view>(a.value);
+  }
+  return out;
+}
+
 }  // namespace
 
 TimelineBuilder::TimelineBuilder(TimelineSink& sink, SessionPlacement placement,
@@ -50,6 +71,12 @@ TimelineBuilder::TimelineBuilder(TimelineSink& sink, SessionPlacement placement,
     : sink_(sink), placement_(std::move(placement)), scopes_(scopes), deep_(deep) {}
 
 TimelineBuilder::~TimelineBuilder() = default;
+
+// Small ids keep the track_uuid varint of every event at 3-4 bytes (an id with a high bit set costs
+// 9).
+uint64_t TimelineBuilder::newTrackUuid() {
+  return (uint64_t{placement_.rank + 1} << 24) | (next_track_++ & 0xFFFFFF);
+}
 
 void TimelineBuilder::onSessionStart(const SessionStart& s) {
   if (!have_start_) start_ = s;
@@ -63,7 +90,7 @@ void TimelineBuilder::ensureProcess() {
   pid_ = start_.pid;
   if (placement_.used_pids)
     while (!placement_.used_pids->insert(pid_).second) pid_ += 1'000'000;
-  process_uuid_ = (uint64_t{placement_.rank + 1} << 56) | next_track_++;
+  process_uuid_ = newTrackUuid();
   std::string label = start_.app.empty() ? "gpufl session " + start_.sid : start_.app;
   label += placement_.label_suffix;
   if (!start_.host.empty()) label += " @" + start_.host;
@@ -103,6 +130,18 @@ void TimelineBuilder::onKernelDef(const KernelDef& d) {
     a.push_back({"top_stalls", std::string_view(def->strings[s++])});
     a.push_back({"stall_samples", deep->stall_samples});
   }
+  if (placement_.compact_kernel_args) {
+    // "grid=(4,1,1) block=(256,1,1) num_regs=32 ...; top_stalls=long_scoreboard 61%, ...", one
+    // argument.
+    std::string launch;
+    for (const SliceArg& arg : def->args) launch += (launch.empty() ? "" : "; ") + argText(arg);
+    def->args.clear();
+    def->strings.clear();
+    def->strings.shrink_to_fit();
+    def->strings.reserve(1);
+    def->strings.push_back(std::move(launch));
+    def->args.push_back({"launch", std::string_view(def->strings[0])});
+  }
   defs_[d.id] = std::move(def);
 }
 
@@ -110,7 +149,7 @@ uint64_t TimelineBuilder::threadTrack(int64_t tid) {
   ensureProcess();
   auto it = threads_.find(tid);
   if (it != threads_.end()) return it->second;
-  const uint64_t uuid = (uint64_t{placement_.rank + 1} << 56) | next_track_++;
+  const uint64_t uuid = newTrackUuid();
   threads_.emplace(tid, uuid);
   sink_.thread(uuid, process_uuid_, pid_, tid, "thread " + std::to_string(tid));
   return uuid;
@@ -136,7 +175,7 @@ uint64_t TimelineBuilder::laneFor(StreamTrack& t, int64_t begin_ns, int64_t end_
     }
   }
   ensureProcess();
-  const uint64_t uuid = (uint64_t{placement_.rank + 1} << 56) | next_track_++;
+  const uint64_t uuid = newTrackUuid();
   std::string name = "GPU " + std::to_string(t.device) + " stream " + std::to_string(t.stream);
   if (t.copies) name += " copies";
   if (!t.lanes.empty()) name += " (overlap " + std::to_string(t.lanes.size()) + ")";
@@ -225,7 +264,7 @@ uint64_t TimelineBuilder::counterTrack(const std::string& name, const std::strin
   auto it = counters_.find(name);
   if (it != counters_.end()) return it->second;
   ensureProcess();
-  const uint64_t uuid = (uint64_t{placement_.rank + 1} << 56) | next_track_++;
+  const uint64_t uuid = newTrackUuid();
   counters_.emplace(name, uuid);
   sink_.counterTrack(uuid, process_uuid_, name, unit);
   return uuid;

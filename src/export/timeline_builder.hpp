@@ -33,6 +33,9 @@ struct SessionPlacement {
   // Pids already shown: a session whose pid is taken (another host, or a reused pid) is shown with
   // pid + 1,000,000 (repeatedly), since a trace's processes are told apart by pid.
   std::set<int64_t>* used_pids = nullptr;
+  // Kernel slices carry their definition as one interned text ("launch") instead of one argument
+  // per field: a few bytes per kernel instead of ~80, for sessions of many millions of kernels.
+  bool compact_kernel_args = false;
 };
 
 // Track and flow ids: rank in the top byte so sessions never collide.
@@ -67,6 +70,7 @@ class TimelineBuilder : public EventVisitor {
   using Pending = std::variant<KernelEvent, MemcpyEvent>;
 
   void ensureProcess();
+  uint64_t newTrackUuid();
   uint64_t threadTrack(int64_t tid);
   StreamTrack& streamTrack(uint32_t device, uint32_t stream, bool copies);
   void hold(StreamTrack& t, Pending p, int64_t begin_ns);

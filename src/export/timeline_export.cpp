@@ -85,8 +85,9 @@ log::ReadResult readChannels(const std::string& prefix, std::initializer_list<Ch
 }  // namespace
 
 TimelineExportResult exportTimeline(const std::vector<std::string>& prefixes,
-                                    const std::string& session, TimelineSink& sink) {
+                                    const TimelineExportOptions& options, TimelineSink& sink) {
   TimelineExportResult out;
+  const std::string& session = options.session;
   // Choose each prefix's session first: its clock pair decides the offsets.
   struct Chosen {
     std::string prefix;
@@ -124,6 +125,7 @@ TimelineExportResult exportTimeline(const std::vector<std::string>& prefixes,
     placement.rank = rank;
     placement.offset_ns = s.offset_ns;
     placement.used_pids = &used_pids;
+    placement.compact_kernel_args = options.compact_kernel_args;
     if (chosen.size() > 1) placement.label_suffix = " [rank " + std::to_string(rank) + "]";
     ScopeIndex scopes;
     DeepSummary deep;

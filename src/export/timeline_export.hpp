@@ -33,8 +33,13 @@ struct TimelineExportResult {
   std::vector<ExportedSession> sessions;
 };
 
-// `session`: a session id or a prefix of one, applied to every prefix (empty: the latest of each).
+struct TimelineExportOptions {
+  std::string
+      session;  // a session id or a prefix of one, for every prefix (empty: the latest of each)
+  bool compact_kernel_args = false;  // see SessionPlacement
+};
+
 TimelineExportResult exportTimeline(const std::vector<std::string>& prefixes,
-                                    const std::string& session, TimelineSink& sink);
+                                    const TimelineExportOptions& options, TimelineSink& sink);
 
 }  // namespace gpufl::exporter
