@@ -10,6 +10,7 @@
 #include "core/terminal_text.hpp"
 #include "export/chrome_sink.hpp"
 #include "export/perfetto_sink.hpp"
+#include "export/sqlite_export.hpp"
 #include "export/timeline_export.hpp"
 
 namespace gpufl::cli {
@@ -17,7 +18,7 @@ namespace {
 
 struct ExportArgs {
   std::vector<std::string> prefixes;
-  std::string perfetto, chrome, session;
+  std::string perfetto, chrome, sqlite, session;
   bool compact = false;
 };
 
@@ -48,12 +49,24 @@ bool exportTo(const ExportArgs& a, const std::string& path, const char* format, 
 }
 
 void runExport(const ExportArgs& a, CliContext& ctx) {
-  if (a.perfetto.empty() && a.chrome.empty())
-    throw CLI::ValidationError("--perfetto/--chrome", "name at least one output file");
+  if (a.perfetto.empty() && a.chrome.empty() && a.sqlite.empty())
+    throw CLI::ValidationError("--perfetto/--chrome/--sqlite", "name at least one output file");
   bool ok = true;
   if (!a.perfetto.empty())
     ok = exportTo<exporter::PerfettoSink>(a, a.perfetto, "perfetto", ctx) && ok;
   if (!a.chrome.empty()) ok = exportTo<exporter::ChromeSink>(a, a.chrome, "chrome json", ctx) && ok;
+  if (!a.sqlite.empty()) {
+    exporter::SqliteExportResult r = exporter::exportSqlite(a.prefixes, a.session, a.sqlite);
+    for (const std::string& w : r.warnings)
+      ctx.err << terminalSafe(w.starts_with(": ") ? w.substr(2) : w) << "\n";
+    if (r.ok) {
+      ctx.out << a.sqlite << ": sqlite, " << r.sessions << (r.sessions == 1 ? " session, " : " sessions, ")
+              << r.records << " rows\n";
+    } else {
+      ctx.err << "gpufl export: " << terminalSafe(r.error) << "\n";
+      ok = false;
+    }
+  }
   ctx.exit_code = ok ? kExitOk : kExitFailure;
 }
 
@@ -62,13 +75,15 @@ void runExport(const ExportArgs& a, CliContext& ctx) {
 void addExportCommand(CLI::App& app, CliContext& ctx) {
   auto args = std::make_shared<ExportArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "export", "Write sessions as a timeline: Perfetto protobuf (ui.perfetto.dev) or Chrome JSON");
+      "export", "Write sessions as a timeline (Perfetto protobuf, Chrome JSON) or an SQLite database");
   cmd->add_option("prefix", args->prefixes,
                   "Log prefixes; several (the ranks of one job) become one process each")
       ->required();
   cmd->add_option("--perfetto", args->perfetto,
                   "Write a Perfetto trace (TrackEvent protobuf) here");
   cmd->add_option("--chrome", args->chrome, "Write a Chrome trace-event JSON file here");
+  cmd->add_option("--sqlite", args->sqlite,
+                  "Write an SQLite database here (one table per record type; docs/export.md)");
   cmd->add_option("--session", args->session,
                   "Session id or a prefix of it, for every prefix (default: the latest of each)");
   cmd->add_flag(
