@@ -4,6 +4,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config git
       libzstd-dev zstd libsimdjson-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
+      libprotozero-dev libsqlite3-dev
       python3 python3-dev python3-venv python3-pip)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
