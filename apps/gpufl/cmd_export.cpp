@@ -60,8 +60,8 @@ void runExport(const ExportArgs& a, CliContext& ctx) {
     for (const std::string& w : r.warnings)
       ctx.err << terminalSafe(w.starts_with(": ") ? w.substr(2) : w) << "\n";
     if (r.ok) {
-      ctx.out << a.sqlite << ": sqlite, " << r.sessions << (r.sessions == 1 ? " session, " : " sessions, ")
-              << r.records << " rows\n";
+      ctx.out << a.sqlite << ": sqlite, " << r.sessions
+              << (r.sessions == 1 ? " session, " : " sessions, ") << r.records << " rows\n";
     } else {
       ctx.err << "gpufl export: " << terminalSafe(r.error) << "\n";
       ok = false;
@@ -75,7 +75,8 @@ void runExport(const ExportArgs& a, CliContext& ctx) {
 void addExportCommand(CLI::App& app, CliContext& ctx) {
   auto args = std::make_shared<ExportArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "export", "Write sessions as a timeline (Perfetto protobuf, Chrome JSON) or an SQLite database");
+      "export",
+      "Write sessions as a timeline (Perfetto protobuf, Chrome JSON) or an SQLite database");
   cmd->add_option("prefix", args->prefixes,
                   "Log prefixes; several (the ranks of one job) become one process each")
       ->required();

@@ -22,13 +22,22 @@ struct IsOptional<std::optional<T>> : std::true_type {};
 template <typename T>
 constexpr bool kNested = std::is_same_v<T, Occupancy> || std::is_same_v<T, DeviceInfo>;
 
-const char* enumText(Engine e) { return engineName(e); }
-const char* enumText(CopyKind k) { return copyKindName(k); }
-const char* enumText(SyncKind k) { return syncKindName(k); }
-const char* enumText(LimitingResource r) { return limitingResourceName(r); }
+const char* enumText(Engine e) {
+  return engineName(e);
+}
+const char* enumText(CopyKind k) {
+  return copyKindName(k);
+}
+const char* enumText(SyncKind k) {
+  return syncKindName(k);
+}
+const char* enumText(LimitingResource r) {
+  return limitingResourceName(r);
+}
 
-// Columns of one field: its member name; a Dim3 as three (_x, _y, _z); Occupancy and DeviceInfo flattened
-// into their own members; SessionStart::devices not at all (they become rows of the device table).
+// Columns of one field: its member name; a Dim3 as three (_x, _y, _z); Occupancy and DeviceInfo
+// flattened into their own members; SessionStart::devices not at all (they become rows of the
+// device table).
 template <typename M>
 void columnsOf(std::vector<std::pair<std::string, const char*>>& out, const std::string& name) {
   if constexpr (IsOptional<M>::value) {
@@ -82,8 +91,10 @@ std::string mapJson(const std::map<std::string, V>& m) {
     log::appendJsonString(out, k);
     out += ':';
     if constexpr (std::is_same_v<V, std::string>) {
-      if (log::isJsonValue(v)) out += v;
-      else log::appendJsonString(out, v);
+      if (log::isJsonValue(v))
+        out += v;
+      else
+        log::appendJsonString(out, v);
     } else if constexpr (std::is_floating_point_v<V>) {
       char text[32];
       std::snprintf(text, sizeof text, "%.17g", static_cast<double>(v));
@@ -101,12 +112,15 @@ class Binder {
   template <typename M>
   void bind(const M& v) {
     if constexpr (IsOptional<M>::value) {
-      if (v) bind(*v);
-      else nulls<typename M::value_type>();
+      if (v)
+        bind(*v);
+      else
+        nulls<typename M::value_type>();
     } else if constexpr (std::is_same_v<M, Dim3>) {
       for (uint32_t x : {v.x, v.y, v.z}) sqlite3_bind_int64(s_, ++i_, x);
     } else if constexpr (kNested<M>) {
-      schema::Schema<M>::forEach(v, [&](const schema::FieldInfo&, const auto& member) { bind(member); });
+      schema::Schema<M>::forEach(
+          v, [&](const schema::FieldInfo&, const auto& member) { bind(member); });
     } else if constexpr (std::is_same_v<M, std::vector<DeviceInfo>>) {
     } else if constexpr (std::is_enum_v<M>) {
       sqlite3_bind_text(s_, ++i_, enumText(v), -1, SQLITE_STATIC);
@@ -196,8 +210,8 @@ class SqliteWriter : public EventVisitor {
     for (auto& [type, stmt] : stmts_) sqlite3_finalize(stmt);
   }
 
-  // Every channel repeats session_start and session_end: one row each per session (the session_end with the
-  // largest counts, as the reader's integrity check takes).
+  // Every channel repeats session_start and session_end: one row each per session (the session_end
+  // with the largest counts, as the reader's integrity check takes).
   void onSessionStart(const SessionStart& e) override {
     if (!started_.insert(e.sid).second) return;
     insert(e);
@@ -241,7 +255,8 @@ class SqliteWriter : public EventVisitor {
     if (!stmt) return;
     Binder b(stmt);
     b.bind(e.sid);
-    schema::Schema<T>::forEach(e, [&](const schema::FieldInfo&, const auto& member) { b.bind(member); });
+    schema::Schema<T>::forEach(
+        e, [&](const schema::FieldInfo&, const auto& member) { b.bind(member); });
     if (sqlite3_step(stmt) != SQLITE_DONE && error.empty())
       error = std::string(schema::Schema<T>::type) + ": " + sqlite3_errmsg(db_);
     else
@@ -272,8 +287,8 @@ std::vector<std::string> sqliteSchema() {
   return out;
 }
 
-SqliteExportResult exportSqlite(const std::vector<std::string>& prefixes, const std::string& session,
-                                const std::string& db_path) {
+SqliteExportResult exportSqlite(const std::vector<std::string>& prefixes,
+                                const std::string& session, const std::string& db_path) {
   SqliteExportResult r;
   std::remove(db_path.c_str());
   sqlite3* raw = nullptr;
@@ -283,7 +298,8 @@ SqliteExportResult exportSqlite(const std::vector<std::string>& prefixes, const 
     return r;
   }
   std::unique_ptr<sqlite3, int (*)(sqlite3*)> db(raw, sqlite3_close);
-  // A fresh file written once: no journal needed; indexes are built after the rows (faster than per row).
+  // A fresh file written once: no journal needed; indexes are built after the rows (faster than per
+  // row).
   if (!exec(raw, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN", &r.error)) return r;
   for (const std::string& sql : sqliteSchema())
     if (sql.starts_with("CREATE TABLE") && !exec(raw, sql, &r.error)) return r;
