@@ -49,9 +49,8 @@ struct PerfettoSink::NewEntries {
     std::string_view text;  // points into the interning table (stable: node-based map)
   };
   std::vector<Entry> entries;
-  uint64_t intern(std::unordered_map<std::string, uint64_t>& table, uint32_t field,
-                  std::string_view text) {
-    auto it = table.find(std::string(text));
+  uint64_t intern(InternTable& table, uint32_t field, std::string_view text) {
+    auto it = table.find(text);
     if (it != table.end()) return it->second;
     const uint64_t iid = table.size() + 1;
     it = table.emplace(std::string(text), iid).first;

@@ -41,11 +41,17 @@ class PerfettoSink : public TimelineSink {
   bool finish(std::string* error) override;
 
  private:
+  // Hashes string_views too, so that looking a name up builds no std::string.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using InternTable = std::unordered_map<std::string, uint64_t, NameHash, std::equal_to<>>;
   // Interning tables of one packet sequence (one per process).
   struct Sequence {
     uint32_t id = 0;
     bool started = false;
-    std::unordered_map<std::string, uint64_t> names, categories, arg_names, strings;
+    InternTable names, categories, arg_names, strings;
   };
   // Names interned by the packet being built, written into its interned_data.
   struct NewEntries;
