@@ -67,3 +67,14 @@ def test_perfetto_export_of_ranks_is_one_process_each_on_one_clock(prefixes, tmp
         assert kernels == want
         flows = {f for s in trace.slices if trace.process_of(s["track"]).process.pid == pid for f in s["flows"]}
         assert flows and all(f >> 56 == r + 1 for f in flows)  # no flow crosses ranks
+
+
+def test_python_compare_ranks_is_the_same_report(prefixes):
+    from gpufl import report
+
+    text = report.compare_ranks(prefixes)
+    cli = run("report", *prefixes).stdout
+    strip = lambda t: re.sub(r"Generated: .*", "", t).strip()  # noqa: E731
+    assert strip(text) == strip(cli)
+    with pytest.raises(FileNotFoundError):
+        report.compare_ranks([prefixes[0], prefixes[0] + "_missing"])
