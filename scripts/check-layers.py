@@ -17,6 +17,7 @@ ALLOWED = {
     "core": set(),
     "log": {"core"},
     "report": {"core", "log"},
+    "export": {"core", "log", "report"},
     "cuda": {"core"},
     "nvml": {"core"},
     "host": {"core"},
@@ -24,10 +25,10 @@ ALLOWED = {
     "agent": {"core", "log"},
     "inject": {"core", "log", "report", "cuda", "nvml", "host", "runtime"},
     "monitor": {"core", "log", "nvml", "host"},
-    "apps": {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject", "agent", "monitor"},
-    "python": {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject"},
+    "apps": {"core", "log", "report", "export", "cuda", "nvml", "host", "runtime", "inject", "agent", "monitor"},
+    "python": {"core", "log", "report", "export", "cuda", "nvml", "host", "runtime", "inject"},
 }
-LAYER_FOLDERS = {"core", "log", "report", "cuda", "nvml", "host", "runtime", "inject", "agent", "monitor"}
+LAYER_FOLDERS = {"core", "log", "report", "export", "cuda", "nvml", "host", "runtime", "inject", "agent", "monitor"}
 SOURCE_EXT = (".hpp", ".h", ".cpp", ".cc", ".cu", ".cuh", ".inc", ".in")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"/]+)/[^"]*"')
 

@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config git
       libzstd-dev zstd libsimdjson-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
       libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev
-      libprotozero-dev
+      libprotozero-dev libsqlite3-dev
       prometheus victoria-metrics
       python3 python3-dev python3-venv python3-pip)
 missing=()

@@ -29,7 +29,7 @@ if ! "$VPY" -c "import scikit_build_core, nanobind" 2>/dev/null; then
   "$VPY" -m pip install "${pip_quiet[@]}" "scikit-build-core>=0.10" "nanobind>=2.0"
 fi
 missing=()
-for mod in pandas rich matplotlib pytest numpy; do
+for mod in pandas rich matplotlib pytest numpy perfetto; do
   "$VPY" -c "import $mod" 2>/dev/null || missing+=("$mod")
 done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -15,6 +15,7 @@ const AddCommand kCommands[] = {
     addReportCommand,
     addCatCommand,
     addSessionsCommand,
+    addExportCommand,
     addOccupancyCommand,
     addTraceCommand,
     addAgentCommand,

@@ -9,7 +9,8 @@ from typing import List, Optional, Union
 from . import _gpufl as _C
 from ._api import _requested_log_path, last_log_path, redirected_log_path
 
-__all__ = ["generate_report", "generate_report_json", "log_prefix_path", "resolve_prefix", "list_prefixes"]
+__all__ = ["generate_report", "generate_report_json", "compare_ranks", "log_prefix_path", "resolve_prefix",
+           "list_prefixes"]
 
 _CHANNEL_SUFFIXES = (".device.log", ".scope.log", ".system.log")
 
@@ -146,6 +147,20 @@ def generate_report_json(
 ) -> dict:
     """The same report as data (the C++ report's JSON form, parsed)."""
     return json.loads(_run(log_dir, log_prefix, top_n, session_id, True))
+
+
+def compare_ranks(prefixes, top_n: int = 10, session_id: Optional[str] = None) -> str:
+    """The text comparison of several sessions as the ranks of one job (`gpufl report PREFIX...`): a summary per
+    rank on one clock, the same scopes and kernels across ranks, and stragglers with how far behind and where.
+    `prefixes`: log prefix paths (channel file names are accepted too). Raises FileNotFoundError when one has no
+    readable log."""
+    paths = [log_prefix_path(None, os.fspath(p)) for p in prefixes]
+    ok, text, read_warnings, error = _C.report_ranks(paths, session_id or "", int(top_n))
+    if not ok:
+        raise FileNotFoundError(error or f"no readable GPU Flight log under {paths!r}")
+    if read_warnings:
+        warnings.warn(f"gpufl: {len(read_warnings)} problem(s) reading the ranks' logs", stacklevel=2)
+    return text
 
 
 def report_json_of_prefix(prefix: str, session_id: Optional[str] = None, top_n: int = 10) -> dict:

@@ -10,6 +10,7 @@
 #include "gpufl/gpufl.hpp"
 #include "gpufl/version.hpp"
 #include "report/profile_stats.hpp"
+#include "report/ranks.hpp"
 #include "report/report.hpp"
 #include "report/short_names.hpp"
 
@@ -56,6 +57,18 @@ nb::tuple reportPy(const std::string& prefix, const std::string& session, int to
   return nb::make_tuple(out.ok, out.text, out.warnings, out.error);
 }
 
+// (ok, text, warnings, error) of several prefixes compared as the ranks of one job (report/ranks.hpp).
+nb::tuple reportRanksPy(const std::vector<std::string>& prefixes, const std::string& session, int top_n) {
+  report::ReportOutput out;
+  {
+    nb::gil_scoped_release release;
+    report::ReportOptions options;
+    options.top_n = top_n;
+    out = report::reportFromPrefixes(prefixes, session, options);
+  }
+  return nb::make_tuple(out.ok, out.text, out.warnings, out.error);
+}
+
 }  // namespace
 
 void bindApi(nb::module_& m) {
@@ -91,6 +104,8 @@ void bindApi(nb::module_& m) {
 
   m.def("report", &reportPy, nb::arg("prefix"), nb::arg("session") = "", nb::arg("top_n") = 10,
         nb::arg("as_json") = false);
+  m.def("report_ranks", &reportRanksPy, nb::arg("prefixes"), nb::arg("session") = "",
+        nb::arg("top_n") = 10);
   m.def("short_kernel_name", [](std::string_view name) { return readableKernelName(name); }, nb::arg("name"));
   // Short names for a set of kernels, distinct where the names differ (report/short_names.hpp).
   m.def(

@@ -1,0 +1,163 @@
+// The text of the many-ranks report (reportFromPrefixes): its own sections, in the single-session
+// report's style.
+#include <algorithm>
+
+#include "log/reader.hpp"
+#include "report/format.hpp"
+#include "report/ranks.hpp"
+#include "report/report_builder.hpp"
+
+namespace gpufl::report {
+namespace {
+
+const std::string kRule(79, '=');
+
+void section(std::string& out, const std::string& title) {
+  out += kRule + "\n  " + title + "\n" + kRule + "\n";
+}
+
+std::string signedDuration(int64_t ns) {
+  return (ns < 0 ? "-" : "+") + formatDuration(static_cast<double>(ns < 0 ? -ns : ns));
+}
+
+std::string rankLabel(const RanksReport& r, size_t i) {
+  const SessionSummary& s = r.ranks[i].report.session;
+  return "rank " + std::to_string(i) + " (pid " + std::to_string(s.pid) +
+         (s.host.empty() ? "" : " @" + s.host) + ")";
+}
+
+// One table of a name measured on every rank: min, median, max and the slowest rank.
+void acrossTable(std::string& out, const std::vector<AcrossRanks>& rows, const char* what,
+                 size_t top) {
+  out += "  " + padRight(what, 34) + padLeft("Ranks", 6) + padLeft("Min", 12) +
+         padLeft("Median", 12) + padLeft("Max", 12) + "  Slowest\n";
+  out += "  " + std::string(92, '-') + "\n";
+  size_t shown = 0;
+  for (const AcrossRanks& a : rows) {
+    if (shown++ == top) break;
+    std::vector<int64_t> v;
+    size_t slowest = 0;
+    for (size_t i = 0; i < a.total_ns.size(); ++i)
+      if (a.total_ns[i] >= 0) {
+        v.push_back(a.total_ns[i]);
+        if (a.total_ns[i] > a.total_ns[slowest] || a.total_ns[slowest] < 0) slowest = i;
+      }
+    std::vector<int64_t> sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    const int64_t med = sorted.empty() ? 0 : sorted[sorted.size() / 2];
+    std::string slow = "rank " + std::to_string(slowest);
+    if (med > 0 && sorted.size() > 1)
+      slow += " (" +
+              formatPercent(100.0 * static_cast<double>(sorted.back() - med) /
+                            static_cast<double>(med)) +
+              " over median)";
+    out += "  " + padRight(shortenKernelName(a.name, 33), 34) +
+           padLeft(std::to_string(v.size()) + "/" + std::to_string(a.total_ns.size()), 6) +
+           padLeft(formatDuration(static_cast<double>(sorted.front())), 12) +
+           padLeft(formatDuration(static_cast<double>(med)), 12) +
+           padLeft(formatDuration(static_cast<double>(sorted.back())), 12) + "  " + slow + "\n";
+  }
+  if (rows.empty()) out += "  (none)\n";
+  out += "\n";
+}
+
+}  // namespace
+
+std::string renderRanksText(const RanksReport& r, const ReportOptions& options) {
+  std::string out;
+  out += kRule + "\n" +
+         centerText("GPU Flight Report: " + std::to_string(r.ranks.size()) + " ranks", 79) + "\n" +
+         centerText("Generated: " + generatedAt(options), 79) + "\n" + kRule + "\n\n";
+
+  section(out, "Ranks");
+  out += "  " + padRight("Rank", 6) + padRight("App", 16) + padRight("Host", 14) +
+         padLeft("PID", 8) + padLeft("Start", 12) + padLeft("Duration", 11) +
+         padLeft("Kernels", 10) + padLeft("GPU Time", 11) + padLeft("Busy", 7) + "\n";
+  out += "  " + std::string(95, '-') + "\n";
+  for (size_t i = 0; i < r.ranks.size(); ++i) {
+    const Report& rep = r.ranks[i].report;
+    out += "  " + padRight(std::to_string(i), 6) +
+           padRight(shortenKernelName(rep.session.app, 15), 16) +
+           padRight(shortenKernelName(rep.session.host, 13), 14) +
+           padLeft(std::to_string(rep.session.pid), 8) +
+           padLeft(signedDuration(r.start_offset_ns[i]), 12) +
+           padLeft(formatDuration(static_cast<double>(rep.session.duration_ns)), 11) +
+           padLeft(formatCount(rep.kernels.launches), 10) +
+           padLeft(formatDuration(static_cast<double>(rep.kernels.total_ns)), 11) +
+           padLeft(formatPercent(rep.kernels.busy_pct), 7) + "\n";
+  }
+  for (size_t i = 0; i < r.ranks.size(); ++i)
+    out += "  rank " + std::to_string(i) + ": " + r.ranks[i].prefix + " (session " +
+           r.ranks[i].report.session.sid + ")\n";
+  out +=
+      "\n  Clocks: each session's monotonic start is paired with the wall clock read at the same "
+      "moment, and\n"
+      "  every time above is on that wall clock (Start: after the earliest rank's start).\n";
+  if (r.same_host_pairing_spread_ns >= 0)
+    out += "  Ranks on one host share the monotonic clock; their pairings agree within " +
+           formatDuration(static_cast<double>(r.same_host_pairing_spread_ns)) +
+           ":\n  the uncertainty of times compared between them.\n";
+  if (r.several_hosts)
+    out +=
+        "  Across hosts the uncertainty is that of the hosts' wall-clock sync (NTP: about a "
+        "millisecond; PTP:\n"
+        "  microseconds), which the logs do not record: differences smaller than that are not "
+        "evidence.\n";
+  out += "\n";
+
+  section(out, "Scopes Across Ranks (total time, largest spread first)");
+  acrossTable(out, r.scopes, "Scope", static_cast<size_t>(options.top_n));
+  section(out, "Kernels Across Ranks (GPU time, largest spread first)");
+  acrossTable(out, r.kernels, "Kernel", static_cast<size_t>(options.top_n));
+
+  section(out, "Stragglers");
+  out += "  Work measured as " + r.work_measure +
+         "; a straggler exceeds the other ranks' median by at least " +
+         formatFixed(kStragglerMinPct, 0) + "% and " +
+         formatDuration(static_cast<double>(kStragglerMinNs)) + ".\n";
+  if (r.ranks.size() < 2)
+    out += "  (one rank: nothing to compare)\n";
+  else if (r.stragglers.empty())
+    out += "  None: every rank is within that of the others.\n";
+  for (const Straggler& s : r.stragglers) {
+    out += "\n  " + rankLabel(r, s.rank) + " is " +
+           formatDuration(static_cast<double>(s.behind_ns)) +
+           " behind the other ranks' median\n    (" + formatPercent(s.behind_pct) + " more " +
+           r.work_measure + "); it finished " +
+           formatDuration(static_cast<double>(r.end_offset_ns[s.rank])) +
+           " after the first rank to finish. Where:\n";
+    for (const auto& e : s.scopes)
+      out += "    scope  " + padRight(shortenKernelName(e.name, 40), 41) +
+             padLeft(signedDuration(e.excess_ns), 12) + "  (" + formatCount(e.count) +
+             " calls; others " + formatCount(e.median_count) + ")\n";
+    for (const auto& e : s.kernels)
+      out += "    kernel " + padRight(shortenKernelName(e.name, 40), 41) +
+             padLeft(signedDuration(e.excess_ns), 12) + "  (" + formatCount(e.count) +
+             " launches; others " + formatCount(e.median_count) + ")\n";
+  }
+  return out;
+}
+
+ReportOutput reportFromPrefixes(const std::vector<std::string>& prefixes,
+                                const std::string& session, const ReportOptions& options) {
+  ReportOutput out;
+  std::vector<RankInput> ranks;
+  for (const std::string& prefix : prefixes) {
+    ReportBuilder builder;
+    log::ReadOptions read_options;
+    read_options.session = session;
+    const log::ReadResult result = log::readPrefix(prefix, read_options, builder);
+    for (const log::ReadWarning& w : result.warnings) out.warnings.push_back(log::formatWarning(w));
+    if (!result.any_readable) {
+      out.error = "no readable session under prefix '" + prefix + "'";
+      return out;
+    }
+    builder.setReaderWarnings(result.warning_count);
+    ranks.push_back({prefix, builder.build()});
+  }
+  out.text = renderRanksText(compareRanks(std::move(ranks)), options);
+  out.ok = true;
+  return out;
+}
+
+}  // namespace gpufl::report
