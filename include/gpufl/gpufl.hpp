@@ -16,26 +16,11 @@
 #include <string>
 #include <string_view>
 
+#include "gpufl/init_options.hpp"  // InitOptions: one table of every option
 #include "gpufl/profiling_engine.hpp"
 #include "gpufl/version.hpp"
 
 namespace gpufl {
-
-struct InitOptions {
-  std::string app_name = "gpufl";
-  std::string log_path;  // prefix; empty: "./<app_name>"
-  bool sampling_auto_start = true;   // start NVML/host sampling at init
-  int system_sample_rate_ms = 100;   // 0 disables system sampling
-  bool enable_kernel_details = true; // registers, shared memory, occupancy per launch shape
-  bool enable_stack_trace = false;   // host call stack of each launch
-  bool enable_debug_output = false;  // gpufl's own diagnostics on stderr
-  bool enable_nvtx = true;  // NVTX push/pop ranges become scopes (docs/nvtx.md)
-  bool enable_sync_events = false;  // host waits on the GPU (stream/event/device synchronize) as records
-  bool enable_memory_events = false;  // device/pinned/managed allocations and releases as records
-  ProfilingEngine profiling_engine = ProfilingEngine::None;
-  int deep_launches_per_kernel = 5;  // deep engines instrument the first N launches of each kernel
-  uint64_t rotate_bytes = 64ull << 20;  // log segment size before rotation (0: never rotate)
-};
 
 // Starts a session. Returns true when GPU profiling is on; false when it could not start (no GPU, no driver,
 // CUPTI taken, ...). Scopes and system sampling still record where possible, and the reason is in the log.

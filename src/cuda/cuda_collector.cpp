@@ -44,6 +44,10 @@ class CudaCollector final : public core::Collector {
       ctx.addNote(f, s, r);
     };
     engine_ctx.now_ns = [] { return core::monotonicNs(); };
+    // The deep engines call the driver through the process's one libcuda table; without an engine
+    // nothing needs it here (the device properties open it themselves, when not injected).
+    if (engine_ctx.engine != ProfilingEngine::None)
+      engine_ctx.driver = DriverLibrary::process(&engine_ctx.driver_error);
     std::string reason;
     if (!tracer_.start(
             engine_ctx, options_.enable_stack_trace,
