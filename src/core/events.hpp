@@ -117,6 +117,10 @@ struct KernelDef {
   int64_t static_shared_bytes = 0;
   int64_t dyn_shared_bytes = 0;
   int64_t local_bytes = 0;  // per thread
+  // The shared-memory carveout the launches of this shape requested (cudaFuncAttributePreferred-
+  // SharedMemoryCarveout, percent of the SM's shared memory); unset: no preference. Occupancy
+  // depends on it, and two shapes may differ only by it.
+  std::optional<int> carveout_pct;
   std::optional<Occupancy> occupancy;
   std::optional<double> waves;  // grid blocks / (max_active_blocks * SMs)
 };

@@ -111,6 +111,7 @@ void formatKernelDef(std::string& out, const KernelDef& e) {
   num<"static_shared_bytes">(out, e.static_shared_bytes);
   num<"dyn_shared_bytes">(out, e.dyn_shared_bytes);
   num<"local_bytes">(out, e.local_bytes);
+  opt<"carveout_pct">(out, e.carveout_pct);
   if (e.occupancy) {
     const Occupancy& o = *e.occupancy;
     num<"occupancy">(out, o.occupancy);

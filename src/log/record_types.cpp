@@ -127,6 +127,7 @@ void parseKernelDef(od::object& obj, RecordContext& c, KernelDef& out) {
     else if (key == "static_shared_bytes") c.number(v, key, out.static_shared_bytes);
     else if (key == "dyn_shared_bytes") c.number(v, key, out.dyn_shared_bytes);
     else if (key == "local_bytes") c.number(v, key, out.local_bytes);
+    else if (key == "carveout_pct") c.number(v, key, out.carveout_pct);
     else if (key == "waves") c.number(v, key, out.waves);
     else if (key == "occupancy") have_occ |= c.number(v, key, occ.occupancy);
     else if (key == "reg_occupancy") have_occ |= c.number(v, key, occ.reg_occupancy);

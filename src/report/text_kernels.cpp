@@ -125,6 +125,9 @@ void renderKernelDetails(TextOut& out, const Report& r, const ReportOptions& o) 
     out.field(4, "Local Memory", kSubLabelWidth,
               formatBytes(static_cast<uint64_t>(def.local_bytes)) + "/thread" +
                   (def.local_bytes > 0 ? " (spills or local arrays)" : ""));
+    if (def.carveout_pct)  // the occupancy above is computed for this carveout
+      out.field(4, "SMem Carveout", kSubLabelWidth,
+                std::to_string(*def.carveout_pct) + "% of the SM's shared memory (requested)");
     if (def.occupancy && def.occupancy->max_active_blocks > 0)
       out.field(4, "Max Blocks/SM", kSubLabelWidth,
                 std::to_string(def.occupancy->max_active_blocks));
