@@ -170,7 +170,7 @@ def test_nested_scopes_from_two_threads(tmp_path):
 
     def worker(label):
         native[label] = threading.get_native_id()
-        for i in range(3):
+        for _ in range(3):
             with gpufl.Scope(f"outer_{label}"):
                 barrier.wait()  # both threads inside their outer scope at once
                 with gpufl.Scope("inner", label):

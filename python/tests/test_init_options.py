@@ -38,7 +38,7 @@ def test_init_keywords_are_the_table():
 
 def test_init_defaults_are_the_tables():
     params = inspect.signature(gpufl.init).parameters
-    for name, (kind, default, _env, _doc) in _table().items():
+    for name, (_kind, default, _env, _doc) in _table().items():
         shown = params[name].default
         if shown is None:  # None means "the table's default" (log_path "", profiling_engine None)
             continue
