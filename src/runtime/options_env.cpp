@@ -99,8 +99,8 @@ std::string jsonString(std::string_view text) {
 
 namespace {
 
-// One environment value parsed for one option's type: nullopt when it does not parse. Integers are
-// 0..the type's maximum unless the option has a narrower range (maxValue).
+// One environment value parsed into an option of its type: false (the option unchanged) when it
+// does not parse. Integers are 0..the type's maximum unless the option has a narrower range.
 long long maxValue(std::string_view option, long long type_max) {
   if (option == "system_sample_rate_ms")
     return 3'600'000;  // one hour: more is a typo, not a period
@@ -148,8 +148,8 @@ std::string expected(std::string_view, const ProfilingEngine&) {
   return "is not one of None, PcSampling, SassMetrics, PcSamplingWithSass, RangeProfiler";
 }
 std::string expected(std::string_view, const std::string&) {
-  return "";
-}  // every text parses
+  return "";  // never used: every text is a string
+}
 
 // The value as the JSON text of session_start.options, and as an issue's "using ...".
 std::string jsonValue(const std::string& v) {
