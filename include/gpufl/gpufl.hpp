@@ -2,14 +2,13 @@
 //
 //   gpufl::InitOptions opts;
 //   opts.app_name = "demo";
-//   opts.log_path = "./demo";            // prefix: demo.device.log, demo.scope.log, demo.system.log
-//   gpufl::init(opts);
-//   GFL_SCOPE("step") { kernel<<<g, b>>>(...); }
+//   opts.log_path = "./demo";            // prefix: demo.device.log, demo.scope.log,
+//   demo.system.log gpufl::init(opts); GFL_SCOPE("step") { kernel<<<g, b>>>(...); }
 //   gpufl::shutdown();
 //   gpufl::generateReport();
 //
-// Every function is safe to call in any order and from any thread: init twice, shutdown twice, shutdown without
-// init and scopes after shutdown are harmless. Nothing here throws.
+// Every function is safe to call in any order and from any thread: init twice, shutdown twice,
+// shutdown without init and scopes after shutdown are harmless. Nothing here throws.
 #pragma once
 
 #include <cstdint>
@@ -22,8 +21,9 @@
 
 namespace gpufl {
 
-// Starts a session. Returns true when GPU profiling is on; false when it could not start (no GPU, no driver,
-// CUPTI taken, ...). Scopes and system sampling still record where possible, and the reason is in the log.
+// Starts a session. Returns true when GPU profiling is on; false when it could not start (no GPU,
+// no driver, CUPTI taken, ...). Scopes and system sampling still record where possible, and the
+// reason is in the log.
 bool init(const InitOptions& options);
 
 // Flushes and closes the session. Blocks until everything recorded is on disk.
@@ -32,8 +32,8 @@ void shutdown();
 // True between a successful init() and shutdown().
 bool isProfiling();
 
-// True while a session records (scopes, system samples), with or without GPU profiling: between an init() that
-// opened the log and shutdown().
+// True while a session records (scopes, system samples), with or without GPU profiling: between an
+// init() that opened the log and shutdown().
 bool isRecording();
 
 // Prints the report of the last session this process ended (or of `log_path` when given) to stdout.
@@ -44,7 +44,8 @@ bool generateReport(const std::string& log_path = "", int top_n = 10);
 void startSystemSampling();
 void stopSystemSampling();
 
-// A user scope: everything launched on this thread while it lives is attributed to it. Cheap (tens of ns).
+// A user scope: everything launched on this thread while it lives is attributed to it. Cheap (tens
+// of ns).
 class Scope {
  public:
   explicit Scope(std::string_view name, std::string_view tag = {});
@@ -65,5 +66,4 @@ void scopeEnd(uint64_t id);
 #define GFL_CONCAT_INNER_(a, b) a##b
 #define GFL_CONCAT_(a, b) GFL_CONCAT_INNER_(a, b)
 // GFL_SCOPE("name") { ... }  and  GFL_SCOPE("name", "tag") { ... }
-#define GFL_SCOPE(...) \
-  if (::gpufl::Scope GFL_CONCAT_(gfl_scope_, __LINE__){__VA_ARGS__}; true)
+#define GFL_SCOPE(...) if (::gpufl::Scope GFL_CONCAT_(gfl_scope_, __LINE__){__VA_ARGS__}; true)

@@ -1,5 +1,4 @@
 #include "cuda/cupti_loader.hpp"
-#include "cuda/cupti_symbol.hpp"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -7,6 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <initializer_list>
+
+#include "cuda/cupti_symbol.hpp"
 
 namespace gpufl::cuda {
 namespace {

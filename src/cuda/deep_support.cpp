@@ -107,7 +107,8 @@ bool synchronizeContext(const DriverApi* driver, CUcontext context) {
   if (driver == nullptr || context == nullptr || missingDeepCall(*driver) != nullptr) return false;
   const DriverApi& api = *driver;
   CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
-  api.exchangeStreamCaptureMode(&mode);  // relaxed: a sync must not invalidate another thread's capture
+  api.exchangeStreamCaptureMode(
+      &mode);  // relaxed: a sync must not invalidate another thread's capture
   bool ok = api.ctxPushCurrent(context) == CUDA_SUCCESS;
   if (ok) {
     ok = api.ctxSynchronize() == CUDA_SUCCESS;
@@ -133,8 +134,8 @@ ContextWait waitForContext(const DriverApi* driver, CUcontext context,
   if (driver == nullptr || context == nullptr || missingDeepCall(*driver) != nullptr)
     return ContextWait::Failed;
   const DriverApi& api = *driver;
-  if (api.eventCreate == nullptr || api.ctxRecordEvent == nullptr ||
-      api.eventQuery == nullptr || api.eventDestroy == nullptr)
+  if (api.eventCreate == nullptr || api.ctxRecordEvent == nullptr || api.eventQuery == nullptr ||
+      api.eventDestroy == nullptr)
     return synchronizeContext(driver, context) ? ContextWait::Done : ContextWait::Failed;
   CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
   api.exchangeStreamCaptureMode(&mode);  // as in synchronizeContext

@@ -89,7 +89,8 @@ TEST(LaunchScheduler, SassUnavailableTurnsSassLaunchesIntoPcSampling) {
   EXPECT_TRUE(s.sassDone("k"));
   EXPECT_EQ(s.decide(2, "k"), DeepData::PcSampling);
   EXPECT_EQ(s.decide(3, "k"), DeepData::PcSampling);  // would have been SASS
-  EXPECT_EQ(s.describe(10), "SASS metrics off (see the sass_metrics note): PC sampling on every launch");
+  EXPECT_EQ(s.describe(10),
+            "SASS metrics off (see the sass_metrics note): PC sampling on every launch");
   LaunchScheduler both(5, LaunchScheduler::Mode::Both);
   both.sassUnavailable();
   EXPECT_EQ(both.decide(1, "k"), DeepData::PcSampling);

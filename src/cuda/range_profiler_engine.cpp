@@ -377,7 +377,8 @@ void RangeProfilerEngine::finishUnlocked(std::unique_lock<std::mutex>& lock, boo
   // Once overran, later hooks only look, so that no launch waits again for the same kernel.
   if (open_.overran && limit == kLaunchPathWait) limit = std::chrono::milliseconds(0);
   lock.unlock();
-  const ContextWait waited = waitForContext(ctx_.driver, context, limit);  // the range's kernels run first
+  const ContextWait waited =
+      waitForContext(ctx_.driver, context, limit);  // the range's kernels run first
   lock.lock();
   if (!open_.active || !open_.closing || open_.context != context) return;  // closed meanwhile
   open_.closing = false;

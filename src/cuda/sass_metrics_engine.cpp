@@ -197,7 +197,8 @@ void SassMetricsEngine::onContextCreated(CUcontext context, uint32_t device) {
 }
 
 void SassMetricsEngine::onContextDestroying(CUcontext context) {
-  synchronizeContext(ctx_.driver, context);  // the context is going away: no capture can be open on it
+  synchronizeContext(ctx_.driver,
+                     context);  // the context is going away: no capture can be open on it
   std::lock_guard lock(mutex_);
   auto it = contexts_.find(context);
   if (it == contexts_.end()) return;
@@ -510,7 +511,8 @@ void SassMetricsEngine::stop() {
   std::set<CUcontext> busy;  // still running patched kernels: left enabled (see below)
   if (!capturing)
     for (CUcontext handle : enabled)
-      if (waitForContext(ctx_.driver, handle, kShutdownWait) == ContextWait::TimedOut) busy.insert(handle);
+      if (waitForContext(ctx_.driver, handle, kShutdownWait) == ContextWait::TimedOut)
+        busy.insert(handle);
   std::lock_guard lock(mutex_);
   if (!started_) return;
   if (capturing && !enabled.empty())

@@ -105,8 +105,10 @@ void renderKernelDetails(TextOut& out, const Report& r, const ReportOptions& o) 
     out.line();
     out.line("  " + name);
     out.line("  " + std::string(displayWidth(name), '='));
-    out.field(4, "Grid", kSubLabelWidth, g.defined ? formatDim3(g.grid) : "unknown (no kernel_def)");
-    out.field(4, "Block", kSubLabelWidth, g.defined ? formatDim3(g.block) : "unknown (no kernel_def)");
+    out.field(4, "Grid", kSubLabelWidth,
+              g.defined ? formatDim3(g.grid) : "unknown (no kernel_def)");
+    out.field(4, "Block", kSubLabelWidth,
+              g.defined ? formatDim3(g.block) : "unknown (no kernel_def)");
     if (def.occupancy) {
       const Occupancy& occ = *def.occupancy;
       out.field(4, "Occupancy", kSubLabelWidth, formatPercent(occ.occupancy * 100));

@@ -38,7 +38,9 @@ EnvLookup processEnvironment() {
   return [](const char* name) -> const char* { return std::getenv(name); };
 }
 
-const char* profilingEngineName(ProfilingEngine engine) { return engineName(engine); }
+const char* profilingEngineName(ProfilingEngine engine) {
+  return engineName(engine);
+}
 
 std::optional<bool> parseBool(std::string_view text) {
   const std::string t = lowerAlnum(trim(text));
