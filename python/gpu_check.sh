@@ -98,7 +98,7 @@ if [ $rc -ne 0 ]; then
     | sed -E 's/^ *[0-9]+: *//' | head -20
   # What aborts: gpufl.init() before `import torch` aborted in the third session whatever NVTX was doing
   # (torch imported first was fine). The same small program, varying what comes before torch.
-  wheel_cupti=$("$VPY" -c "import os; from gpufl._api import _prefer_wheel_cupti as p; p(); print(os.environ.get('GPUFL_CUPTI_LIB', ''))")
+  wheel_cupti=$("$VPY" -c "import glob, os; from gpufl._api import _prefer_wheel_cupti as p; d = (p() or '').split(':')[0]; print((sorted(glob.glob(os.path.join(d, 'libcupti.so*'))) or [''])[0] if d else '')")
   cat > order_variant.py <<'PY'
 import ctypes, os, sys
 what = sys.argv[1]

@@ -7,7 +7,8 @@ pkgs=(build-essential cmake ninja-build pkg-config git
       libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev
       libprotozero-dev libsqlite3-dev
       prometheus victoria-metrics
-      python3 python3-dev python3-venv python3-pip)
+      python3 python3-dev python3-venv python3-pip
+      clang-format)  # scripts/lint.sh: Debian 12's clang-format 14 is the reference
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -12,15 +12,8 @@ namespace {
 
 // Every subcommand, in the order `gpufl --help` lists them.
 const AddCommand kCommands[] = {
-    addReportCommand,
-    addCatCommand,
-    addSessionsCommand,
-    addExportCommand,
-    addOccupancyCommand,
-    addTraceCommand,
-    addAgentCommand,
-    addDiffCommand,
-    addMonitorCommand,
+    addReportCommand, addCatCommand,   addSessionsCommand, addExportCommand,  addOccupancyCommand,
+    addTraceCommand,  addAgentCommand, addDiffCommand,     addMonitorCommand,
 };
 
 // Edit distance (insertions, deletions, substitutions, adjacent swaps), for "did you mean".

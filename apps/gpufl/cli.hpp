@@ -22,7 +22,7 @@ namespace gpufl::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure =
     1;  // the command ran but found nothing usable (no readable log, ...)
-inline constexpr int kExitUsage = 2;  // bad arguments
+inline constexpr int kExitUsage = 2;       // bad arguments
 inline constexpr int kExitRegression = 3;  // `gpufl diff`: a real regression past the threshold
 
 struct CliContext {
@@ -30,7 +30,7 @@ struct CliContext {
   std::ostream& err;
   std::FILE* out_file =
       stdout;  // for writers that need a FILE* (`gpufl cat`); same destination as `out`
-  int exit_code = kExitOk;  // set by the subcommand's callback
+  int exit_code = kExitOk;       // set by the subcommand's callback
   bool err_is_terminal = false;  // stderr is a terminal: long work may show progress there
   // `gpufl trace`: the program died of this signal (SIGINT, SIGTERM, SIGHUP), which main() raises
   // on itself after everything is printed, so a calling shell sees the signal and stops too.

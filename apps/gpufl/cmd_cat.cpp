@@ -7,10 +7,10 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
-#include <utility>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "cat_merge.hpp"
 #include "cli.hpp"

@@ -69,7 +69,8 @@ void runDiff(const DiffArgs& a, CliContext& ctx) {
   if (a.json) {
     ctx.out << report::renderDiffJson(d);
   } else {
-    // Names come from the logs: each line made safe for a terminal on its own (terminalSafe escapes newlines).
+    // Names come from the logs: each line made safe for a terminal on its own (terminalSafe escapes
+    // newlines).
     const std::string text = report::renderDiffText(d);
     for (size_t at = 0; at < text.size();) {
       const size_t eol = text.find('\n', at);

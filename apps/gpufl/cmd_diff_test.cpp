@@ -87,7 +87,8 @@ TEST(CliDiff, TwoSessionsUnderOnePrefix) {
   EXPECT_EQ(r.code, kExitRegression) << r.out << r.err;
   EXPECT_NE(r.out.find("REGRESSED +2"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("gemm grid(64,1,1) block(256,1,1)"), std::string::npos) << r.out;
-  EXPECT_EQ(r.err.find("kernel_def"), std::string::npos) << r.err;  // the hand-written records all read
+  EXPECT_EQ(r.err.find("kernel_def"), std::string::npos)
+      << r.err;  // the hand-written records all read
   r = runCaptured({"diff", prefix});
   EXPECT_EQ(r.code, kExitUsage) << r.err;
   EXPECT_NE(r.err.find("--base-session"), std::string::npos) << r.err;

@@ -101,8 +101,10 @@ int runTraced(const TraceArgs& a, CliContext& ctx) {
   if (a.debug) {
     // What gpufl trace itself does; the injected library's own diagnostics follow (GPUFL_DEBUG).
     ctx.err << "gpufl trace: NVIDIA driver: "
-            << (no_driver.empty() ? std::string("libcuda.so.1 loads") : "missing (" + no_driver + ")")
-            << "\ngpufl trace: injection library: " << lib << "\ngpufl trace: log prefix: " << prefix
+            << (no_driver.empty() ? std::string("libcuda.so.1 loads")
+                                  : "missing (" + no_driver + ")")
+            << "\ngpufl trace: injection library: " << lib
+            << "\ngpufl trace: log prefix: " << prefix
             << "\ngpufl trace: environment for the program:\n";
     for (const auto& [name, value] : child_env) ctx.err << "  " << name << "=" << value << "\n";
     ctx.err << "gpufl trace: running:";
@@ -152,9 +154,10 @@ void addTraceCommand(CLI::App& app, CliContext& ctx) {
                 "record each time the program waits for the GPU (stream/event/device synchronize)");
   cmd->add_flag("--memory", args->memory,
                 "record device, pinned and managed memory allocations and releases");
-  cmd->add_flag("--kernel-ranges", args->kernel_ranges,
-                "with --engine RangeProfiler: counters per kernel launch inside the outermost scope "
-                "instead of per scope");
+  cmd->add_flag(
+      "--kernel-ranges", args->kernel_ranges,
+      "with --engine RangeProfiler: counters per kernel launch inside the outermost scope "
+      "instead of per scope");
   cmd->add_flag("-q,--quiet", args->quiet, "no summary after the program ends");
   cmd->add_flag("--no-nvtx", args->no_nvtx,
                 "do not turn NVTX ranges (torch.cuda.nvtx.range, ...) into scopes");

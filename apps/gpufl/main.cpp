@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
     std::cout.flush();
     std::cerr.flush();
     // The program dumped its own core where it was allowed to; gpufl must not add one of itself.
-    const struct rlimit no_core {0, 0};
+    const struct rlimit no_core { 0, 0 };
     setrlimit(RLIMIT_CORE, &no_core);
     signal(ctx.reraise_signal, SIG_DFL);
     sigset_t only;

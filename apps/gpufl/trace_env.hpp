@@ -19,11 +19,12 @@ struct TraceEnvRequest {
   int sample_rate_ms = 100;
   bool debug = false;
   bool stack = false;
-  bool nvtx = true;  // false: --no-nvtx
+  bool nvtx = true;     // false: --no-nvtx
   bool light = false;   // --light: PC sampling's lighter preset (GPUFL_PC_SAMPLING_PRESET=light)
   bool sync = false;    // --sync: host waits as records (GPUFL_SYNC_EVENTS=1)
   bool memory = false;  // --memory: allocations and releases as records (GPUFL_MEMORY_EVENTS=1)
-  bool kernel_ranges = false;  // --kernel-ranges: a range per kernel launch (GPUFL_RANGE_PER_KERNEL=1)
+  bool kernel_ranges =
+      false;  // --kernel-ranges: a range per kernel launch (GPUFL_RANGE_PER_KERNEL=1)
 };
 
 using GetEnv = std::function<const char*(const char* name)>;

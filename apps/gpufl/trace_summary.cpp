@@ -16,8 +16,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Prefixes written by the run: PREFIX itself and PREFIX.<pid> for child processes, each only when its
-// device log was modified at or after `since`.
+// Prefixes written by the run: PREFIX itself and PREFIX.<pid> for child processes, each only when
+// its device log was modified at or after `since`.
 std::vector<std::string> writtenPrefixes(const std::string& prefix,
                                          std::optional<fs::file_time_type> since) {
   std::error_code ec;

@@ -1,5 +1,5 @@
-// Which logs `gpufl trace` reports after a run: its prefix and PREFIX.<pid> children written during the
-// run, children by pid; an earlier run's logs under the same prefix are left out.
+// Which logs `gpufl trace` reports after a run: its prefix and PREFIX.<pid> children written during
+// the run, children by pid; an earlier run's logs under the same prefix are left out.
 #include "trace_summary.hpp"
 
 #include <gtest/gtest.h>
@@ -40,11 +40,11 @@ class TraceSummaryTest : public testing::Test {
 TEST_F(TraceSummaryTest, EarlierRunsLogsAreLeftOutAndChildrenComeByPid) {
   const auto now = fs::file_time_type::clock::now();
   const auto old = now - std::chrono::hours(1);
-  touch("t.device.log", old);           // an earlier run of the same prefix
-  touch("t.424242.device.log", old);    // an earlier run's child
-  touch("t.1000.device.log", now);      // this run's children, listed in pid order
+  touch("t.device.log", old);         // an earlier run of the same prefix
+  touch("t.424242.device.log", old);  // an earlier run's child
+  touch("t.1000.device.log", now);    // this run's children, listed in pid order
   touch("t.999.device.log", now);
-  touch("t.12x.device.log", now);       // not a pid
+  touch("t.12x.device.log", now);  // not a pid
   const std::string text = summary(now - std::chrono::seconds(1));
   EXPECT_EQ(text.find("t.424242"), std::string::npos) << text;
   EXPECT_EQ(text.find("logs: " + (dir_ / "t").string() + ".{"), std::string::npos) << text;

@@ -2,43 +2,28 @@
 //
 //   gpufl::InitOptions opts;
 //   opts.app_name = "demo";
-//   opts.log_path = "./demo";            // prefix: demo.device.log, demo.scope.log, demo.system.log
-//   gpufl::init(opts);
-//   GFL_SCOPE("step") { kernel<<<g, b>>>(...); }
+//   opts.log_path = "./demo";            // prefix: demo.device.log, demo.scope.log,
+//   demo.system.log gpufl::init(opts); GFL_SCOPE("step") { kernel<<<g, b>>>(...); }
 //   gpufl::shutdown();
 //   gpufl::generateReport();
 //
-// Every function is safe to call in any order and from any thread: init twice, shutdown twice, shutdown without
-// init and scopes after shutdown are harmless. Nothing here throws.
+// Every function is safe to call in any order and from any thread: init twice, shutdown twice,
+// shutdown without init and scopes after shutdown are harmless. Nothing here throws.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "gpufl/init_options.hpp"  // InitOptions: one table of every option
 #include "gpufl/profiling_engine.hpp"
 #include "gpufl/version.hpp"
 
 namespace gpufl {
 
-struct InitOptions {
-  std::string app_name = "gpufl";
-  std::string log_path;  // prefix; empty: "./<app_name>"
-  bool sampling_auto_start = true;   // start NVML/host sampling at init
-  int system_sample_rate_ms = 100;   // 0 disables system sampling
-  bool enable_kernel_details = true; // registers, shared memory, occupancy per launch shape
-  bool enable_stack_trace = false;   // host call stack of each launch
-  bool enable_debug_output = false;  // gpufl's own diagnostics on stderr
-  bool enable_nvtx = true;  // NVTX push/pop ranges become scopes (docs/nvtx.md)
-  bool enable_sync_events = false;  // host waits on the GPU (stream/event/device synchronize) as records
-  bool enable_memory_events = false;  // device/pinned/managed allocations and releases as records
-  ProfilingEngine profiling_engine = ProfilingEngine::None;
-  int deep_launches_per_kernel = 5;  // deep engines instrument the first N launches of each kernel
-  uint64_t rotate_bytes = 64ull << 20;  // log segment size before rotation (0: never rotate)
-};
-
-// Starts a session. Returns true when GPU profiling is on; false when it could not start (no GPU, no driver,
-// CUPTI taken, ...). Scopes and system sampling still record where possible, and the reason is in the log.
+// Starts a session. Returns true when GPU profiling is on; false when it could not start (no GPU,
+// no driver, CUPTI taken, ...). Scopes and system sampling still record where possible, and the
+// reason is in the log.
 bool init(const InitOptions& options);
 
 // Flushes and closes the session. Blocks until everything recorded is on disk.
@@ -47,8 +32,8 @@ void shutdown();
 // True between a successful init() and shutdown().
 bool isProfiling();
 
-// True while a session records (scopes, system samples), with or without GPU profiling: between an init() that
-// opened the log and shutdown().
+// True while a session records (scopes, system samples), with or without GPU profiling: between an
+// init() that opened the log and shutdown().
 bool isRecording();
 
 // Prints the report of the last session this process ended (or of `log_path` when given) to stdout.
@@ -59,7 +44,8 @@ bool generateReport(const std::string& log_path = "", int top_n = 10);
 void startSystemSampling();
 void stopSystemSampling();
 
-// A user scope: everything launched on this thread while it lives is attributed to it. Cheap (tens of ns).
+// A user scope: everything launched on this thread while it lives is attributed to it. Cheap (tens
+// of ns).
 class Scope {
  public:
   explicit Scope(std::string_view name, std::string_view tag = {});
@@ -80,5 +66,4 @@ void scopeEnd(uint64_t id);
 #define GFL_CONCAT_INNER_(a, b) a##b
 #define GFL_CONCAT_(a, b) GFL_CONCAT_INNER_(a, b)
 // GFL_SCOPE("name") { ... }  and  GFL_SCOPE("name", "tag") { ... }
-#define GFL_SCOPE(...) \
-  if (::gpufl::Scope GFL_CONCAT_(gfl_scope_, __LINE__){__VA_ARGS__}; true)
+#define GFL_SCOPE(...) if (::gpufl::Scope GFL_CONCAT_(gfl_scope_, __LINE__){__VA_ARGS__}; true)

@@ -30,19 +30,23 @@ _WHEEL_CUPTI_DIRS = ("nvidia/cu13/lib", "nvidia/cuda_cupti/lib")
 
 
 def _prefer_wheel_cupti(paths=None) -> Optional[str]:
-    """Points gpufl at the libcupti of the nvidia pip wheels (the copy PyTorch and numba-cuda load) when one is
-    installed and GPUFL_CUPTI_LIB is unset. Otherwise gpufl may load the CUDA toolkit's copy first, which PyTorch
-    then shares through the soname; the two CUPTI builds need not agree (a linked PyTorch run with NVTX capture
-    aborted in free() on the H200; this is the suspected cause, not yet confirmed). Returns the path chosen."""
-    if os.environ.get("GPUFL_CUPTI_LIB"):
+    """Tells gpufl's one libcupti search (C++, src/cuda/cupti_loader.hpp, step 2) to look first in the nvidia pip
+    wheels' CUPTI directories on sys.path: the copy PyTorch and numba-cuda load. Otherwise gpufl may load the CUDA
+    toolkit's copy first, which PyTorch then shares through the soname; the two CUPTI builds need not agree (a
+    linked PyTorch run with NVTX capture aborted in free() on the H200; the suspected cause). Sets
+    GPUFL_CUPTI_DIRS when neither it nor GPUFL_CUPTI_LIB (an explicit choice) is set; returns what it set."""
+    if os.environ.get("GPUFL_CUPTI_LIB") or os.environ.get("GPUFL_CUPTI_DIRS"):
         return None
+    dirs = []
     for entry in sys.path if paths is None else paths:
         for sub in _WHEEL_CUPTI_DIRS:
-            found = sorted(glob.glob(os.path.join(entry or ".", sub, "libcupti.so.*")))
-            if found:
-                os.environ["GPUFL_CUPTI_LIB"] = found[0]
-                return found[0]
-    return None
+            d = os.path.abspath(os.path.join(entry or ".", sub))
+            if d not in dirs and glob.glob(os.path.join(d, "libcupti.so*")):
+                dirs.append(d)
+    if not dirs:
+        return None
+    os.environ["GPUFL_CUPTI_DIRS"] = ":".join(dirs)
+    return os.environ["GPUFL_CUPTI_DIRS"]
 
 
 def _make_engine_enum() -> type:
@@ -96,6 +100,21 @@ def _engine_value(engine: _EngineLike) -> int:
     raise TypeError(f"profiling_engine must be a ProfilingEngine, a name or an int, not {type(engine).__name__}")
 
 
+# The Python value of each option kind as the binding wants it; None is the option's default.
+def _option_value(name: str, kind: str, default, value):
+    if value is None:
+        return default
+    if kind == "str":
+        return os.fspath(value) if name == "log_path" else str(value)
+    if kind == "bool":
+        return bool(value)
+    if kind == "int":
+        return int(value)
+    if kind == "ProfilingEngine":
+        return _engine_value(value)
+    raise TypeError(f"gpufl.init: option {name} has a kind this module does not know: {kind}")
+
+
 _state_lock = threading.Lock()
 _active = False
 _atexit_registered = False
@@ -124,22 +143,26 @@ def redirected_log_path(prefix: Union[str, os.PathLike]) -> Optional[str]:
 
 
 def init(
-    app_name: str = "gpufl",
+    app_name: Optional[str] = "gpufl",
     log_path: Optional[Union[str, os.PathLike]] = None,
-    sampling_auto_start: bool = True,
-    system_sample_rate_ms: int = 100,
-    enable_kernel_details: bool = True,
-    enable_stack_trace: bool = False,
-    enable_debug_output: bool = False,
+    sampling_auto_start: Optional[bool] = True,
+    system_sample_rate_ms: Optional[int] = 100,
+    enable_kernel_details: Optional[bool] = True,
+    enable_stack_trace: Optional[bool] = False,
+    enable_debug_output: Optional[bool] = False,
     profiling_engine: _EngineLike = None,
     *,
-    deep_launches_per_kernel: Optional[int] = None,
-    rotate_bytes: Optional[int] = None,
-    enable_nvtx: bool = True,
-    enable_sync_events: bool = False,
-    enable_memory_events: bool = False,
+    deep_launches_per_kernel: Optional[int] = 5,
+    rotate_bytes: Optional[int] = 64 << 20,
+    enable_nvtx: Optional[bool] = True,
+    enable_sync_events: Optional[bool] = False,
+    enable_memory_events: Optional[bool] = False,
 ) -> bool:
     """Starts a GPU Flight session for this process.
+
+    The keywords are the rows of the C++ option table (include/gpufl/init_options.hpp, docs/runtime.md
+    "Options"; `_gpufl.INIT_OPTIONS` here); None for any of them means its default, and the GPUFL_* environment
+    variable of an option wins over what is passed.
 
     `log_path` is a prefix: "./run" writes run.device.log, run.scope.log and run.system.log (default
     "./<app_name>"). `profiling_engine` is a ProfilingEngine, its name as a string, or None.
@@ -162,30 +185,14 @@ def init(
     """
     global _active, _atexit_registered, _last_log_path, _requested_path
     _prefer_wheel_cupti()
-    engine = _engine_value(profiling_engine)
-    path = "" if log_path is None else os.fspath(log_path)
-    deep = _C.DEFAULT_DEEP_LAUNCHES_PER_KERNEL if deep_launches_per_kernel is None else int(deep_launches_per_kernel)
-    rotate = _C.DEFAULT_ROTATE_BYTES if rotate_bytes is None else int(rotate_bytes)
-    ok = _C.init(
-        str(app_name),
-        path,
-        bool(sampling_auto_start),
-        int(system_sample_rate_ms),
-        bool(enable_kernel_details),
-        bool(enable_stack_trace),
-        bool(enable_debug_output),
-        engine,
-        deep,
-        rotate,
-        bool(enable_nvtx),
-        bool(enable_sync_events),
-        bool(enable_memory_events),
-    )
+    given = locals()
+    options = {name: _option_value(name, kind, default, given[name]) for name, kind, default, _, _ in _C.INIT_OPTIONS}
+    ok = _C.init(**options)
     with _state_lock:
         _active = True
         # The runtime's rule (src/runtime/options_env.cpp): a non-empty GPUFL_LOG_PATH wins over log_path.
-        default_name = (os.environ.get("GPUFL_APP_NAME") or str(app_name) or "gpufl").replace("/", "_")
-        _requested_path = path or "./" + default_name
+        default_name = (os.environ.get("GPUFL_APP_NAME") or options["app_name"] or "gpufl").replace("/", "_")
+        _requested_path = options["log_path"] or "./" + default_name
         _last_log_path = os.environ.get("GPUFL_LOG_PATH") or _requested_path
         if not _atexit_registered:
             # Flush the logs even when the program forgets shutdown(), before the interpreter tears down.

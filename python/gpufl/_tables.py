@@ -129,7 +129,7 @@ class SessionData:
 _KERNEL_DEF_COLUMNS = [
     "name", "demangled", "grid", "block", "occupancy", "reg_occupancy", "smem_occupancy", "warp_occupancy",
     "block_occupancy", "limiting_resource", "max_active_blocks", "num_regs", "static_shared_bytes",
-    "dyn_shared_bytes", "local_bytes", "waves", "device",
+    "dyn_shared_bytes", "local_bytes", "carveout_pct", "waves", "device",
 ]
 
 

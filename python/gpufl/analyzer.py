@@ -432,8 +432,9 @@ class GpuFlightSession:
                  fmt_ns(r.total_ns), fmt_ns(r.avg_ns), fmt_ns(r.max_ns), fmt_int(r.kernels), fmt_ns(r.gpu_time_ns),
                  fmt_ns(r.self_gpu_time_ns), fmt_int(r.copies), fmt_bytes(r.copy_bytes) if r.copies else "-"]
                 for r in df.itertuples(index=False)]
-        self._out.table("Scopes", [Col("Scope", "left", name=True, kernel=False), Col("Calls", keep=9), Col("Total", keep=10),
-                                   Col("Avg", keep=6), Col("Max", keep=4), Col("Kernels", keep=7),
+        self._out.table("Scopes", [Col("Scope", "left", name=True, kernel=False), Col("Calls", keep=9),
+                                   Col("Total", keep=10), Col("Avg", keep=6), Col("Max", keep=4),
+                                   Col("Kernels", keep=7),
                                    Col("GPU Time", keep=8), Col("Self GPU", keep=3), Col("Copies", keep=2),
                                    Col("Copied", keep=2)], rows, caption)
 
@@ -460,7 +461,8 @@ class GpuFlightSession:
         for rng, row in df.iterrows():
             rows = [[str(metric), _metric_with_unit(str(metric), value)] for metric, value in row.items()
                     if value == value]
-            self._out.table(f"Range: {rng}", [Col("Metric", "left", name=True, kernel=False), Col("Value", keep=10)], rows)
+            columns = [Col("Metric", "left", name=True, kernel=False), Col("Value", keep=10)]
+            self._out.table(f"Range: {rng}", columns, rows)
 
     # ------------------------------------------------------------------------------------- transfers
     def memcpy_summary(self) -> pd.DataFrame:

@@ -32,8 +32,8 @@ _COPY_COLORS = {"HtoD": "tab:green", "DtoH": "tab:red", "DtoD": "tab:purple", "H
 
 def _session(s):
     """The session's data: a GpuFlightSession (or anything with its tables: kernels, memcpy, scopes, system, host,
-    info, start_ns, duration_ns), or a log prefix path (or channel file, or directory), loaded here. viz depends on the analyzer's data; the
-    analyzer does not import viz."""
+    info, start_ns, duration_ns), or a log prefix path (or channel file, or directory), loaded here. viz depends on
+    the analyzer's data; the analyzer does not import viz."""
     if isinstance(s, (str, os.PathLike)):
         from .analyzer import GpuFlightSession
 

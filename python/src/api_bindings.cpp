@@ -19,28 +19,53 @@ namespace nb = nanobind;
 namespace gpufl::py {
 namespace {
 
-bool initPy(const std::string& app_name, const std::string& log_path, bool sampling_auto_start,
-            int system_sample_rate_ms, bool enable_kernel_details, bool enable_stack_trace,
-            bool enable_debug_output, int profiling_engine, int deep_launches_per_kernel, uint64_t rotate_bytes,
-            bool enable_nvtx, bool enable_sync_events, bool enable_memory_events) {
-  if (profiling_engine < static_cast<int>(ProfilingEngine::None) ||
-      profiling_engine > static_cast<int>(ProfilingEngine::RangeProfiler)) {
+// One keyword's value into its InitOptions member, by the member's type. python/gpufl/_api.py converts the
+// user's values (engine names, None for the default) before they get here, so this is strict.
+void setOption(std::string& member, nb::handle value) { member = nb::cast<std::string>(value); }
+void setOption(bool& member, nb::handle value) { member = nb::cast<bool>(value); }
+void setOption(int& member, nb::handle value) { member = nb::cast<int>(value); }
+void setOption(std::uint64_t& member, nb::handle value) { member = nb::cast<std::uint64_t>(value); }
+void setOption(ProfilingEngine& member, nb::handle value) {
+  const int v = nb::cast<int>(value);
+  if (v < static_cast<int>(ProfilingEngine::None) || v > static_cast<int>(ProfilingEngine::RangeProfiler))
     throw nb::value_error("profiling_engine out of range");
-  }
+  member = static_cast<ProfilingEngine>(v);
+}
+
+// A default as Python sees it: the engine by its value (python/gpufl builds its enum from ENGINES).
+// The type column as _api.py names it.
+const char* optionTypeName(const std::string&) { return "str"; }
+const char* optionTypeName(bool) { return "bool"; }
+const char* optionTypeName(int) { return "int"; }
+const char* optionTypeName(std::uint64_t) { return "int"; }
+const char* optionTypeName(ProfilingEngine) { return "ProfilingEngine"; }
+
+nb::object pyDefault(const std::string& v) { return nb::str(v.c_str()); }
+nb::object pyDefault(bool v) { return nb::bool_(v); }
+nb::object pyDefault(int v) { return nb::int_(v); }
+nb::object pyDefault(std::uint64_t v) { return nb::int_(v); }
+nb::object pyDefault(ProfilingEngine v) { return nb::int_(static_cast<int>(v)); }
+
+// init(**options): every keyword is a row of GFL_INIT_OPTIONS (include/gpufl/init_options.hpp); a keyword
+// the table lacks is a TypeError, as for any Python function.
+bool initPy(nb::kwargs options) {
   InitOptions o;
-  o.app_name = app_name;
-  o.log_path = log_path;
-  o.sampling_auto_start = sampling_auto_start;
-  o.system_sample_rate_ms = system_sample_rate_ms;
-  o.enable_kernel_details = enable_kernel_details;
-  o.enable_stack_trace = enable_stack_trace;
-  o.enable_debug_output = enable_debug_output;
-  o.profiling_engine = static_cast<ProfilingEngine>(profiling_engine);
-  o.deep_launches_per_kernel = deep_launches_per_kernel;
-  o.rotate_bytes = rotate_bytes;
-  o.enable_nvtx = enable_nvtx;
-  o.enable_sync_events = enable_sync_events;
-  o.enable_memory_events = enable_memory_events;
+  for (auto [key, value] : options) {
+    const std::string name = nb::cast<std::string>(key);
+    bool known = false;
+#define GFL_SET_OPTION_(type, member, default_value, env, doc) \
+  if (name == #member) {                                       \
+    try {                                                      \
+      setOption(o.member, value);                              \
+    } catch (const nb::cast_error&) {                          \
+      throw nb::type_error("init(): wrong type for " #member); \
+    }                                                          \
+    known = true;                                              \
+  }
+    GFL_INIT_OPTIONS(GFL_SET_OPTION_)
+#undef GFL_SET_OPTION_
+    if (!known) throw nb::type_error(("init() got an unexpected keyword argument '" + name + "'").c_str());
+  }
   nb::gil_scoped_release release;  // CUPTI/NVML setup may take a while; other Python threads run meanwhile
   return init(o);
 }
@@ -83,15 +108,17 @@ void bindApi(nb::module_& m) {
   engines["RangeProfiler"] = static_cast<int>(ProfilingEngine::RangeProfiler);
   m.attr("ENGINES") = engines;
 
-  InitOptions defaults;
-  m.attr("DEFAULT_DEEP_LAUNCHES_PER_KERNEL") = defaults.deep_launches_per_kernel;
-  m.attr("DEFAULT_ROTATE_BYTES") = defaults.rotate_bytes;
+  // The option table: (name, type, default, environment variable, doc) per row, in the struct's order.
+  // python/gpufl/_api.py converts init()'s keywords by it; python/tests/test_init_options.py checks them.
+  nb::list table;
+  const InitOptions defaults;
+#define GFL_OPTION_ROW_(type, member, default_value, env, doc) \
+  table.append(nb::make_tuple(#member, optionTypeName(defaults.member), pyDefault(defaults.member), env, doc));
+  GFL_INIT_OPTIONS(GFL_OPTION_ROW_)
+#undef GFL_OPTION_ROW_
+  m.attr("INIT_OPTIONS") = table;
 
-  m.def("init", &initPy, nb::arg("app_name"), nb::arg("log_path"), nb::arg("sampling_auto_start"),
-        nb::arg("system_sample_rate_ms"), nb::arg("enable_kernel_details"), nb::arg("enable_stack_trace"),
-        nb::arg("enable_debug_output"), nb::arg("profiling_engine"), nb::arg("deep_launches_per_kernel"),
-        nb::arg("rotate_bytes"), nb::arg("enable_nvtx") = true, nb::arg("enable_sync_events") = false,
-        nb::arg("enable_memory_events") = false);
+  m.def("init", &initPy);
   m.def("shutdown", &shutdown, nb::call_guard<nb::gil_scoped_release>());
   m.def("is_profiling", &isProfiling);
   m.def("is_recording", &isRecording);

@@ -58,6 +58,7 @@ nb::dict kernelDefs(KernelDefTable& t) {
   d["static_shared_bytes"] = array(t.static_shared_bytes);
   d["dyn_shared_bytes"] = array(t.dyn_shared_bytes);
   d["local_bytes"] = array(t.local_bytes);
+  d["carveout_pct"] = array(t.carveout_pct);
   d["occupancy"] = array(t.occupancy);
   d["reg_occupancy"] = array(t.reg_occupancy);
   d["smem_occupancy"] = array(t.smem_occupancy);

@@ -98,6 +98,7 @@ void SessionColumns::onKernelDef(const KernelDef& e) {
   t.static_shared_bytes.push_back(e.static_shared_bytes);
   t.dyn_shared_bytes.push_back(e.dyn_shared_bytes);
   t.local_bytes.push_back(e.local_bytes);
+  t.carveout_pct.push_back(e.carveout_pct.value_or(-1));
   if (e.occupancy) {
     const Occupancy& o = *e.occupancy;
     t.occupancy.push_back(o.occupancy);

@@ -52,6 +52,7 @@ struct KernelDefTable {
   StringColumn name, demangled, short_name, grid, block, limiting_resource;
   std::vector<uint32_t> grid_x, grid_y, grid_z, block_x, block_y, block_z;
   std::vector<int64_t> num_regs, static_shared_bytes, dyn_shared_bytes, local_bytes, max_active_blocks;
+  std::vector<int32_t> carveout_pct;  // -1: no preference (CUDA's cudaSharedmemCarveoutDefault)
   std::vector<double> occupancy, reg_occupancy, smem_occupancy, warp_occupancy, block_occupancy, waves;
 };
 

@@ -33,7 +33,7 @@ def write_rank(directory, rank):
     session_start = rec("session_start", sid, schema=1, session_id=f"{sid}-0000-4000-8000-000000000000",
                         app="trainer", pid=5000 + rank, host="node1", version="0.1.0", engine="None",
                         start_ns=start, start_unix_ns=start + pairing, options={}, devices=[DEVICE])
-    scope, kernels, t, corr, sid_scope = [], [], start + 1 * MS, 1, 1
+    scope, kernels, t, corr = [], [], start + 1 * MS, 1
     scope += [rec("scope_path", sid, p=1, parent=0, name="train", depth=0),
               rec("scope_path", sid, p=2, parent=1, name="step", depth=1),
               rec("scope_begin", sid, p=1, name="train", tag="", depth=0, tid=100 + rank, id=1, ts_ns=t)]

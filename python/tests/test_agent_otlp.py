@@ -92,7 +92,7 @@ def test_otlp_span_tree_and_metrics_match_the_log(tmp_path, data_dir):
     end_ns = next(r for r in scope_recs if r["type"] == "session_end")["end_ns"]
     scope_spans = {s.span_id: s for s in spans if attrs(s.attributes)["gpufl.kind"] == "scope"}
     assert len(scope_spans) == len(begins)
-    by_id, stack = {}, {}
+    by_id = {}
     for b in begins:
         span = next(s for s in scope_spans.values()
                     if s.name == b["name"] and s.start_time_unix_nano == to_unix(b["ts_ns"]))

@@ -3,7 +3,6 @@ import io
 import json
 import math
 
-import numpy as np
 import pytest
 
 pd = pytest.importorskip("pandas")
@@ -363,7 +362,6 @@ def test_real_h200_deep_session_matmul_tiling():
     """tests/data/h200/matmul_tiling: the C++ seed-01 pair under PcSamplingWithSass on the H200 (3 SASS launches
     of each kernel). Counters equal Nsight Compute's per launch (docs/measurements.md)."""
     pytest.importorskip("pandas")
-    from conftest import REPO
     from gpufl.analyzer import GpuFlightSession
 
     s = GpuFlightSession(str(REPO / "tests" / "data" / "h200"), log_prefix="matmul_tiling", use_rich=False)

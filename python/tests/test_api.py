@@ -170,7 +170,7 @@ def test_nested_scopes_from_two_threads(tmp_path):
 
     def worker(label):
         native[label] = threading.get_native_id()
-        for i in range(3):
+        for _ in range(3):
             with gpufl.Scope(f"outer_{label}"):
                 barrier.wait()  # both threads inside their outer scope at once
                 with gpufl.Scope("inner", label):
@@ -222,22 +222,35 @@ def test_native_loader():
     from gpufl import _native
 
     assert _native.load() is gpufl._gpufl
-    paths = list(_native._cupti_candidates("libcupti.so.13"))
-    assert any(p.startswith("/usr/local/cuda/") for p in paths)
 
 
 def test_prefers_the_nvidia_wheels_cupti(tmp_path, monkeypatch):
+    # Python only passes the wheel directories to the C++ search (GPUFL_CUPTI_DIRS); the order of the rest is
+    # C++'s (src/cuda/cupti_loader_test.cpp checks it on fake trees).
     from gpufl import _api
 
-    lib = tmp_path / "nvidia" / "cu13" / "lib"
-    lib.mkdir(parents=True)
-    (lib / "libcupti.so.13").write_bytes(b"")
+    for site in ("a", "b"):
+        for sub in ("nvidia/cu13/lib", "nvidia/cuda_cupti/lib"):
+            (tmp_path / site / sub).mkdir(parents=True)
+    (tmp_path / "a" / "nvidia" / "cuda_cupti" / "lib" / "libcupti.so.13").write_bytes(b"")
+    (tmp_path / "b" / "nvidia" / "cu13" / "lib" / "libcupti.so.13").write_bytes(b"")
+    (tmp_path / "b" / "nvidia" / "cuda_cupti" / "lib" / "libcupti.so.12").write_bytes(b"")
     monkeypatch.delenv("GPUFL_CUPTI_LIB", raising=False)
-    assert _api._prefer_wheel_cupti([str(tmp_path / "elsewhere"), str(tmp_path)]) == str(lib / "libcupti.so.13")
-    assert _api.os.environ["GPUFL_CUPTI_LIB"] == str(lib / "libcupti.so.13")
-    # An explicit choice stays.
+    monkeypatch.delenv("GPUFL_CUPTI_DIRS", raising=False)
+    paths = [str(tmp_path / "elsewhere"), str(tmp_path / "a"), str(tmp_path / "b")]
+    expected = ":".join(str(tmp_path / p) for p in ("a/nvidia/cuda_cupti/lib", "b/nvidia/cu13/lib",
+                                                   "b/nvidia/cuda_cupti/lib"))
+    assert _api._prefer_wheel_cupti(paths) == expected
+    assert _api.os.environ["GPUFL_CUPTI_DIRS"] == expected
+    assert "GPUFL_CUPTI_LIB" not in _api.os.environ
+    # A choice already made stays: the user's directories, or an explicit library.
+    monkeypatch.setenv("GPUFL_CUPTI_DIRS", "/opt/mine")
+    assert _api._prefer_wheel_cupti(paths) is None
+    assert _api.os.environ["GPUFL_CUPTI_DIRS"] == "/opt/mine"
+    monkeypatch.delenv("GPUFL_CUPTI_DIRS")
     monkeypatch.setenv("GPUFL_CUPTI_LIB", "/opt/mine/libcupti.so")
-    assert _api._prefer_wheel_cupti([str(tmp_path)]) is None
-    assert _api.os.environ["GPUFL_CUPTI_LIB"] == "/opt/mine/libcupti.so"
+    assert _api._prefer_wheel_cupti(paths) is None
+    assert "GPUFL_CUPTI_DIRS" not in _api.os.environ
     monkeypatch.delenv("GPUFL_CUPTI_LIB")
     assert _api._prefer_wheel_cupti([str(tmp_path / "elsewhere")]) is None
+

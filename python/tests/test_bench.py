@@ -143,7 +143,7 @@ def test_result_is_a_benchmark_record_in_the_session_and_the_report(tmp_path):
     finally:
         gpufl.shutdown()
     assert r.recorded
-    lines = [json.loads(l) for l in open(prefix + ".device.log") if '"benchmark"' in l]
+    lines = [json.loads(line) for line in open(prefix + ".device.log") if '"benchmark"' in line]
     assert len(lines) == 1
     rec = lines[0]
     assert rec["name"] == "axpy" and rec["shape"] == "n=1e6" and rec["reps"] == 11

@@ -2,7 +2,6 @@
 checked against the log as `gpufl cat` prints it, on the real H200 fixtures and the synthetic `sample` session
 (two threads of nested scopes, one left open, kernels out of start order, deep data)."""
 import collections
-import json
 
 import pytest
 
@@ -131,8 +130,10 @@ def test_deep_data_is_on_every_launch_of_its_function(exported):
     sass = collections.defaultdict(lambda: [0, 0, 0, 0])
     for m in log["sass_metric"]:
         t = sass[m["func"]]
-        t[0] += m["inst_executed"]; t[1] += m["thread_inst_executed"]
-        t[2] += m["sectors_global"]; t[3] += m["sectors_global_ideal"]
+        t[0] += m["inst_executed"]
+        t[1] += m["thread_inst_executed"]
+        t[2] += m["sectors_global"]
+        t[3] += m["sectors_global_ideal"]
     stalls = collections.defaultdict(collections.Counter)
     for p in log["pc_sample"]:
         stalls[p["func"]][p["stall"]] += p["count"]

@@ -91,17 +91,20 @@ def test_deep_tables_match_the_log(db):
     sectors = collections.Counter()
     for m in log["sass_metric"]:
         sectors[m["func"]] += m["sectors_global"]
-    got = {r["func"]: r["sectors"] for r in rows(con, "SELECT func, SUM(sectors_global) AS sectors FROM sass_metric GROUP BY func")}
+    query = "SELECT func, SUM(sectors_global) AS sectors FROM sass_metric GROUP BY func"
+    got = {r["func"]: r["sectors"] for r in rows(con, query)}
     assert got == dict(sectors)
     stalls = collections.Counter()
     for p in log["pc_sample"]:
         stalls[(p["func"], p["stall"])] += p["count"]
-    got = {(r["func"], r["stall"]): r["n"] for r in rows(con, "SELECT func, stall, SUM(count) AS n FROM pc_sample GROUP BY func, stall")}
+    query = "SELECT func, stall, SUM(count) AS n FROM pc_sample GROUP BY func, stall"
+    got = {(r["func"], r["stall"]): r["n"] for r in rows(con, query)}
     assert got == dict(stalls)
     for r in log["range_counters"]:
         for metric, value in r["metrics"].items():
             found = rows(con, "SELECT m.value FROM range_counters r, json_each(r.metrics) m "
-                              "WHERE r.range = ? AND r.kernel = ? AND m.key = ?", r["range"], r.get("kernel", ""), metric)
+                              "WHERE r.range = ? AND r.kernel = ? AND m.key = ?",
+                         r["range"], r.get("kernel", ""), metric)
             assert value in [f["value"] for f in found]
 
 

@@ -63,3 +63,18 @@ def test_the_check_sees_a_binding_when_there_is_one():
     if not sys.platform.startswith("linux") or not run.stderr:
         pytest.skip("no LD_DEBUG output here")
     assert any(symbol == "PyInit__gpufl" for _, _, symbol in seen), "LD_DEBUG shows no binding to the extension"
+
+
+def test_libcupti_is_loaded_at_run_time_not_linked():
+    # gpufl/_native.py imports the extension without looking for libcupti: only the C++ loader searches for it
+    # (src/cuda/cupti_loader.hpp), so nothing here may name it as a dependency.
+    import shutil
+
+    readelf = shutil.which("readelf")
+    if readelf is None:
+        pytest.skip("readelf not installed")
+    libs = sorted(PACKAGE.glob("*.so*"))
+    assert any(p.name.startswith("_gpufl") for p in libs), libs
+    for lib in libs:
+        dynamic = subprocess.run([readelf, "-d", str(lib)], capture_output=True, text=True, check=True).stdout
+        assert "libcupti" not in dynamic, f"{lib.name} links libcupti"

@@ -1,5 +1,5 @@
-// Receives events one at a time: the reader calls it while streaming a log, the report aggregates through it,
-// tests drive it with hand-built events. Every handler defaults to ignoring the event.
+// Receives events one at a time: the reader calls it while streaming a log, the report aggregates
+// through it, tests drive it with hand-built events. Every handler defaults to ignoring the event.
 #pragma once
 
 #include "core/events.hpp"
@@ -34,9 +34,10 @@ class EventVisitor {
   virtual void onBenchmark(const BenchmarkResult&) {}
 };
 
-// Passes every event on to `next`. Wrappers (the session's sink, filters) derive from it and override only what
-// they change, so an event type added to EventVisitor later is forwarded by them, not silently dropped. A new
-// handler above must be added here too (event_visitor_test checks every one arrives).
+// Passes every event on to `next`. Wrappers (the session's sink, filters) derive from it and
+// override only what they change, so an event type added to EventVisitor later is forwarded by
+// them, not silently dropped. A new handler above must be added here too (event_visitor_test checks
+// every one arrives).
 class ForwardingVisitor : public EventVisitor {
  public:
   explicit ForwardingVisitor(EventVisitor& next) : next_(next) {}

@@ -23,20 +23,36 @@ constexpr const char* kSyncNames[] = {"unknown", "event_synchronize", "stream_wa
 
 }  // namespace
 
-const char* engineName(Engine e) { return kEngineNames[static_cast<int>(e)]; }
-std::optional<Engine> engineFromName(const std::string& n) { return lookup<Engine>(kEngineNames, n); }
+const char* engineName(Engine e) {
+  return kEngineNames[static_cast<int>(e)];
+}
+std::optional<Engine> engineFromName(const std::string& n) {
+  return lookup<Engine>(kEngineNames, n);
+}
 
-const char* limitingResourceName(LimitingResource r) { return kLimitNames[static_cast<int>(r)]; }
+const char* limitingResourceName(LimitingResource r) {
+  return kLimitNames[static_cast<int>(r)];
+}
 std::optional<LimitingResource> limitingResourceFromName(const std::string& n) {
   return lookup<LimitingResource>(kLimitNames, n);
 }
 
-const char* copyKindName(CopyKind k) { return kCopyNames[static_cast<int>(k)]; }
-std::optional<CopyKind> copyKindFromName(const std::string& n) { return lookup<CopyKind>(kCopyNames, n); }
+const char* copyKindName(CopyKind k) {
+  return kCopyNames[static_cast<int>(k)];
+}
+std::optional<CopyKind> copyKindFromName(const std::string& n) {
+  return lookup<CopyKind>(kCopyNames, n);
+}
 
-const char* syncKindName(SyncKind k) { return kSyncNames[static_cast<int>(k)]; }
-std::optional<SyncKind> syncKindFromName(const std::string& n) { return lookup<SyncKind>(kSyncNames, n); }
+const char* syncKindName(SyncKind k) {
+  return kSyncNames[static_cast<int>(k)];
+}
+std::optional<SyncKind> syncKindFromName(const std::string& n) {
+  return lookup<SyncKind>(kSyncNames, n);
+}
 
-const char* channelName(Channel c) { return kChannelNames[static_cast<int>(c)]; }
+const char* channelName(Channel c) {
+  return kChannelNames[static_cast<int>(c)];
+}
 
 }  // namespace gpufl

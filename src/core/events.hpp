@@ -1,8 +1,9 @@
 // The event model: every record GPU Flight writes or reads, defined once.
 //
-// These are value types with units in field names. The NDJSON writer (src/log/ndjson_format.*) turns them into
-// lines and the reader (src/log/reader.*) turns lines back into them; docs/log-format.md is the wire contract.
-// Optional fields use std::optional so "not measured" is never confused with zero.
+// These are value types with units in field names. The NDJSON writer (src/log/ndjson_format.*)
+// turns them into lines and the reader (src/log/reader.*) turns lines back into them;
+// docs/log-format.md is the wire contract. Optional fields use std::optional so "not measured" is
+// never confused with zero.
 #pragma once
 
 #include <cstdint>
@@ -52,7 +53,8 @@ struct DeviceInfo {
   int mem_clock_khz = 0;
 };
 
-// A device learned after session_start was written (under `gpufl trace` the driver cannot be queried at start).
+// A device learned after session_start was written (under `gpufl trace` the driver cannot be
+// queried at start).
 struct DeviceEvent {
   std::string sid;
   DeviceInfo device;
@@ -67,8 +69,8 @@ struct SessionStart {
   std::string host;
   std::string version;
   Engine engine = Engine::None;
-  int64_t start_ns = 0;       // monotonic
-  int64_t start_unix_ns = 0;  // wall clock at start_ns
+  int64_t start_ns = 0;                        // monotonic
+  int64_t start_unix_ns = 0;                   // wall clock at start_ns
   std::map<std::string, std::string> options;  // InitOptions as written (values as JSON text)
   std::vector<DeviceInfo> devices;
 };
@@ -99,7 +101,8 @@ std::optional<LimitingResource> limitingResourceFromName(const std::string& name
 
 // Per-resource occupancy: each *_occupancy is what occupancy would be if only that limit existed.
 struct Occupancy {
-  double occupancy = 0, reg_occupancy = 0, smem_occupancy = 0, warp_occupancy = 0, block_occupancy = 0;
+  double occupancy = 0, reg_occupancy = 0, smem_occupancy = 0, warp_occupancy = 0,
+         block_occupancy = 0;
   int max_active_blocks = 0;  // per SM
   LimitingResource limiting = LimitingResource::None;
 };
@@ -117,6 +120,10 @@ struct KernelDef {
   int64_t static_shared_bytes = 0;
   int64_t dyn_shared_bytes = 0;
   int64_t local_bytes = 0;  // per thread
+  // The shared-memory carveout the launches of this shape requested (cudaFuncAttributePreferred-
+  // SharedMemoryCarveout, percent of the SM's shared memory); unset: no preference. Occupancy
+  // depends on it, and two shapes may differ only by it.
+  std::optional<int> carveout_pct;
   std::optional<Occupancy> occupancy;
   std::optional<double> waves;  // grid blocks / (max_active_blocks * SMs)
 };
@@ -129,8 +136,8 @@ struct KernelEvent {
   uint64_t correlation_id = 0;
   int64_t start_ns = 0;
   int64_t end_ns = 0;
-  uint32_t stack_id = 0;  // 0 = none
-  uint32_t graph_id = 0;  // 0 = not from a graph
+  uint32_t stack_id = 0;      // 0 = none
+  uint32_t graph_id = 0;      // 0 = not from a graph
   bool instrumented = false;  // deep engine active on this launch: duration inflated
 };
 
@@ -155,7 +162,13 @@ struct MemcpyEvent {
 
 // The host waiting for the GPU (CUPTI_ACTIVITY_KIND_SYNCHRONIZATION), recorded when asked
 // (InitOptions::enable_sync_events): cudaStreamSynchronize, cudaDeviceSynchronize, ...
-enum class SyncKind { Unknown, EventSynchronize, StreamWaitEvent, StreamSynchronize, ContextSynchronize };
+enum class SyncKind {
+  Unknown,
+  EventSynchronize,
+  StreamWaitEvent,
+  StreamSynchronize,
+  ContextSynchronize
+};
 const char* syncKindName(SyncKind k);
 std::optional<SyncKind> syncKindFromName(const std::string& name);
 
@@ -170,8 +183,8 @@ struct SyncEvent {
 };
 
 // A device/pinned/managed memory allocation or release (CUPTI_ACTIVITY_KIND_MEMORY2), recorded when
-// asked (InitOptions::enable_memory_events): cudaMalloc/cudaFree, their async and host forms, and the
-// allocations PyTorch's caching allocator makes underneath.
+// asked (InitOptions::enable_memory_events): cudaMalloc/cudaFree, their async and host forms, and
+// the allocations PyTorch's caching allocator makes underneath.
 struct MemoryEvent {
   std::string sid;
   bool is_free = false;
@@ -272,31 +285,36 @@ struct RangeCounters {
   std::string range;  // the scope's name
   uint32_t path = 0;
   std::map<std::string, double> metrics;
-  std::string kernel;  // per-kernel ranges (GPUFL_RANGE_PER_KERNEL): the one launch measured; else empty
+  std::string
+      kernel;  // per-kernel ranges (GPUFL_RANGE_PER_KERNEL): the one launch measured; else empty
 };
 
-// One operation timed by the harness (gpufl.bench, gpufl::bench): warm-up, then `reps` repetitions timed with
-// CUDA events on the stream the work runs on. Times are per operation (graph replay: a repetition replays
-// ops_per_rep operations and its time is divided by that). Rates are at the median; a peak of 0 is unknown.
+// One operation timed by the harness (gpufl.bench, gpufl::bench): warm-up, then `reps` repetitions
+// timed with CUDA events on the stream the work runs on. Times are per operation (graph replay: a
+// repetition replays ops_per_rep operations and its time is divided by that). Rates are at the
+// median; a peak of 0 is unknown.
 struct BenchmarkResult {
   std::string sid;
   std::string name;
-  std::string shape;   // the size it ran at, e.g. "4096x4096x4096" (a kernel has a speed only at a size)
-  std::string dtype;   // e.g. "bf16"
+  std::string
+      shape;  // the size it ran at, e.g. "4096x4096x4096" (a kernel has a speed only at a size)
+  std::string dtype;  // e.g. "bf16"
   uint32_t device = 0;
-  int64_t ts_ns = 0;   // when the timed repetitions ended (monotonic)
-  std::string method;  // "events", "graph" (CUDA graph replay) or "host" (host clock around a synchronize)
-  uint64_t reps = 0;   // timed repetitions
+  int64_t ts_ns = 0;  // when the timed repetitions ended (monotonic)
+  std::string
+      method;  // "events", "graph" (CUDA graph replay) or "host" (host clock around a synchronize)
+  uint64_t reps = 0;  // timed repetitions
   uint64_t warmup_reps = 0;
   uint64_t ops_per_rep = 1;
-  bool flush_l2 = false;     // L2 flushed (or inputs rotated) before every repetition
+  bool flush_l2 = false;  // L2 flushed (or inputs rotated) before every repetition
   int64_t median_ns = 0, min_ns = 0, p10_ns = 0, p90_ns = 0, max_ns = 0, mean_ns = 0;
-  double flops = 0, bytes = 0;          // per operation
-  double tflops = 0, gbps = 0;          // flops / median, bytes / median
+  double flops = 0, bytes = 0;            // per operation
+  double tflops = 0, gbps = 0;            // flops / median, bytes / median
   double peak_tflops = 0, peak_gbps = 0;  // the device's, that the rates are compared against
-  std::optional<int> clk_sm_min_mhz, clk_sm_max_mhz;  // SM clocks seen during the repetitions (NVML)
-  std::optional<int> clk_sm_limit_mhz;               // the SM clock the device can reach (NVML max clock)
-  std::vector<std::string> warnings;  // why not to trust the numbers, each with its number
+  std::optional<int> clk_sm_min_mhz,
+      clk_sm_max_mhz;                   // SM clocks seen during the repetitions (NVML)
+  std::optional<int> clk_sm_limit_mhz;  // the SM clock the device can reach (NVML max clock)
+  std::vector<std::string> warnings;    // why not to trust the numbers, each with its number
 };
 
 }  // namespace gpufl

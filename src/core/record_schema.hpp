@@ -133,6 +133,7 @@ enum class Kind {
   X(static_shared_bytes, "static_shared_bytes", Optional, "bytes")           \
   X(dyn_shared_bytes, "dyn_shared_bytes", Optional, "bytes")                 \
   X(local_bytes, "local_bytes", Optional, "bytes")                           \
+  X(carveout_pct, "carveout_pct", Optional, "%")                             \
   X(occupancy, "occupancy", Optional, "") /* flattened: Occupancy's keys */  \
   X(waves, "waves", Optional, "")
 

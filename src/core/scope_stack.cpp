@@ -83,7 +83,8 @@ uint64_t scopeBegin(std::string_view name, std::string_view tag) noexcept {
                 .depth = depth};
     s->buffer->commit();
   }
-  if (const ScopeObserver* o = scope_observer.load(std::memory_order_acquire)) o->begin(o->self, path, name);
+  if (const ScopeObserver* o = scope_observer.load(std::memory_order_acquire))
+    o->begin(o->self, path, name);
   return id;
 }
 
@@ -104,7 +105,8 @@ void scopeEnd(uint64_t id) noexcept {
     frame = s->frames[i - 1];
     for (uint32_t j = i; j < depth; ++j) s->frames[j - 1] = s->frames[j];
   }
-  if (const ScopeObserver* o = scope_observer.load(std::memory_order_acquire)) o->end(o->self, frame.path);
+  if (const ScopeObserver* o = scope_observer.load(std::memory_order_acquire))
+    o->end(o->self, frame.path);
   s->depth = --depth;
   t.current_path = depth > 0 ? s->frames[depth - 1].path : kRootPath;
   if (frame.generation != recording_generation.load(std::memory_order_relaxed)) return;

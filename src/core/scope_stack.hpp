@@ -29,9 +29,10 @@ inline uint32_t currentScopePath() noexcept {
   return t_thread.current_path;
 }
 
-// Observers of scope begin/end on the application thread (the range profiler opens a range per scope). At most
-// one; set while no scope is open on another thread. Called after the begin record and before the end record,
-// so an observer's cost falls inside the scope's wall time. Costs one relaxed load when unset.
+// Observers of scope begin/end on the application thread (the range profiler opens a range per
+// scope). At most one; set while no scope is open on another thread. Called after the begin record
+// and before the end record, so an observer's cost falls inside the scope's wall time. Costs one
+// relaxed load when unset.
 struct ScopeObserver {
   void (*begin)(void* self, uint32_t path, std::string_view name) = nullptr;
   void (*end)(void* self, uint32_t path) = nullptr;

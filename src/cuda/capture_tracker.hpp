@@ -1,12 +1,13 @@
-// Which streams of the process are being captured into a CUDA graph, learned from the API callbacks of
-// capture begin and end.
+// Which streams of the process are being captured into a CUDA graph, learned from the API callbacks
+// of capture begin and end.
 //
-// While any capture is open, the deep engines must not call anything that synchronizes or allocates:
-// a context synchronize invalidates a capture on that context even in relaxed mode (measured on the
-// H200: cudaStreamEndCapture then failed with "operation failed due to a previous error during
-// capture"), and in global mode any potentially unsafe call from any thread does. A launch submitted
-// into a capture does not run either, so there is nothing to instrument. The engines defer their
-// synchronizing work until no capture is open, and leave captured launches alone.
+// While any capture is open, the deep engines must not call anything that synchronizes or
+// allocates: a context synchronize invalidates a capture on that context even in relaxed mode
+// (measured on the H200: cudaStreamEndCapture then failed with "operation failed due to a previous
+// error during capture"), and in global mode any potentially unsafe call from any thread does. A
+// launch submitted into a capture does not run either, so there is nothing to instrument. The
+// engines defer their synchronizing work until no capture is open, and leave captured launches
+// alone.
 //
 // Thread-safe. Begin and end are rare (once per graph), so a mutex is fine there; open() is one
 // relaxed atomic load, for the launch callbacks.

@@ -11,9 +11,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -513,14 +513,14 @@ uint64_t CubinStore::droppedCubins() const {
 std::string CubinStore::workSummary() const {
   std::scoped_lock lock(mutex_, pending_mutex_);  // the order ingestPendingLocked takes them in
   char text[200];
-  std::snprintf(text, sizeof text,
-                "cubins: %llu kept (%.1f MB), nvdisasm %.3f s wall (%llu runs), source lines %.3f s "
-                "(%llu lookups)",
-                static_cast<unsigned long long>(kept_), static_cast<double>(bytes_) / 1e6,
-                static_cast<double>(disassemble_ns_) / 1e9,
-                static_cast<unsigned long long>(disassemble_runs_),
-                static_cast<double>(source_ns_) / 1e9,
-                static_cast<unsigned long long>(source_lookups_));
+  std::snprintf(
+      text, sizeof text,
+      "cubins: %llu kept (%.1f MB), nvdisasm %.3f s wall (%llu runs), source lines %.3f s "
+      "(%llu lookups)",
+      static_cast<unsigned long long>(kept_), static_cast<double>(bytes_) / 1e6,
+      static_cast<double>(disassemble_ns_) / 1e9,
+      static_cast<unsigned long long>(disassemble_runs_), static_cast<double>(source_ns_) / 1e9,
+      static_cast<unsigned long long>(source_lookups_));
   return text;
 }
 

@@ -102,18 +102,18 @@ class CubinStore {
   // [writer thread] SASS of `function` in the cubin with `crc` (nullptr when unknown). Disassembles
   // the cubin's reported functions on first use.
   const FunctionSass* functionSass(uint64_t crc, const std::string& function);
-  // [writer thread] Disassembles the listed functions not tried yet with one nvdisasm run per cubin,
-  // the cubins' runs in parallel (up to kParallelRuns): nvdisasm parses the whole cubin each run,
-  // seconds for PyTorch's big modules, so asking one function at a time cost a PyTorch run tens of
-  // seconds.
+  // [writer thread] Disassembles the listed functions not tried yet with one nvdisasm run per
+  // cubin, the cubins' runs in parallel (up to kParallelRuns): nvdisasm parses the whole cubin each
+  // run, seconds for PyTorch's big modules, so asking one function at a time cost a PyTorch run
+  // tens of seconds.
   void prefetch(const std::vector<std::pair<uint64_t, std::string>>& crc_and_function);
   // [writer thread] The instruction at `pc`: text from nvdisasm, source from nvdisasm or CUPTI.
   SassInstruction instruction(uint64_t crc, const std::string& function, uint64_t pc);
 
   uint64_t droppedCubins() const;
   std::string lastError() const;
-  // "cubins: 812 kept (412.3 MB), nvdisasm 6.102 s wall (5 runs), source lines 0.120 s (30 lookups)":
-  // what the store cost, for the deep_engine_time note.
+  // "cubins: 812 kept (412.3 MB), nvdisasm 6.102 s wall (5 runs), source lines 0.120 s (30
+  // lookups)": what the store cost, for the deep_engine_time note.
   std::string workSummary() const;
 
  private:
@@ -127,7 +127,7 @@ class CubinStore {
   static constexpr size_t kParallelRuns = 8;
   const size_t max_bytes_;
   Hooks hooks_;
-  mutable std::mutex mutex_;  // images_ and the counters below; held across disassembly
+  mutable std::mutex mutex_;          // images_ and the counters below; held across disassembly
   mutable std::mutex pending_mutex_;  // pending_, bytes_, dropped_: what add() touches
   std::vector<std::vector<uint8_t>> pending_;
   std::vector<std::unique_ptr<Image>> images_;

@@ -235,8 +235,10 @@ TEST(CubinStore, RunsTheCubinsDisassembliesInParallelWithoutBlockingLoads) {
     }
     ++runs;
     if (size == cubin.size()) {  // a load from another thread while the store is busy
-      auto load = std::async(std::launch::async, [&] { return store_ptr->add(late.data(), late.size()); });
-      late_added = load.wait_for(std::chrono::seconds(5)) == std::future_status::ready && load.get();
+      auto load =
+          std::async(std::launch::async, [&] { return store_ptr->add(late.data(), late.size()); });
+      late_added =
+          load.wait_for(std::chrono::seconds(5)) == std::future_status::ready && load.get();
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     --running;
@@ -318,7 +320,9 @@ TEST(CubinStore, ComputesCrcsOnlyToTellCubinsApart) {
     ++crcs;
     return size;
   };
-  hooks.source = [](const void*, size_t, const std::string&, uint64_t) { return std::string("k.cu:1"); };
+  hooks.source = [](const void*, size_t, const std::string&, uint64_t) {
+    return std::string("k.cu:1");
+  };
   CubinStore store(4 << 20, hooks);
   store.add(cubin.data(), cubin.size());
   EXPECT_EQ(store.instruction(123, kCopy4, 0).source, "k.cu:1");
@@ -344,7 +348,8 @@ TEST(CubinStore, AsksCuptiForLinesOncePerFunctionWithoutLineInfo) {
   };
   CubinStore store(1 << 20, hooks);
   store.add(cubin.data(), cubin.size());
-  for (uint64_t pc = 0; pc < 0x100; pc += 0x10) EXPECT_EQ(store.instruction(7, kCopy4, pc).source, "");
+  for (uint64_t pc = 0; pc < 0x100; pc += 0x10)
+    EXPECT_EQ(store.instruction(7, kCopy4, pc).source, "");
   EXPECT_EQ(asked, 1);
   EXPECT_EQ(store.instruction(7, kBytes, 0).source, "");
   EXPECT_EQ(asked, 2);

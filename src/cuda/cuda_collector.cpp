@@ -44,6 +44,10 @@ class CudaCollector final : public core::Collector {
       ctx.addNote(f, s, r);
     };
     engine_ctx.now_ns = [] { return core::monotonicNs(); };
+    // The deep engines call the driver through the process's one libcuda table; without an engine
+    // nothing needs it here (the device properties open it themselves, when not injected).
+    if (engine_ctx.engine != ProfilingEngine::None)
+      engine_ctx.driver = DriverLibrary::process(&engine_ctx.driver_error);
     std::string reason;
     if (!tracer_.start(
             engine_ctx, options_.enable_stack_trace,
@@ -66,9 +70,9 @@ class CudaCollector final : public core::Collector {
   }
 
   // [writer thread] Once a second CUPTI also hands over its partly filled buffers (a forced flush),
-  // so a program that dies by abort() or SIGKILL leaves at most about a second of kernels unwritten:
-  // CUPTI's own flush period returns only full buffers. Not while a deep engine runs: with PC
-  // sampling and SASS metrics on, the H200 run hung (matmul_tiling_demo, 2026-11-29).
+  // so a program that dies by abort() or SIGKILL leaves at most about a second of kernels
+  // unwritten: CUPTI's own flush period returns only full buffers. Not while a deep engine runs:
+  // with PC sampling and SASS metrics on, the H200 run hung (matmul_tiling_demo, 2026-11-29).
   void drain(EventVisitor& out) override {
     const int64_t now = core::monotonicNs();
     if (injected_ && !devices_read_ && tracing_) {
@@ -104,12 +108,13 @@ class CudaCollector final : public core::Collector {
       ctx_->addNote("deep_engine_time", "on", "wall time in the engines: " + s.engine_time);
     }
     if (s.tool_kernels > 0) {
-      ctx_->addNote("cupti_tool_kernels", "degraded",
-                    std::to_string(s.tool_kernels) +
-                        " kernels launched by CUPTI itself (WaitNs, one per profiled range) are left "
-                        "out of the kernel list: " +
-                        std::to_string(s.tool_kernel_ns / 1000) +
-                        " us of GPU time, also inside each range's gpu__time_duration");
+      ctx_->addNote(
+          "cupti_tool_kernels", "degraded",
+          std::to_string(s.tool_kernels) +
+              " kernels launched by CUPTI itself (WaitNs, one per profiled range) are left "
+              "out of the kernel list: " +
+              std::to_string(s.tool_kernel_ns / 1000) +
+              " us of GPU time, also inside each range's gpu__time_duration");
     }
   }
 
@@ -121,8 +126,8 @@ class CudaCollector final : public core::Collector {
     DevicesResult r = readDevices();
     for (const auto& w : r.warnings) ctx_->addNote("device_properties", "degraded", w);
     if (!r.ok) {
-      // At start this stops tracing; read late (injection) tracing is already on and only the device
-      // properties (and so occupancy) are missing.
+      // At start this stops tracing; read late (injection) tracing is already on and only the
+      // device properties (and so occupancy) are missing.
       ctx_->addNote(late ? "device_properties" : "cupti_activity", "off", r.reason);
       return false;
     }

@@ -1,5 +1,4 @@
 #include "cuda/cupti_loader.hpp"
-#include "cuda/cupti_symbol.hpp"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -8,23 +7,13 @@
 #include <filesystem>
 #include <initializer_list>
 
+#include "cuda/cupti_symbol.hpp"
+
 namespace gpufl::cuda {
 namespace {
 
 constexpr const char* kSoname = "libcupti.so.13";
 constexpr const char* kUnversioned = "libcupti.so";
-
-// The directory of the object this code lives in (libgpufl.so, the Python extension, or a test
-// binary).
-std::string ownDirectory() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&ownDirectory), &info) == 0 || info.dli_fname == nullptr)
-    return "";
-  std::error_code ec;
-  std::filesystem::path p = std::filesystem::weakly_canonical(info.dli_fname, ec);
-  if (ec) p = info.dli_fname;
-  return p.parent_path().string();
-}
 
 void resolve(CuptiLibrary& lib) {
 #define GPUFL_CUPTI_RESOLVE(name)                                           \
@@ -67,78 +56,102 @@ std::string firstMissing(const CuptiLibrary& lib, std::initializer_list<const ch
 
 }  // namespace
 
-std::vector<std::string> cuptiSearchDirectories() {
-  std::vector<std::string> dirs;
+std::string cuptiOwnDirectory() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&cuptiOwnDirectory), &info) == 0 || info.dli_fname == nullptr)
+    return "";
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::weakly_canonical(info.dli_fname, ec);
+  if (ec) p = info.dli_fname;
+  return p.parent_path().string();
+}
+
+CuptiSearchPlan cuptiSearchPlan(const CuptiGetEnv& getenv, const std::string& own_directory) {
+  auto env = [&](const char* name) -> std::string {
+    const char* v = getenv ? getenv(name) : nullptr;
+    return v != nullptr ? v : "";
+  };
+  CuptiSearchPlan plan;
+  // 1. An explicit choice is the only one tried: silently falling back would hide a wrong setting.
+  plan.explicit_file = env("GPUFL_CUPTI_LIB");
+  if (!plan.explicit_file.empty()) return plan;
+  auto searchDirectory = [&](const std::string& dir) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) {
+      plan.absent.push_back(dir);
+      return;
+    }
+    plan.files.push_back(dir + "/" + kSoname);
+    plan.files.push_back(dir + "/" + kUnversioned);
+  };
+  // 2. The directories the host prefers (the Python package: the pip wheels PyTorch loads from).
+  const std::string preferred = env("GPUFL_CUPTI_DIRS");
+  for (size_t at = 0; at <= preferred.size();) {
+    size_t end = preferred.find(':', at);
+    if (end == std::string::npos) end = preferred.size();
+    if (end > at) searchDirectory(preferred.substr(at, end - at));
+    at = end + 1;
+  }
+  // 3. The loader's own search.
+  plan.files.push_back(kSoname);
+  plan.files.push_back(kUnversioned);
+  // 4. The toolkit.
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
-    if (const char* v = std::getenv(var); v != nullptr && *v) {
-      dirs.push_back(std::string(v) + "/lib64");
-      dirs.push_back(std::string(v) + "/extras/CUPTI/lib64");
+    if (std::string root = env(var); !root.empty()) {
+      searchDirectory(root + "/lib64");
+      searchDirectory(root + "/extras/CUPTI/lib64");
     }
   }
-  dirs.push_back("/usr/local/cuda/lib64");
-  dirs.push_back("/usr/local/cuda/extras/CUPTI/lib64");
-  if (std::string own = ownDirectory(); !own.empty()) {
+  searchDirectory("/usr/local/cuda/lib64");
+  searchDirectory("/usr/local/cuda/extras/CUPTI/lib64");
+  // 5. The pip wheel next to gpufl's own object.
+  if (!own_directory.empty()) {
     for (const char* rel : {"/../nvidia/cuda_cupti/lib", "/../../nvidia/cuda_cupti/lib",
                             "/../nvidia/cu13/lib", "/../../nvidia/cu13/lib"}) {
       std::error_code ec;
-      std::filesystem::path p = std::filesystem::weakly_canonical(own + rel, ec);
-      dirs.push_back(ec ? own + rel : p.string());
+      std::filesystem::path p = std::filesystem::weakly_canonical(own_directory + rel, ec);
+      searchDirectory(ec ? own_directory + rel : p.string());
     }
   }
-  return dirs;
+  return plan;
 }
 
 CuptiLibrary loadCuptiLibrary(bool reuse_loaded) {
   CuptiLibrary lib;
-  std::string looked;
-  bool found = false;
   // 0. Already in the process: use that copy (RTLD_NOLOAD never loads).
   if (void* h = reuse_loaded ? dlopen(kSoname, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD) : nullptr) {
     lib.handle = h;
     lib.path = kSoname;
-    found = true;
-  }
-  if (!found) {
-    if (const char* env = std::getenv("GPUFL_CUPTI_LIB"); env != nullptr && *env) {
-      // 1. An explicit choice is the only one tried: silently falling back would hide a wrong
-      // setting.
-      dlerror();
-      if (void* h = dlopen(env, RTLD_NOW | RTLD_LOCAL)) {
-        lib.handle = h;
-        lib.path = env;
-        found = true;
-      } else {
-        const char* err = dlerror();
-        lib.error = std::string(kSoname) + " not found (looked in GPUFL_CUPTI_LIB=" + env + ": " +
-                    (err != nullptr ? err : "cannot load") + ")";
-        return lib;
-      }
-    }
-  }
-  // 2. The loader's own search.
-  if (!found) found = tryOpen(lib, kSoname, looked) || tryOpen(lib, kUnversioned, looked);
-  // 3., 4. Toolkit and pip-wheel directories.
-  if (!found) {
-    for (const std::string& dir : cuptiSearchDirectories()) {
-      std::error_code ec;
-      if (!std::filesystem::is_directory(dir, ec)) {
-        looked += ", " + dir;
-        continue;
-      }
-      if (tryOpen(lib, dir + "/" + kSoname, looked) ||
-          tryOpen(lib, dir + "/" + kUnversioned, looked)) {
-        found = true;
-        break;
-      }
-    }
-  }
-  if (!found) {
-    lib.error =
-        std::string(kSoname) + " not found (looked in " + looked +
-        "; set GPUFL_CUPTI_LIB to its path, or install the CUDA toolkit or nvidia-cuda-cupti)";
+    resolve(lib);
     return lib;
   }
-  resolve(lib);
+  const CuptiSearchPlan plan =
+      cuptiSearchPlan([](const char* name) { return std::getenv(name); }, cuptiOwnDirectory());
+  if (!plan.explicit_file.empty()) {
+    dlerror();
+    if (void* h = dlopen(plan.explicit_file.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+      lib.handle = h;
+      lib.path = plan.explicit_file;
+      resolve(lib);
+    } else {
+      const char* err = dlerror();
+      lib.error = std::string(kSoname) +
+                  " not found (looked in GPUFL_CUPTI_LIB=" + plan.explicit_file + ": " +
+                  (err != nullptr ? err : "cannot load") + ")";
+    }
+    return lib;
+  }
+  std::string looked;
+  for (const std::string& file : plan.files) {
+    if (tryOpen(lib, file, looked)) {
+      resolve(lib);
+      return lib;
+    }
+  }
+  for (const std::string& dir : plan.absent) looked += ", " + dir;
+  lib.error =
+      std::string(kSoname) + " not found (looked in " + looked +
+      "; set GPUFL_CUPTI_LIB to its path, or install the CUDA toolkit or nvidia-cuda-cupti)";
   return lib;
 }
 

@@ -3,18 +3,24 @@
 // tracing turns off with a note that says why ("libcupti.so.13 not found (looked in ...)",
 // "libcupti too old: cuptiX missing").
 //
-// Where libcupti is looked for, first hit wins:
+// Where libcupti is looked for, first file that loads wins. This is the one search of gpufl: the
+// Python package passes its preference in (step 2) rather than searching itself.
 //   0. a libcupti.so.13 already loaded in this process (by the application or a tool): reused,
 //      never a second copy;
 //   1. $GPUFL_CUPTI_LIB, a file (or soname) to load; when set, nothing else is tried;
-//   2. "libcupti.so.13" then "libcupti.so" through the dynamic loader (LD_LIBRARY_PATH, RUNPATH,
+//   2. $GPUFL_CUPTI_DIRS, directories separated by ':', in order. gpufl.init (Python) sets it, when
+//      unset, to the nvidia pip wheels' CUPTI directories on sys.path (nvidia/cu13/lib, then
+//      nvidia/cuda_cupti/lib, per sys.path entry): the copy PyTorch and numba-cuda load, so both
+//      share one CUPTI (validated on the H200 with PyTorch 2.11);
+//   3. "libcupti.so.13" then "libcupti.so" through the dynamic loader (LD_LIBRARY_PATH, RUNPATH,
 //      ld.so.cache);
-//   3. $CUDA_HOME, $CUDA_PATH, /usr/local/cuda: each's lib64/ and extras/CUPTI/lib64/;
-//   4. the nvidia-cuda-cupti pip wheel, relative to the directory of the object holding gpufl
+//   4. $CUDA_HOME, $CUDA_PATH, /usr/local/cuda: each's lib64/ and extras/CUPTI/lib64/;
+//   5. the nvidia-cuda-cupti pip wheel, relative to the directory of the object holding gpufl
 //      (libgpufl.so or the Python extension, found with dladdr): ../nvidia/cuda_cupti/lib,
 //      ../../nvidia/cuda_cupti/lib, and the CUDA 13 wheel layout ../nvidia/cu13/lib,
 //      ../../nvidia/cu13/lib.
-// In each directory libcupti.so.13 is tried before libcupti.so. The library is never unloaded.
+// In each directory libcupti.so.13 is tried before libcupti.so; a directory that does not exist is
+// skipped (and named in the error). The library is never unloaded.
 //
 // Call sites use the forwarders of cuda/cupti_api.hpp (cupti::cuptiSubscribe(...)); this header is
 // for code that needs the table itself (availability checks, tests). Only src/cuda includes either.
@@ -29,6 +35,7 @@
 #include <cupti_target.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -141,7 +148,18 @@ const CuptiLibrary& cuptiLibrary();
 // it once). `reuse_loaded` false skips step 0, for tests of the search itself.
 CuptiLibrary loadCuptiLibrary(bool reuse_loaded = true);
 
-// The directories step 3 and 4 search, in order (for tests and the report of a failed search).
-std::vector<std::string> cuptiSearchDirectories();
+// Steps 1-5 above as a list, for an environment and the directory of gpufl's own object: a pure
+// function of its inputs and of which directories exist, so tests check the order on fake trees.
+using CuptiGetEnv = std::function<const char*(const char* name)>;
+struct CuptiSearchPlan {
+  std::string explicit_file;        // $GPUFL_CUPTI_LIB: when set, the only file tried
+  std::vector<std::string> files;   // otherwise every file to try, in order
+  std::vector<std::string> absent;  // searched directories that do not exist (for the error)
+};
+CuptiSearchPlan cuptiSearchPlan(const CuptiGetEnv& getenv, const std::string& own_directory);
+
+// The directory of the object this code lives in (libgpufl.so, the Python extension, or a test
+// binary): step 5's base.
+std::string cuptiOwnDirectory();
 
 }  // namespace gpufl::cuda

@@ -4,9 +4,13 @@
 #include "cuda/cupti_loader.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -102,18 +106,103 @@ TEST(CuptiLoader, LibraryWithoutCuptiFunctionsIsTooOld) {
   EXPECT_NE(why.find("libcupti too old: "), std::string::npos) << why;
 }
 
-TEST(CuptiLoader, SearchDirectoriesFollowTheDocumentedOrder) {
-  ScopedEnv home("CUDA_HOME", "/opt/cuda-home");
-  ScopedEnv path("CUDA_PATH", nullptr);
-  auto dirs = cuptiSearchDirectories();
-  ASSERT_GE(dirs.size(), 4u);
-  EXPECT_EQ(dirs[0], "/opt/cuda-home/lib64");
-  EXPECT_EQ(dirs[1], "/opt/cuda-home/extras/CUPTI/lib64");
-  EXPECT_EQ(dirs[2], "/usr/local/cuda/lib64");
-  EXPECT_EQ(dirs[3], "/usr/local/cuda/extras/CUPTI/lib64");
-  bool wheel = false;
-  for (const auto& d : dirs) wheel |= d.find("nvidia/cuda_cupti/lib") != std::string::npos;
-  EXPECT_TRUE(wheel);
+// A fake tree: <root>/site/gpufl is gpufl's own directory, beside the two wheel layouts; a
+// preferred directory; a CUDA_HOME with both toolkit layouts. Files need not be libraries: the plan
+// lists what would be tried, the loader tries it.
+class CuptiSearchTree : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = std::filesystem::temp_directory_path() /
+            ("gpufl_cupti_tree_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    for (const char* d :
+         {"site/gpufl", "site/nvidia/cu13/lib", "site/nvidia/cuda_cupti/lib",
+          "other/nvidia/cu13/lib", "cuda-home/lib64", "cuda-home/extras/CUPTI/lib64"})
+      std::filesystem::create_directories(root_ / d);
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+  std::string at(const char* rel) const { return (root_ / rel).string(); }
+  CuptiGetEnv env(std::map<std::string, std::string> vars) const {
+    return [vars = std::move(vars)](const char* name) -> const char* {
+      auto it = vars.find(name);
+      return it == vars.end() ? nullptr : it->second.c_str();
+    };
+  }
+  // Position of `file` in the plan (the test fails when it is not there).
+  static size_t index(const CuptiSearchPlan& plan, const std::string& file) {
+    auto it = std::find(plan.files.begin(), plan.files.end(), file);
+    EXPECT_NE(it, plan.files.end()) << file << " is not searched";
+    return static_cast<size_t>(it - plan.files.begin());
+  }
+  std::filesystem::path root_;
+};
+
+TEST_F(CuptiSearchTree, TheOrderIsPreferredLoaderToolkitThenWheelsBesideGpufl) {
+  const CuptiSearchPlan plan = cuptiSearchPlan(
+      env({{"GPUFL_CUPTI_DIRS", at("other/nvidia/cu13/lib") + ":" + at("missing/lib") +
+                                    "::" + at("site/nvidia/cu13/lib")},
+           {"CUDA_HOME", at("cuda-home")}}),
+      at("site/gpufl"));
+  EXPECT_TRUE(plan.explicit_file.empty());
+  // 2. preferred directories in the given order, .so.13 before the unversioned name.
+  ASSERT_GE(plan.files.size(), 6u);
+  EXPECT_EQ(plan.files[0], at("other/nvidia/cu13/lib") + "/libcupti.so.13");
+  EXPECT_EQ(plan.files[1], at("other/nvidia/cu13/lib") + "/libcupti.so");
+  EXPECT_EQ(plan.files[2], at("site/nvidia/cu13/lib") + "/libcupti.so.13");
+  // 3. the dynamic loader, 4. the toolkit, 5. the wheels beside gpufl (cuda_cupti before cu13).
+  EXPECT_EQ(plan.files[4], "libcupti.so.13");
+  EXPECT_EQ(plan.files[5], "libcupti.so");
+  const size_t home = index(plan, at("cuda-home/lib64") + "/libcupti.so.13");
+  const size_t extras = index(plan, at("cuda-home/extras/CUPTI/lib64") + "/libcupti.so.13");
+  const size_t wheel = index(plan, at("site/nvidia/cuda_cupti/lib") + "/libcupti.so.13");
+  EXPECT_LT(5u, home);
+  EXPECT_LT(home, extras);
+  EXPECT_LT(extras, wheel);
+  // The wheel beside gpufl in the cu13 layout comes last, already searched in step 2 though.
+  EXPECT_EQ(plan.files.back(), at("site/nvidia/cu13/lib") + "/libcupti.so");
+  // /usr/local/cuda sits between CUDA_HOME and the wheels, whether this machine has it or not.
+  const std::string usr = "/usr/local/cuda/lib64";
+  if (std::filesystem::is_directory(usr)) {
+    const size_t u = index(plan, usr + "/libcupti.so.13");
+    EXPECT_LT(extras, u);
+    EXPECT_LT(u, wheel);
+  } else {
+    EXPECT_NE(std::find(plan.absent.begin(), plan.absent.end(), usr), plan.absent.end());
+  }
+  // A directory that is not there is named, not tried; empty entries (::) are nothing.
+  EXPECT_EQ(plan.absent.front(), at("missing/lib"));
+  for (const std::string& f : plan.files) EXPECT_EQ(f.find("missing/lib"), std::string::npos) << f;
+}
+
+TEST_F(CuptiSearchTree, AnExplicitLibraryIsTheOnlyCandidate) {
+  const CuptiSearchPlan plan =
+      cuptiSearchPlan(env({{"GPUFL_CUPTI_LIB", "/opt/mine/libcupti.so"},
+                           {"GPUFL_CUPTI_DIRS", at("site/nvidia/cu13/lib")}}),
+                      at("site/gpufl"));
+  EXPECT_EQ(plan.explicit_file, "/opt/mine/libcupti.so");
+  EXPECT_TRUE(plan.files.empty());
+}
+
+TEST_F(CuptiSearchTree, WithoutPreferenceTheLoaderComesFirst) {
+  const CuptiSearchPlan plan = cuptiSearchPlan(env({}), at("site/gpufl"));
+  ASSERT_GE(plan.files.size(), 2u);
+  EXPECT_EQ(plan.files[0], "libcupti.so.13");
+  EXPECT_EQ(plan.files[1], "libcupti.so");
+  index(plan, at("site/nvidia/cuda_cupti/lib") + "/libcupti.so.13");
+}
+
+TEST_F(CuptiSearchTree, APreferredDirectoryThatCannotLoadFallsThrough) {
+  // A file that is not a library in the preferred directory: the search goes on to the next step.
+  std::ofstream(at("site/nvidia/cu13/lib") + "/libcupti.so.13") << "not an ELF file";
+  ScopedEnv lib("GPUFL_CUPTI_LIB", nullptr);
+  ScopedEnv dirs("GPUFL_CUPTI_DIRS", at("site/nvidia/cu13/lib").c_str());
+  CuptiLibrary loaded = loadCuptiLibrary(/*reuse_loaded=*/false);
+  if (loaded.loaded()) {
+    EXPECT_NE(loaded.path, at("site/nvidia/cu13/lib") + "/libcupti.so.13");
+  } else {
+    EXPECT_NE(loaded.error.find(at("site/nvidia/cu13/lib") + "/libcupti.so.13"), std::string::npos)
+        << loaded.error;
+  }
 }
 
 }  // namespace

@@ -6,7 +6,8 @@ namespace gpufl::cuda {
 
 std::string explainCuptiFailure(CUptiResult result) {
   switch (result) {
-    case CUPTI_ERROR_UNKNOWN:  // what enabling activity returns on a machine with CUPTI but no driver/GPU
+    case CUPTI_ERROR_UNKNOWN:  // what enabling activity returns on a machine with CUPTI but no
+                               // driver/GPU
     case CUPTI_ERROR_NOT_INITIALIZED:
     case CUPTI_ERROR_INVALID_DEVICE:
       return "no GPU or NVIDIA driver available";

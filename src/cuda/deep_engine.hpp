@@ -16,6 +16,7 @@
 
 #include "core/event_visitor.hpp"
 #include "cuda/capture_tracker.hpp"
+#include "cuda/driver_api.hpp"
 #include "cuda/launch_gate.hpp"
 #include "gpufl/gpufl.hpp"
 
@@ -40,6 +41,10 @@ struct EngineContext {
   // an engine's launchMustRunAlone said so. An engine that finds, under its own lock, that a
   // launch it let through shared must run alone after all calls gate->upgrade().
   LaunchGate* gate = nullptr;
+  // The process's libcuda table (DriverLibrary::process, driver_api.hpp; tests give fakes); nullptr
+  // when there is no driver, and driver_error says why. The engines' driver calls go through it.
+  const DriverApi* driver = nullptr;
+  std::string driver_error = "no NVIDIA driver";
 };
 
 // A kernel launch seen in a launch callback, on the launching application thread.

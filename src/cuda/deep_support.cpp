@@ -33,47 +33,23 @@ bool isPrivilegeError(CUptiResult result) {
 
 namespace {
 
-template <typename Fn>
-void resolve(void* lib, const char* symbol, Fn& out, std::string& error) {
-  out = reinterpret_cast<Fn>(dlsym(lib, symbol));
-  if (out == nullptr && error.empty()) error = std::string("libcuda.so.1 lacks ") + symbol;
-}
-
-DeepDriver loadDriver() {
-  DeepDriver api;
-  // RTLD_NOLOAD first: the profiled program normally has the driver loaded already; otherwise load
-  // it (the CUDA runtime would load the same library).
-  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-  if (lib == nullptr) lib = dlopen("libcuda.so.1", RTLD_NOW);
-  if (lib == nullptr) {
-    const char* why = dlerror();
-    api.error = std::string("no NVIDIA driver (") + (why ? why : "libcuda.so.1 not found") + ")";
-    return api;
-  }
-  resolve(lib, "cuInit", api.init, api.error);
-  resolve(lib, "cuDeviceGetCount", api.device_get_count, api.error);
-  resolve(lib, "cuDeviceGetAttribute", api.device_get_attribute, api.error);
-  resolve(lib, "cuCtxPushCurrent_v2", api.ctx_push_current, api.error);
-  resolve(lib, "cuCtxPopCurrent_v2", api.ctx_pop_current, api.error);
-  resolve(lib, "cuCtxGetCurrent", api.ctx_get_current, api.error);
-  resolve(lib, "cuCtxSynchronize", api.ctx_synchronize, api.error);
-  resolve(lib, "cuThreadExchangeStreamCaptureMode", api.exchange_capture_mode, api.error);
-  std::string optional;  // these only make waits bounded: their absence is not an error
-  resolve(lib, "cuDeviceGet", api.device_get, optional);
-  resolve(lib, "cuDeviceGetPCIBusId", api.device_get_pci_bus_id, optional);
-  resolve(lib, "cuEventCreate", api.event_create, optional);
-  resolve(lib, "cuCtxRecordEvent", api.ctx_record_event, optional);
-  resolve(lib, "cuEventQuery", api.event_query, optional);
-  resolve(lib, "cuEventDestroy_v2", api.event_destroy, optional);
-  return api;
+// The first of the driver calls the deep engines cannot do without that this driver lacks.
+const char* missingDeepCall(const DriverApi& api) {
+  const std::pair<bool, const char*> calls[] = {
+      {api.init != nullptr, "cuInit"},
+      {api.deviceGetCount != nullptr, "cuDeviceGetCount"},
+      {api.deviceGetAttribute != nullptr, "cuDeviceGetAttribute"},
+      {api.ctxGetCurrent != nullptr, "cuCtxGetCurrent"},
+      {api.ctxPushCurrent != nullptr, "cuCtxPushCurrent_v2"},
+      {api.ctxPopCurrent != nullptr, "cuCtxPopCurrent_v2"},
+      {api.ctxSynchronize != nullptr, "cuCtxSynchronize"},
+      {api.exchangeStreamCaptureMode != nullptr, "cuThreadExchangeStreamCaptureMode"}};
+  for (const auto& [present, name] : calls)
+    if (!present) return name;
+  return nullptr;
 }
 
 }  // namespace
-
-const DeepDriver& DeepDriver::get() {
-  static const DeepDriver api = loadDriver();
-  return api;
-}
 
 CUptiResult profilerInitializeOnce() {
   static std::mutex mutex;
@@ -94,12 +70,16 @@ bool injectedIntoCuInit() {
   return injected != nullptr && *injected == '1';
 }
 
-bool deepCapableGpu(std::string* why) {
-  const DeepDriver& api = DeepDriver::get();
-  if (!api.loaded()) {
-    if (why) *why = api.error;
+bool deepCapableGpu(const DriverApi* driver, const std::string& driver_error, std::string* why) {
+  if (driver == nullptr) {
+    if (why) *why = driver_error.empty() ? "no NVIDIA driver" : driver_error;
     return false;
   }
+  if (const char* missing = missingDeepCall(*driver)) {
+    if (why) *why = std::string(kDriverLibraryName) + " lacks " + missing;
+    return false;
+  }
+  const DriverApi& api = *driver;
   // Under gpufl trace the engines start inside the program's own cuInit (InitializeInjection): a
   // nested cuInit there made the program's cuInit fail (PyTorch, H200). The GPUs are then checked
   // when their contexts appear.
@@ -109,13 +89,13 @@ bool deepCapableGpu(std::string* why) {
     return false;
   }
   int count = 0;
-  if (api.device_get_count(&count) != CUDA_SUCCESS || count == 0) {
+  if (api.deviceGetCount(&count) != CUDA_SUCCESS || count == 0) {
     if (why) *why = "no CUDA device";
     return false;
   }
   for (int d = 0; d < count; ++d) {
     int major = 0;
-    api.device_get_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d);
+    api.deviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d);
     if (major >= 7) return true;
   }
   if (why)
@@ -123,49 +103,51 @@ bool deepCapableGpu(std::string* why) {
   return false;
 }
 
-bool synchronizeContext(CUcontext context) {
-  const DeepDriver& api = DeepDriver::get();
-  if (!api.loaded() || context == nullptr) return false;
+bool synchronizeContext(const DriverApi* driver, CUcontext context) {
+  if (driver == nullptr || context == nullptr || missingDeepCall(*driver) != nullptr) return false;
+  const DriverApi& api = *driver;
   CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
-  api.exchange_capture_mode(&mode);  // relaxed: a sync must not invalidate another thread's capture
-  bool ok = api.ctx_push_current(context) == CUDA_SUCCESS;
+  api.exchangeStreamCaptureMode(
+      &mode);  // relaxed: a sync must not invalidate another thread's capture
+  bool ok = api.ctxPushCurrent(context) == CUDA_SUCCESS;
   if (ok) {
-    ok = api.ctx_synchronize() == CUDA_SUCCESS;
+    ok = api.ctxSynchronize() == CUDA_SUCCESS;
     CUcontext popped = nullptr;
-    api.ctx_pop_current(&popped);
+    api.ctxPopCurrent(&popped);
   }
-  api.exchange_capture_mode(&mode);  // restores the thread's previous mode
+  api.exchangeStreamCaptureMode(&mode);  // restores the thread's previous mode
   return ok;
 }
 
-std::string gpuBusId(uint32_t device) {
-  const DeepDriver& api = DeepDriver::get();
+std::string gpuBusId(const DriverApi* driver, uint32_t device) {
   CUdevice handle = 0;
   char id[32] = {};
-  if (api.loaded() && api.device_get != nullptr && api.device_get_pci_bus_id != nullptr &&
-      api.device_get(&handle, static_cast<int>(device)) == CUDA_SUCCESS &&
-      api.device_get_pci_bus_id(id, sizeof(id), handle) == CUDA_SUCCESS)
+  if (driver != nullptr && driver->deviceGet != nullptr && driver->deviceGetPciBusId != nullptr &&
+      driver->deviceGet(&handle, static_cast<int>(device)) == CUDA_SUCCESS &&
+      driver->deviceGetPciBusId(id, sizeof(id), handle) == CUDA_SUCCESS)
     return id;
   return "device" + std::to_string(device);
 }
 
-ContextWait waitForContext(CUcontext context, std::chrono::milliseconds limit) {
-  const DeepDriver& api = DeepDriver::get();
-  if (!api.loaded() || context == nullptr) return ContextWait::Failed;
-  if (api.event_create == nullptr || api.ctx_record_event == nullptr ||
-      api.event_query == nullptr || api.event_destroy == nullptr)
-    return synchronizeContext(context) ? ContextWait::Done : ContextWait::Failed;
+ContextWait waitForContext(const DriverApi* driver, CUcontext context,
+                           std::chrono::milliseconds limit) {
+  if (driver == nullptr || context == nullptr || missingDeepCall(*driver) != nullptr)
+    return ContextWait::Failed;
+  const DriverApi& api = *driver;
+  if (api.eventCreate == nullptr || api.ctxRecordEvent == nullptr || api.eventQuery == nullptr ||
+      api.eventDestroy == nullptr)
+    return synchronizeContext(driver, context) ? ContextWait::Done : ContextWait::Failed;
   CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
-  api.exchange_capture_mode(&mode);  // as in synchronizeContext
+  api.exchangeStreamCaptureMode(&mode);  // as in synchronizeContext
   ContextWait result = ContextWait::Failed;
-  if (api.ctx_push_current(context) == CUDA_SUCCESS) {
+  if (api.ctxPushCurrent(context) == CUDA_SUCCESS) {
     CUevent event = nullptr;
-    if (api.event_create(&event, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS) {
-      if (api.ctx_record_event(context, event) == CUDA_SUCCESS) {
+    if (api.eventCreate(&event, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS) {
+      if (api.ctxRecordEvent(context, event) == CUDA_SUCCESS) {
         const auto deadline = std::chrono::steady_clock::now() + limit;
         auto nap = std::chrono::microseconds(20);
         for (;;) {
-          const CUresult q = api.event_query(event);
+          const CUresult q = api.eventQuery(event);
           if (q == CUDA_SUCCESS) {
             result = ContextWait::Done;
             break;
@@ -179,15 +161,15 @@ ContextWait waitForContext(CUcontext context, std::chrono::milliseconds limit) {
           nap = std::min(nap * 2, std::chrono::microseconds(1000));
         }
       }
-      api.event_destroy(event);
+      api.eventDestroy(event);
     }
     CUcontext popped = nullptr;
-    api.ctx_pop_current(&popped);
+    api.ctxPopCurrent(&popped);
   }
-  api.exchange_capture_mode(&mode);
+  api.exchangeStreamCaptureMode(&mode);
   // A context whose event cannot be recorded (an older driver's answer) is waited for fully.
   if (result == ContextWait::Failed)
-    return synchronizeContext(context) ? ContextWait::Done : result;
+    return synchronizeContext(driver, context) ? ContextWait::Done : result;
   return result;
 }
 

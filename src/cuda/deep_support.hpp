@@ -1,5 +1,5 @@
 // Shared pieces of the deep engines (SASS metrics, PC sampling, range profiler): CUPTI error text,
-// the driver entry points they need (loaded with dlopen, never linked: CI has no libcuda.so.1), and
+// the driver checks and waits they make through the one libcuda table (driver_api.hpp), and
 // the launch policy that decides which launches are instrumented.
 //
 // Nothing here holds CUPTI state; the policy classes are plain logic so CPU tests can drive them.
@@ -18,6 +18,8 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include "cuda/driver_api.hpp"
 
 namespace gpufl::cuda {
 
@@ -42,44 +44,6 @@ bool isPrivilegeError(CUptiResult result);
 inline constexpr const char* kPrivilegeHint =
     "needs admin: NVreg_RestrictProfilingToAdminUsers=0 or root";
 
-// The few driver calls the engines make, resolved from libcuda.so.1 at run time.
-struct DeepDriver {
-  using InitFn = CUresult (*)(unsigned int);
-  using DeviceGetCountFn = CUresult (*)(int*);
-  using DeviceGetAttributeFn = CUresult (*)(int*, CUdevice_attribute, CUdevice);
-  using CtxFn = CUresult (*)(CUcontext);
-  using CtxOutFn = CUresult (*)(CUcontext*);
-  using CtxSyncFn = CUresult (*)();
-  using CaptureModeFn = CUresult (*)(CUstreamCaptureMode*);
-  using DeviceGetFn = CUresult (*)(CUdevice*, int);
-  using DeviceGetPciBusIdFn = CUresult (*)(char*, int, CUdevice);
-  using EventCreateFn = CUresult (*)(CUevent*, unsigned int);
-  using CtxRecordEventFn = CUresult (*)(CUcontext, CUevent);
-  using EventFn = CUresult (*)(CUevent);
-
-  InitFn init = nullptr;
-  DeviceGetCountFn device_get_count = nullptr;
-  DeviceGetAttributeFn device_get_attribute = nullptr;
-  CtxFn ctx_push_current = nullptr;
-  CtxOutFn ctx_pop_current = nullptr;
-  CtxOutFn ctx_get_current = nullptr;
-  CtxSyncFn ctx_synchronize = nullptr;
-  CaptureModeFn exchange_capture_mode = nullptr;
-  // Optional (null when the driver lacks them): a bounded wait records an event for the context
-  // (CUDA 12.5+) and polls it; without them waits fall back to cuCtxSynchronize.
-  DeviceGetFn device_get = nullptr;
-  DeviceGetPciBusIdFn device_get_pci_bus_id = nullptr;
-  EventCreateFn event_create = nullptr;
-  CtxRecordEventFn ctx_record_event = nullptr;
-  EventFn event_query = nullptr;
-  EventFn event_destroy = nullptr;
-  std::string error;  // why loading failed (empty when loaded)
-
-  bool loaded() const { return error.empty(); }
-  // Loaded once per process; later calls return the same table. Thread-safe.
-  static const DeepDriver& get();
-};
-
 // Whether a GPU the deep engines can use is present: the driver loads, cuInit succeeds and at least
 // one device of compute capability >= 7.0 exists. `why` says what is missing ("no NVIDIA driver:
 // ...").
@@ -90,12 +54,15 @@ CUptiResult profilerInitializeOnce();
 // True in a process where gpufl was started by gpufl trace's injection (GPUFL_INJECTED=1).
 bool injectedIntoCuInit();
 
-bool deepCapableGpu(std::string* why);
+// `driver` is the process's libcuda table (EngineContext::driver); nullptr: no driver, and
+// `driver_error` says why. The table must also hold every call the engines need (the context
+// calls below), else `why` names the first one missing.
+bool deepCapableGpu(const DriverApi* driver, const std::string& driver_error, std::string* why);
 
 // Waits for all work of `context`, from any thread and even while a stream of this process is being
 // captured into a graph (the calling thread switches to relaxed capture mode for the call). Best
-// effort: returns false when the driver is absent or the sync failed.
-bool synchronizeContext(CUcontext context);
+// effort: returns false when the driver (or one of its context calls) is absent or the sync failed.
+bool synchronizeContext(const DriverApi* driver, CUcontext context);
 
 // What a bounded wait for a context found.
 enum class ContextWait : uint8_t {
@@ -105,13 +72,14 @@ enum class ContextWait : uint8_t {
 };
 // The PCI bus id of CUDA device `device` ("0000:19:00.0"), the same in every process whatever
 // CUDA_VISIBLE_DEVICES says; "device<N>" when the driver cannot tell.
-std::string gpuBusId(uint32_t device);
+std::string gpuBusId(const DriverApi* driver, uint32_t device);
 
 // Like synchronizeContext, but gives up after `limit` (0: only looks). A wait inside a launch
 // callback must be bounded: the kernel waited for may itself wait for something this thread does
 // after the launch returns (a flag in mapped memory, another rank of a collective), and an
 // unbounded wait would deadlock a program that runs fine without gpufl.
-ContextWait waitForContext(CUcontext context, std::chrono::milliseconds limit);
+ContextWait waitForContext(const DriverApi* driver, CUcontext context,
+                           std::chrono::milliseconds limit);
 // How long the engines wait for the GPU inside a launch callback (then they leave their state as it
 // is and only look at later launches), and at shutdown (then what the GPU still runs is not
 // collected, and the log says so).

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -86,7 +89,8 @@ TEST(LaunchScheduler, SassUnavailableTurnsSassLaunchesIntoPcSampling) {
   EXPECT_TRUE(s.sassDone("k"));
   EXPECT_EQ(s.decide(2, "k"), DeepData::PcSampling);
   EXPECT_EQ(s.decide(3, "k"), DeepData::PcSampling);  // would have been SASS
-  EXPECT_EQ(s.describe(10), "SASS metrics off (see the sass_metrics note): PC sampling on every launch");
+  EXPECT_EQ(s.describe(10),
+            "SASS metrics off (see the sass_metrics note): PC sampling on every launch");
   LaunchScheduler both(5, LaunchScheduler::Mode::Both);
   both.sassUnavailable();
   EXPECT_EQ(both.decide(1, "k"), DeepData::PcSampling);
@@ -120,11 +124,131 @@ TEST(LaunchScheduler, ThreadSafeCounting) {
   EXPECT_EQ(s.launches("f"), 4000u);
 }
 
-TEST(DeepSupport, NoGpuHereSaysWhy) {
+// A fake libcuda (the one table, driver_api.hpp): one device of compute capability fake_major, and
+// a log of the context calls in order.
+int fake_major = 9;
+int fake_devices = 1;
+std::vector<std::string> calls;
+CUstreamCaptureMode thread_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+
+DriverApi fakeDriver() {
+  DriverApi a;
+  a.init = [](unsigned) { return CUDA_SUCCESS; };
+  a.deviceGetCount = [](int* n) {
+    *n = fake_devices;
+    return CUDA_SUCCESS;
+  };
+  a.deviceGetAttribute = [](int* v, CUdevice_attribute attr, CUdevice) {
+    *v = attr == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? fake_major : 0;
+    return CUDA_SUCCESS;
+  };
+  a.ctxGetCurrent = [](CUcontext* c) {
+    *c = nullptr;
+    return CUDA_SUCCESS;
+  };
+  a.ctxPushCurrent = [](CUcontext) {
+    calls.push_back("push");
+    return CUDA_SUCCESS;
+  };
+  a.ctxPopCurrent = [](CUcontext*) {
+    calls.push_back("pop");
+    return CUDA_SUCCESS;
+  };
+  a.ctxSynchronize = [] {
+    calls.push_back(thread_mode == CU_STREAM_CAPTURE_MODE_RELAXED ? "sync relaxed" : "sync");
+    return CUDA_SUCCESS;
+  };
+  a.exchangeStreamCaptureMode = [](CUstreamCaptureMode* m) {
+    std::swap(*m, thread_mode);
+    return CUDA_SUCCESS;
+  };
+  return a;
+}
+
+// The bounded wait through the table: an event recorded for the context and polled until done or
+// the limit; without the event calls, a full synchronize.
+bool event_done = true;
+TEST(DeepSupport, BoundedWaitThroughTheDriverTable) {
+  DriverApi api = fakeDriver();
+  const auto ctx = reinterpret_cast<CUcontext>(0x10);
+  EXPECT_EQ(waitForContext(nullptr, ctx, std::chrono::milliseconds(0)), ContextWait::Failed);
+  calls.clear();
+  EXPECT_EQ(waitForContext(&api, ctx, std::chrono::milliseconds(0)), ContextWait::Done);
+  EXPECT_EQ(calls, (std::vector<std::string>{"push", "sync relaxed", "pop"}));  // no event calls
+  api.eventCreate = [](CUevent* e, unsigned) {
+    *e = reinterpret_cast<CUevent>(0x20);
+    return CUDA_SUCCESS;
+  };
+  api.ctxRecordEvent = [](CUcontext, CUevent) { return CUDA_SUCCESS; };
+  api.eventQuery = [](CUevent) { return event_done ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY; };
+  api.eventDestroy = [](CUevent) {
+    calls.push_back("destroy");
+    return CUDA_SUCCESS;
+  };
+  calls.clear();
+  event_done = true;
+  EXPECT_EQ(waitForContext(&api, ctx, std::chrono::milliseconds(0)), ContextWait::Done);
+  EXPECT_EQ(calls, (std::vector<std::string>{"push", "destroy", "pop"}));
+  event_done = false;
+  EXPECT_EQ(waitForContext(&api, ctx, std::chrono::milliseconds(2)), ContextWait::TimedOut);
+  EXPECT_EQ(thread_mode, CU_STREAM_CAPTURE_MODE_GLOBAL);  // restored
+}
+
+TEST(DeepSupport, BusIdThroughTheDriverTable) {
+  DriverApi api = fakeDriver();
+  EXPECT_EQ(gpuBusId(&api, 3), "device3");  // the driver cannot tell
+  api.deviceGet = [](CUdevice* d, int ordinal) {
+    *d = ordinal;
+    return CUDA_SUCCESS;
+  };
+  api.deviceGetPciBusId = [](char* out, int len, CUdevice d) {
+    std::snprintf(out, static_cast<size_t>(len), "0000:%02x:00.0", 0x19 + d);
+    return CUDA_SUCCESS;
+  };
+  EXPECT_EQ(gpuBusId(&api, 1), "0000:1a:00.0");
+  EXPECT_EQ(gpuBusId(nullptr, 1), "device1");
+}
+
+TEST(DeepSupport, NoDriverSaysWhy) {
   std::string why;
-  if (deepCapableGpu(&why)) GTEST_SKIP() << "a usable GPU is present";
-  EXPECT_FALSE(why.empty());
-  EXPECT_FALSE(synchronizeContext(nullptr));
+  EXPECT_FALSE(deepCapableGpu(nullptr, "no NVIDIA driver (libcuda.so.1 not found)", &why));
+  EXPECT_EQ(why, "no NVIDIA driver (libcuda.so.1 not found)");
+  EXPECT_FALSE(synchronizeContext(nullptr, reinterpret_cast<CUcontext>(0x10)));
+}
+
+TEST(DeepSupport, GpuCheckThroughTheDriverTable) {
+  const DriverApi api = fakeDriver();
+  std::string why;
+  fake_major = 9;
+  fake_devices = 1;
+  EXPECT_TRUE(deepCapableGpu(&api, "", &why)) << why;
+  fake_major = 6;
+  EXPECT_FALSE(deepCapableGpu(&api, "", &why));
+  EXPECT_NE(why.find("older than compute capability 7.0"), std::string::npos) << why;
+  fake_devices = 0;
+  EXPECT_FALSE(deepCapableGpu(&api, "", &why));
+  EXPECT_EQ(why, "no CUDA device");
+  fake_major = 9;
+  fake_devices = 1;
+}
+
+TEST(DeepSupport, ADriverWithoutAContextCallIsNamed) {
+  DriverApi api = fakeDriver();
+  api.ctxSynchronize = nullptr;
+  std::string why;
+  EXPECT_FALSE(deepCapableGpu(&api, "", &why));
+  EXPECT_EQ(why, "libcuda.so.1 lacks cuCtxSynchronize");
+  EXPECT_FALSE(synchronizeContext(&api, reinterpret_cast<CUcontext>(0x10)));
+}
+
+TEST(DeepSupport, SynchronizeRunsRelaxedAndRestoresTheCaptureMode) {
+  const DriverApi api = fakeDriver();
+  calls.clear();
+  thread_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+  EXPECT_TRUE(synchronizeContext(&api, reinterpret_cast<CUcontext>(0x10)));
+  EXPECT_EQ(calls, (std::vector<std::string>{"push", "sync relaxed", "pop"}));
+  EXPECT_EQ(thread_mode, CU_STREAM_CAPTURE_MODE_GLOBAL);
+  EXPECT_FALSE(synchronizeContext(&api, nullptr));  // no context: nothing to wait for
 }
 
 }  // namespace

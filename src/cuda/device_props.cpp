@@ -16,10 +16,9 @@ std::string formatUuid(const CUuuid& uuid) {
 
 DevicesResult readDevices() {
   DevicesResult result;
-  std::unique_ptr<DriverLibrary> lib = DriverLibrary::open(&result.reason);
-  if (!lib) return result;
-  return readDevices(
-      lib->api());  // the library stays mapped (RTLD_NODELETE): the driver may now run threads
+  const DriverApi* api = DriverLibrary::process(&result.reason);
+  if (api == nullptr) return result;
+  return readDevices(*api);
 }
 
 DevicesResult readDevices(const DriverApi& api) {

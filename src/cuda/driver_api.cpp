@@ -51,6 +51,16 @@ std::unique_ptr<DriverLibrary> DriverLibrary::open(std::string* reason, const st
   bind(handle, a.ctxGetDevice, "cuCtxGetDevice");
   bind(handle, a.getErrorName, "cuGetErrorName");
   bind(handle, a.getErrorString, "cuGetErrorString");
+  bind(handle, a.ctxGetCurrent, "cuCtxGetCurrent");
+  bind(handle, a.ctxPushCurrent, "cuCtxPushCurrent_v2");
+  bind(handle, a.ctxPopCurrent, "cuCtxPopCurrent_v2");
+  bind(handle, a.ctxSynchronize, "cuCtxSynchronize");
+  bind(handle, a.exchangeStreamCaptureMode, "cuThreadExchangeStreamCaptureMode");
+  bind(handle, a.deviceGetPciBusId, "cuDeviceGetPCIBusId");
+  bind(handle, a.eventCreate, "cuEventCreate");
+  bind(handle, a.ctxRecordEvent, "cuCtxRecordEvent");
+  bind(handle, a.eventQuery, "cuEventQuery");
+  bind(handle, a.eventDestroy, "cuEventDestroy_v2");
   const char* missing = !a.init                 ? "cuInit"
                         : !a.deviceGetCount     ? "cuDeviceGetCount"
                         : !a.deviceGet          ? "cuDeviceGet"
@@ -61,6 +71,23 @@ std::unique_ptr<DriverLibrary> DriverLibrary::open(std::string* reason, const st
     return nullptr;
   }
   return lib;
+}
+
+const DriverApi* DriverLibrary::process(std::string* reason) {
+  struct Once {
+    std::unique_ptr<DriverLibrary> lib;
+    std::string reason;
+  };
+  static const Once once = [] {
+    Once o;
+    o.lib = open(&o.reason);
+    return o;
+  }();
+  if (!once.lib) {
+    if (reason != nullptr) *reason = once.reason;
+    return nullptr;
+  }
+  return &once.lib->api();
 }
 
 DriverLibrary::~DriverLibrary() {

@@ -1,7 +1,8 @@
 // The CUDA driver API entry points GPU Flight calls, loaded with dlopen("libcuda.so.1") at run
 // time: libgpufl must load, and say why it cannot trace, on a machine without an NVIDIA driver, so
 // it never links libcuda. Types come from cuda.h (declarations only; nothing from the toolkit is
-// linked).
+// linked). This is the one libcuda table: the device properties and the deep engines (through
+// EngineContext::driver, deep_engine.hpp) call the driver through it.
 #pragma once
 
 #include <cuda.h>
@@ -27,6 +28,20 @@ struct DriverApi {
   CUresult (*ctxGetDevice)(CUdevice*) = nullptr;                 // cuCtxGetDevice
   CUresult (*getErrorName)(CUresult, const char**) = nullptr;    // cuGetErrorName
   CUresult (*getErrorString)(CUresult, const char**) = nullptr;  // cuGetErrorString
+  // The deep engines' calls (deep_support.hpp: synchronizeContext, the range profiler's scopes).
+  CUresult (*ctxGetCurrent)(CUcontext*) = nullptr;  // cuCtxGetCurrent
+  CUresult (*ctxPushCurrent)(CUcontext) = nullptr;  // cuCtxPushCurrent_v2
+  CUresult (*ctxPopCurrent)(CUcontext*) = nullptr;  // cuCtxPopCurrent_v2
+  CUresult (*ctxSynchronize)() = nullptr;           // cuCtxSynchronize
+  CUresult (*exchangeStreamCaptureMode)(CUstreamCaptureMode*) =
+      nullptr;  // cuThreadExchangeStreamCaptureMode
+  // Optional for the deep engines: a bounded wait records an event for the context (CUDA 12.5+)
+  // and polls it; without these, waits fall back to cuCtxSynchronize.
+  CUresult (*deviceGetPciBusId)(char*, int, CUdevice) = nullptr;  // cuDeviceGetPCIBusId
+  CUresult (*eventCreate)(CUevent*, unsigned int) = nullptr;      // cuEventCreate
+  CUresult (*ctxRecordEvent)(CUcontext, CUevent) = nullptr;       // cuCtxRecordEvent
+  CUresult (*eventQuery)(CUevent) = nullptr;                      // cuEventQuery
+  CUresult (*eventDestroy)(CUevent) = nullptr;                    // cuEventDestroy_v2
 };
 
 // "CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)", or "CUDA error <n>" without the
@@ -45,6 +60,11 @@ class DriverLibrary {
   DriverLibrary& operator=(const DriverLibrary&) = delete;
 
   const DriverApi& api() const { return api_; }
+
+  // The process's one copy, opened at the first call (thread-safe) and kept to the end of the
+  // process: nullptr, with `reason` set as open() sets it, when there is none. Every later call
+  // returns the first call's outcome.
+  static const DriverApi* process(std::string* reason);
 
  private:
   explicit DriverLibrary(void* handle) : handle_(handle) {}

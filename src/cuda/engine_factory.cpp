@@ -35,11 +35,12 @@ std::vector<std::unique_ptr<DeepEngine>> makeEngines(ProfilingEngine engine,
     auto scheduler = std::make_shared<LaunchScheduler>(options.deep_launches_per_kernel, mode);
     // The light PC sampling preset (always-on) keeps no cubins: hot PCs are offsets without SASS
     // text or source lines. On a PyTorch trace the cubins were 77 MB of copies at module load and
-    // 1.4-1.6 s of nvdisasm before shutdown (H200, 2026-11-29), the larger part of the preset's cost.
+    // 1.4-1.6 s of nvdisasm before shutdown (H200, 2026-11-29), the larger part of the preset's
+    // cost.
     const bool light_only = pc && !sass && options.light_pc_sampling;
-    auto cubins =
-        light_only ? nullptr
-                   : std::make_shared<CubinStore>(options.max_cubin_bytes, CubinStore::defaultHooks());
+    auto cubins = light_only ? nullptr
+                             : std::make_shared<CubinStore>(options.max_cubin_bytes,
+                                                            CubinStore::defaultHooks());
     if (sass) engines.push_back(std::make_unique<SassMetricsEngine>(scheduler, cubins));
     if (pc) {
       engines.push_back(std::make_unique<PcSamplingEngine>(

@@ -16,7 +16,9 @@ static_assert(std::size(kHookNames) == static_cast<size_t>(EngineHook::kCount));
 EngineTime::Span::Span(EngineTime& time, EngineHook hook)
     : time_(time), hook_(hook), start_ns_(core::monotonicNs()) {}
 
-EngineTime::Span::~Span() { time_.add(hook_, core::monotonicNs() - start_ns_); }
+EngineTime::Span::~Span() {
+  time_.add(hook_, core::monotonicNs() - start_ns_);
+}
 
 void EngineTime::add(EngineHook hook, int64_t ns) {
   const auto i = static_cast<size_t>(hook);

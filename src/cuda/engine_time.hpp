@@ -2,8 +2,8 @@
 // launches, scopes, drain, stop), measured by the tracer around each call into the engines.
 //
 // Deep modes cost whole seconds at start-up and shutdown of big programs (PyTorch: ~11 s with PC
-// sampling or SASS metrics, 2026-11-29) while the timed steps were not slower; the session note this
-// produces says which hook pays, on every run, so users and we can see it without a profiler.
+// sampling or SASS metrics, 2026-11-29) while the timed steps were not slower; the session note
+// this produces says which hook pays, on every run, so users and we can see it without a profiler.
 #pragma once
 
 #include <array>

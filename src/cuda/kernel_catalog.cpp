@@ -35,6 +35,7 @@ uint32_t KernelCatalog::intern(const KernelDef& shape, int carveout_percent, boo
   *def = shape;
   def->id = id;
   def->demangled = demangle(shape.name);
+  if (carveout_percent >= 0) def->carveout_pct = carveout_percent;
   for (const auto& [device, limits] : devices_) {
     if (!occupancy_enabled_) break;
     if (device.id != shape.device) continue;

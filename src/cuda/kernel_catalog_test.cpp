@@ -52,6 +52,21 @@ TEST(KernelCatalog, SameShapeSameIdNewShapeNewDef) {
   EXPECT_EQ(catalog.size(), 2u);
 }
 
+TEST(KernelCatalog, TheRequestedCarveoutIsPartOfTheShapeAndOfItsDef) {
+  KernelCatalog catalog;
+  catalog.setDevices({h200()});
+  bool created = false;
+  KernelDef def;
+  const uint32_t none = catalog.intern(shape("_Z4tinyPf", 1, 32, 8, 0), -1, &created, &def);
+  EXPECT_FALSE(def.carveout_pct.has_value());
+  const uint32_t quarter = catalog.intern(shape("_Z4tinyPf", 1, 32, 8, 0), 25, &created, &def);
+  EXPECT_TRUE(created);
+  EXPECT_NE(none, quarter);
+  EXPECT_EQ(def.carveout_pct, 25);
+  catalog.intern(shape("_Z4tinyPf", 1, 32, 8, 0), 0, &created, &def);
+  EXPECT_EQ(def.carveout_pct, 0);  // 0% is a request too (L1 only), not "no preference"
+}
+
 TEST(KernelCatalog, OccupancyAndWavesFromTheDevice) {
   KernelCatalog catalog;
   catalog.setDevices({h200()});

@@ -106,7 +106,7 @@ void PcSamplingEngine::note(const std::string& status, const std::string& reason
 bool PcSamplingEngine::start(const EngineContext& ctx) {
   ctx_ = ctx;
   std::string why;
-  if (!deepCapableGpu(&why)) {
+  if (!deepCapableGpu(ctx_.driver, ctx_.driver_error, &why)) {
     note("off", why);
     return false;
   }
@@ -166,7 +166,7 @@ bool PcSamplingEngine::enableLocked(CUcontext context) {
     auto& claim = claims_[device];
     if (!claim) claim = std::make_unique<GpuClaim>();
     std::string why;
-    if (!claim->claim("pc_sampling", gpuBusId(device), &why)) {
+    if (!claim->claim("pc_sampling", gpuBusId(ctx_.driver, device), &why)) {
       note("off", "the GPU samples one process at a time and " + why +
                       ": this process's kernels are traced without stall samples");
       contexts_[context] = nullptr;  // remembered: no retry on every launch
@@ -301,7 +301,7 @@ void PcSamplingEngine::settleUnlocked(std::unique_lock<std::mutex>& lock, CUcont
   if (it == contexts_.end() || !it->second) return;
   const auto limit = it->second->gpu_busy ? std::chrono::milliseconds(0) : kLaunchPathWait;
   lock.unlock();
-  const ContextWait waited = waitForContext(handle, limit);
+  const ContextWait waited = waitForContext(ctx_.driver, handle, limit);
   lock.lock();
   it = contexts_.find(handle);
   if (it == contexts_.end() || !it->second || ctx_.captureOpen()) return;
@@ -494,7 +494,7 @@ void PcSamplingEngine::stop() {
   }
   // Unlocked (launch callbacks take mutex_), and not while a capture is open.
   if (!ctx_.captureOpen())
-    for (CUcontext handle : handles) waitForContext(handle, kShutdownWait);
+    for (CUcontext handle : handles) waitForContext(ctx_.driver, handle, kShutdownWait);
   // CUPTI decodes on its worker threads every worker_sleep_ms: let it catch up before the last
   // read.
   if (!handles.empty())

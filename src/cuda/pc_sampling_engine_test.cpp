@@ -71,8 +71,7 @@ TEST(PcSamplingOptions, PresetsBoundedBuffersAndOverrides) {
 }
 
 TEST(PcSamplingEngine, StartFailsCleanlyWithoutAGpu) {
-  std::string why;
-  if (deepCapableGpu(&why)) GTEST_SKIP() << "a usable GPU is present";
+  // No driver in the context (EngineContext::driver null): the engine has no GPU, on any machine.
   std::vector<std::string> notes;
   EngineContext ctx;
   ctx.note = [&](const std::string& f, const std::string& s, const std::string& r) {

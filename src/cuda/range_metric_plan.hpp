@@ -1,6 +1,6 @@
 // The range profiler's metric plan: which of the wanted metrics one pass can collect together,
-// asked of CUPTI's profiler host API (cupti_profiler_host.h; no GPU needed, the CPU tests use GH100).
-// On the H200 a config needing several passes gave NaN under user replay, so the engine
+// asked of CUPTI's profiler host API (cupti_profiler_host.h; no GPU needed, the CPU tests use
+// GH100). On the H200 a config needing several passes gave NaN under user replay, so the engine
 // (range_profiler_engine.hpp) collects one single-pass group per range and lets groups take turns.
 #pragma once
 

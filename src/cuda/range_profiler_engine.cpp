@@ -66,7 +66,7 @@ void RangeProfilerEngine::fail(const std::string& reason, CUptiResult r) {
 bool RangeProfilerEngine::start(const EngineContext& ctx) {
   ctx_ = ctx;
   std::string why;
-  if (!deepCapableGpu(&why)) {
+  if (!deepCapableGpu(ctx_.driver, ctx_.driver_error, &why)) {
     if (ctx_.note) ctx_.note("range_profiler", "off", why);
     return false;
   }
@@ -187,7 +187,7 @@ void RangeProfilerEngine::onContextCreated(CUcontext context, uint32_t device) {
 }
 
 void RangeProfilerEngine::onContextDestroying(CUcontext context) {
-  synchronizeContext(context);  // unlocked; a context going away has no capture open
+  synchronizeContext(ctx_.driver, context);  // unlocked; a context going away has no capture open
   std::lock_guard lock(mutex_);
   if (open_.active && open_.context == context) closeLocked(false);
   auto it = contexts_.find(context);
@@ -203,9 +203,10 @@ void RangeProfilerEngine::onContextDestroying(CUcontext context) {
 
 void RangeProfilerEngine::onScopeBegin(uint32_t path, const char* name) {
   if (!started_ || name == nullptr) return;
-  const DeepDriver& driver = DeepDriver::get();
+  const DriverApi* driver = ctx_.driver;
   CUcontext current = nullptr;
-  if (!driver.loaded() || driver.ctx_get_current(&current) != CUDA_SUCCESS || current == nullptr)
+  if (driver == nullptr || driver->ctxGetCurrent == nullptr ||
+      driver->ctxGetCurrent(&current) != CUDA_SUCCESS || current == nullptr)
     return;
   std::unique_lock lock(mutex_);
   if (open_.active && open_.end_pending) finishUnlocked(lock, true);
@@ -376,7 +377,8 @@ void RangeProfilerEngine::finishUnlocked(std::unique_lock<std::mutex>& lock, boo
   // Once overran, later hooks only look, so that no launch waits again for the same kernel.
   if (open_.overran && limit == kLaunchPathWait) limit = std::chrono::milliseconds(0);
   lock.unlock();
-  const ContextWait waited = waitForContext(context, limit);  // the range's kernels run first
+  const ContextWait waited =
+      waitForContext(ctx_.driver, context, limit);  // the range's kernels run first
   lock.lock();
   if (!open_.active || !open_.closing || open_.context != context) return;  // closed meanwhile
   open_.closing = false;

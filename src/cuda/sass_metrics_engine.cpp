@@ -96,7 +96,7 @@ void SassMetricsEngine::note(const std::string& status, const std::string& reaso
 bool SassMetricsEngine::start(const EngineContext& ctx) {
   ctx_ = ctx;
   std::string why;
-  if (!deepCapableGpu(&why)) {
+  if (!deepCapableGpu(ctx_.driver, ctx_.driver_error, &why)) {
     note("off", why);
     return false;
   }
@@ -197,7 +197,8 @@ void SassMetricsEngine::onContextCreated(CUcontext context, uint32_t device) {
 }
 
 void SassMetricsEngine::onContextDestroying(CUcontext context) {
-  synchronizeContext(context);  // the context is going away: no capture can be open on it
+  synchronizeContext(ctx_.driver,
+                     context);  // the context is going away: no capture can be open on it
   std::lock_guard lock(mutex_);
   auto it = contexts_.find(context);
   if (it == contexts_.end()) return;
@@ -221,7 +222,7 @@ void SassMetricsEngine::closeUnlocked(std::unique_lock<std::mutex>& lock, CUcont
   const uint64_t submitted = it->second.submitted;
   const auto limit = it->second.gpu_busy ? std::chrono::milliseconds(0) : kLaunchPathWait;
   lock.unlock();
-  const ContextWait waited = waitForContext(handle, limit);
+  const ContextWait waited = waitForContext(ctx_.driver, handle, limit);
   lock.lock();
   it = contexts_.find(handle);
   if (it == contexts_.end()) return;  // destroyed meanwhile (flushed there)
@@ -510,7 +511,8 @@ void SassMetricsEngine::stop() {
   std::set<CUcontext> busy;  // still running patched kernels: left enabled (see below)
   if (!capturing)
     for (CUcontext handle : enabled)
-      if (waitForContext(handle, kShutdownWait) == ContextWait::TimedOut) busy.insert(handle);
+      if (waitForContext(ctx_.driver, handle, kShutdownWait) == ContextWait::TimedOut)
+        busy.insert(handle);
   std::lock_guard lock(mutex_);
   if (!started_) return;
   if (capturing && !enabled.empty())

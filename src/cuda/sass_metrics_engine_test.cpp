@@ -110,8 +110,7 @@ struct Notes {
 };
 
 TEST(SassMetricsEngine, StartFailsCleanlyWithoutAGpu) {
-  std::string why;
-  if (deepCapableGpu(&why)) GTEST_SKIP() << "a usable GPU is present";
+  // No driver in the context (EngineContext::driver null): the engine has no GPU, on any machine.
   Notes notes;
   auto scheduler = std::make_shared<LaunchScheduler>(5, LaunchScheduler::Mode::Both);
   auto cubins = std::make_shared<CubinStore>(1 << 20, CubinStore::Hooks{});

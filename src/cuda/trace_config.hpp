@@ -47,8 +47,8 @@ inline constexpr CUpti_CallbackId kDriverLaunchCbids[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
 };
 
-// Stream capture begin and end: the deep engines must know when a capture is open (capture_tracker.hpp).
-// The first parameter of each is the stream.
+// Stream capture begin and end: the deep engines must know when a capture is open
+// (capture_tracker.hpp). The first parameter of each is the stream.
 inline constexpr CUpti_CallbackId kRuntimeCaptureBeginCbids[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000,
     CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000,
@@ -160,18 +160,12 @@ inline constexpr CUpti_CallbackId kRuntimeMemoryCbids[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_v11020,
 };
 inline constexpr CUpti_CallbackId kDriverMemoryCbids[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc,
-    CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync,
-    CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,        CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2,   CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc,       CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged,    CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync,
+    CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz,  CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync,
 };
 
 // Visits every (domain, cbid) the tracer subscribes to, so the tracer and the floor enable the same

@@ -17,7 +17,8 @@ namespace gpufl::cuda {
 namespace {
 
 void drain() {
-  core::ThreadBufferRegistry::global().drainAll([](const core::Record&, const core::ThreadInfo&) {});
+  core::ThreadBufferRegistry::global().drainAll(
+      [](const core::Record&, const core::ThreadInfo&) {});
 }
 
 TEST(TracerAllocations, LaunchAndCopyCallbacksAllocateNothingOnceWarm) {

@@ -26,8 +26,8 @@ void separateChildLogs() {
 }
 
 // A Python program ended by an uncaught KeyboardInterrupt finalizes the interpreter and then kills
-// itself with SIGINT (Python >= 3.8), so C atexit handlers never run. Py_AtExit callbacks run inside
-// Py_FinalizeEx, before that: register the flush there too when the process is a Python.
+// itself with SIGINT (Python >= 3.8), so C atexit handlers never run. Py_AtExit callbacks run
+// inside Py_FinalizeEx, before that: register the flush there too when the process is a Python.
 void flushAtPythonExit() {
   using PyAtExit = int (*)(void (*)());
   auto py_at_exit = reinterpret_cast<PyAtExit>(dlsym(RTLD_DEFAULT, "Py_AtExit"));
@@ -44,11 +44,12 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   setenv("GPUFL_INJECTED", "1", 1);
   separateChildLogs();
   gpufl::InitOptions options;  // every field comes from GPUFL_* overrides applied inside init()
-  options.enable_nvtx = true;   // NVTX_INJECTION64_PATH is set by gpufl trace (GPUFL_NVTX=0 wins)
+  options.enable_nvtx = true;  // NVTX_INJECTION64_PATH is set by gpufl trace (GPUFL_NVTX=0 wins)
   gpufl::init(options);
   flushAtPythonExit();
   if (!gpufl::inject::installSignalFlush())
     std::fprintf(stderr,
-                 "gpufl: could not install the SIGINT/SIGTERM/SIGABRT flush; logs are still flushed at exit\n");
+                 "gpufl: could not install the SIGINT/SIGTERM/SIGABRT flush; logs are still "
+                 "flushed at exit\n");
   return 1;  // never fail the program's CUDA initialisation because of gpufl
 }

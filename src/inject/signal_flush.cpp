@@ -15,8 +15,8 @@ namespace {
 
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGABRT};
 // abort() ends the process as soon as its handler returns: the handler waits this long for the
-// watcher's flush. Bounded, because the aborting thread may hold a lock shutdown needs (an abort from
-// inside malloc); the process then dies without the flush, as it would have without gpufl.
+// watcher's flush. Bounded, because the aborting thread may hold a lock shutdown needs (an abort
+// from inside malloc); the process then dies without the flush, as it would have without gpufl.
 constexpr int kAbortFlushMs = 3000;
 struct sigaction g_previous[NSIG];
 int g_pipe[2] = {-1, -1};
@@ -43,7 +43,9 @@ void onSignal(int sig, siginfo_t* info, void* context) {
     // Everything here is async-signal-safe: poll, sigaction, raise. The second SIGABRT is blocked
     // until this handler returns, then ends the process by the default action, whether abort() or a
     // plain raise/kill sent the first.
-    struct pollfd done {g_flushed[0], POLLIN, 0};
+    struct pollfd done {
+      g_flushed[0], POLLIN, 0
+    };
     poll(&done, 1, kAbortFlushMs);
     sigaction(SIGABRT, &g_previous[SIGABRT], nullptr);
     raise(SIGABRT);
@@ -56,7 +58,8 @@ void watch() {
   }
   int sig = byte;
   gpufl::shutdown();
-  if (sig == SIGABRT) {  // the aborting thread re-raises it; this thread only says the flush is done
+  if (sig ==
+      SIGABRT) {  // the aborting thread re-raises it; this thread only says the flush is done
     [[maybe_unused]] ssize_t n = write(g_flushed[1], &byte, 1);
     return;
   }

@@ -1,12 +1,11 @@
 // An injected program that calls abort() still leaves a complete log: the SIGABRT handler waits for
-// the flush, then the program dies by SIGABRT as it would have without gpufl. Runs without a GPU: the
-// injection's session records without CUDA and says why.
+// the flush, then the program dies by SIGABRT as it would have without gpufl. Runs without a GPU:
+// the injection's session records without CUDA and says why.
 #include <dlfcn.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -24,8 +23,8 @@ std::string readAll(const std::filesystem::path& path) {
 }
 
 TEST(SignalFlush, AnAbortingProgramLeavesItsSessionEnd) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("gpufl_abort_flush_" + std::to_string(getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("gpufl_abort_flush_" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const std::string prefix = (dir / "aborted").string();

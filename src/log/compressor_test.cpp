@@ -109,8 +109,9 @@ TEST_F(CompressorTest, CloseIsBoundedBehindABacklog) {
   const auto t0 = Clock::now();
   w->close();
   const auto took = Clock::now() - t0;
-  // Not a timing test: the bound only has to tell "waited for close_wait" from "waited for the whole
-  // backlog" (tens of seconds), with room for a loaded CI machine; that segments stay plain says the rest.
+  // Not a timing test: the bound only has to tell "waited for close_wait" from "waited for the
+  // whole backlog" (tens of seconds), with room for a loaded CI machine; that segments stay plain
+  // says the rest.
   EXPECT_LT(took, std::chrono::seconds(15));
   uint64_t plain = 0, compressed = 0;
   for (const std::string& name : listDir(dir_)) {

@@ -1,4 +1,5 @@
-// Helpers for the RecordDecoder's tests: one file's text through a decoder, compact kernel_event lines.
+// Helpers for the RecordDecoder's tests: one file's text through a decoder, compact kernel_event
+// lines.
 #pragma once
 
 #include <memory>
@@ -21,7 +22,7 @@ struct Decoded {
 
 // Runs `text` through a RecordDecoder as the content of one file named kFile.
 inline std::unique_ptr<Decoded> decode(const std::string& text, const std::string& sid = "abcd1234",
-                                size_t max_line = kDefaultMaxLineBytes) {
+                                       size_t max_line = kDefaultMaxLineBytes) {
   auto d = std::make_unique<Decoded>();
   WarningList warnings(1000);
   RecordDecoder decoder(sid, d->v, warnings);
@@ -29,8 +30,10 @@ inline std::unique_ptr<Decoded> decode(const std::string& text, const std::strin
   decoder.beginFile(kFile);
   Line line;
   while (source->next(line)) {
-    if (line.status == Line::Status::TooLong) decoder.lostLine(line.number, "too long");
-    else decoder.decodeLine(line.text, line.number, line.terminated);
+    if (line.status == Line::Status::TooLong)
+      decoder.lostLine(line.number, "too long");
+    else
+      decoder.decodeLine(line.text, line.number, line.terminated);
   }
   decoder.endFile();
   d->warnings = warnings.kept();
@@ -38,13 +41,15 @@ inline std::unique_ptr<Decoded> decode(const std::string& text, const std::strin
   return d;
 }
 
-inline std::string kernelAbs(int k, int64_t start, uint64_t corr, int64_t dur, const char* sid = "abcd1234") {
+inline std::string kernelAbs(int k, int64_t start, uint64_t corr, int64_t dur,
+                             const char* sid = "abcd1234") {
   return std::string(R"({"type":"kernel_event","sid":")") + sid + R"(","k":)" + std::to_string(k) +
          R"(,"stream":7,"scope":0,"dur_ns":)" + std::to_string(dur) + R"(,"start_ns":)" +
          std::to_string(start) + R"(,"corr":)" + std::to_string(corr) + "}\n";
 }
 
-inline std::string kernelDelta(int k, int64_t dt, int64_t dcorr, int64_t dur, const char* sid = "abcd1234") {
+inline std::string kernelDelta(int k, int64_t dt, int64_t dcorr, int64_t dur,
+                               const char* sid = "abcd1234") {
   return std::string(R"({"type":"kernel_event","sid":")") + sid + R"(","k":)" + std::to_string(k) +
          R"(,"stream":7,"scope":0,"dur_ns":)" + std::to_string(dur) + R"(,"dt_ns":)" +
          std::to_string(dt) + R"(,"dcorr":)" + std::to_string(dcorr) + "}\n";

@@ -28,9 +28,13 @@ TEST(JsonEscape, OtherControlCharactersUseUnicodeEscapes) {
   EXPECT_EQ(esc(std::string_view("\x00\x01\x1f", 3)), R"("\u0000\u0001\u001f")");
 }
 
-// DEL and C1 controls are valid JSON raw, but a terminal that the output is printed on may act on them.
+// DEL and C1 controls are valid JSON raw, but a terminal that the output is printed on may act on
+// them.
 TEST(JsonEscape, DelAndC1ControlsUseUnicodeEscapes) {
-  EXPECT_EQ(esc("a\x7f" "b\xC2\x80" "c\xC2\x9B" "31m\xC2\x9F\xC2\xA0"),
+  EXPECT_EQ(esc("a\x7f"
+                "b\xC2\x80"
+                "c\xC2\x9B"
+                "31m\xC2\x9F\xC2\xA0"),
             "\"a\\u007fb\\u0080c\\u009b31m\\u009f\xC2\xA0\"");  // U+00A0 is printable: kept
 }
 

@@ -133,7 +133,8 @@ inline void head(std::string& out, const char (&type_head)[N], const std::string
 // `{"type":"<type>","sid":` of the record type T (core/record_schema.hpp), built at compile time.
 template <typename T>
 inline constexpr auto kRecordHead = [] {
-  constexpr std::string_view open = "{\"type\":\"", type = schema::Schema<T>::type, close = "\",\"sid\":";
+  constexpr std::string_view open = "{\"type\":\"", type = schema::Schema<T>::type,
+                             close = "\",\"sid\":";
   std::array<char, open.size() + type.size() + close.size()> text{};
   size_t n = 0;
   for (const char c : open) text[n++] = c;
@@ -148,8 +149,8 @@ inline void recordHead(std::string& out, const std::string& sid) {
   appendJsonString(out, sid);
 }
 
-// One field as its row of the field table says (presence P): OmitDefault leaves out an empty string, a zero,
-// false; a std::optional is written when set.
+// One field as its row of the field table says (presence P): OmitDefault leaves out an empty
+// string, a zero, false; a std::optional is written when set.
 template <Key K, schema::Presence P, typename T>
 inline void field(std::string& out, const T& v) {
   if constexpr (P == schema::Presence::OmitDefault) {

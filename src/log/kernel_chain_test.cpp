@@ -1,5 +1,6 @@
-// Writer -> damage -> reader: one damaged line of a kernel delta chain costs that line's kernel events only,
-// wherever it falls (between resync points, on one, after the last one of a file, before a rotation).
+// Writer -> damage -> reader: one damaged line of a kernel delta chain costs that line's kernel
+// events only, wherever it falls (between resync points, on one, after the last one of a file,
+// before a rotation).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -25,7 +26,8 @@ KernelEvent kernel(uint64_t i) {
   e.sid = kSid;
   e.def_id = 1 + static_cast<uint32_t>(i % 3);
   e.stream = 7;
-  e.start_ns = 1'000'000 + static_cast<int64_t>(i) * 1000 + static_cast<int64_t>(i % 7) * 130 - (i % 5 == 0 ? 900 : 0);
+  e.start_ns = 1'000'000 + static_cast<int64_t>(i) * 1000 + static_cast<int64_t>(i % 7) * 130 -
+               (i % 5 == 0 ? 900 : 0);
   e.end_ns = e.start_ns + 200 + static_cast<int64_t>(i % 11);
   e.correlation_id = 10 + i * 2 + (i % 13 == 0 ? 1 : 0);
   return e;
@@ -86,7 +88,8 @@ void expectAllBut(const Written& w, std::vector<uint64_t> lost) {
   RecordingVisitor v;
   const ReadResult r = readPrefix(w.prefix, {}, v);
   std::vector<KernelEvent> got = v.kernels;
-  std::sort(got.begin(), got.end(), [](auto& a, auto& b) { return a.correlation_id < b.correlation_id; });
+  std::sort(got.begin(), got.end(),
+            [](auto& a, auto& b) { return a.correlation_id < b.correlation_id; });
   std::vector<KernelEvent> want;
   for (uint64_t i = 0; i < w.n; ++i)
     if (std::find(lost.begin(), lost.end(), i) == lost.end()) want.push_back(kernel(i));
@@ -109,7 +112,8 @@ TEST(KernelChain, LineBetweenResyncPointsCostsOnlyItself) {
 TEST(KernelChain, LostResyncPointCostsOnlyItself) {
   Written w;
   write(w, 3000, 0);
-  EXPECT_NE(damageKernelLine(w.prefix + ".device.log", 1024).find("\"start_ns\""), std::string::npos);
+  EXPECT_NE(damageKernelLine(w.prefix + ".device.log", 1024).find("\"start_ns\""),
+            std::string::npos);
   expectAllBut(w, {1024});
 }
 

@@ -14,7 +14,8 @@
 namespace gpufl::log {
 namespace {
 
-// Text is read and decompressed this much at a time; lines longer than this grow the buffer (up to the limit).
+// Text is read and decompressed this much at a time; lines longer than this grow the buffer (up to
+// the limit).
 constexpr size_t kReadChunk = size_t{1} << 20;
 
 class FileSource final : public LineSource {
@@ -71,14 +72,15 @@ struct LineSource::Zstd {
   size_t in_size = 0, in_pos = 0;
   bool in_eof = false;
   bool failed = false;
-  // The result of the last call that made progress: 0 when it ended a frame (a clean place to stop).
+  // The result of the last call that made progress: 0 when it ended a frame (a clean place to
+  // stop).
   size_t last_ret = 0;
   ~Zstd() { ZSTD_freeDStream(stream); }
 };
 
-// O_NONBLOCK keeps open() of a FIFO from waiting for a writer; fstat then refuses anything but a regular file
-// (a FIFO or a device such as /dev/zero could make read() wait or never end). Regular files ignore O_NONBLOCK;
-// it is cleared anyway so that reads keep their plain meaning.
+// O_NONBLOCK keeps open() of a FIFO from waiting for a writer; fstat then refuses anything but a
+// regular file (a FIFO or a device such as /dev/zero could make read() wait or never end). Regular
+// files ignore O_NONBLOCK; it is cleared anyway so that reads keep their plain meaning.
 std::unique_ptr<LineSource> LineSource::openFile(const std::string& path, size_t max_line_bytes,
                                                  std::string* error) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -88,9 +90,12 @@ std::unique_ptr<LineSource> LineSource::openFile(const std::string& path, size_t
   }
   struct stat st {};
   std::string why;
-  if (::fstat(fd, &st) != 0) why = std::string("cannot stat: ") + std::strerror(errno);
-  else if (!S_ISREG(st.st_mode)) why = std::string("not a regular file: ") + fileKind(st.st_mode);
-  else if (const int flags = ::fcntl(fd, F_GETFL); flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
+  if (::fstat(fd, &st) != 0)
+    why = std::string("cannot stat: ") + std::strerror(errno);
+  else if (!S_ISREG(st.st_mode))
+    why = std::string("not a regular file: ") + fileKind(st.st_mode);
+  else if (const int flags = ::fcntl(fd, F_GETFL);
+           flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
     why = std::string("cannot set blocking mode: ") + std::strerror(errno);
   if (!why.empty()) {
     ::close(fd);
@@ -107,7 +112,8 @@ std::unique_ptr<LineSource> LineSource::fromMemory(std::string_view data, Format
 }
 
 LineSource::LineSource(Format format, size_t max_line_bytes)
-    // Clamped so that the buffer size arithmetic below cannot overflow whatever the caller asks for.
+    // Clamped so that the buffer size arithmetic below cannot overflow whatever the caller asks
+    // for.
     : format_(format), max_line_(std::min(max_line_bytes, size_t{1} << 31)) {
   cap_ = std::min(kReadChunk, max_line_ + 1);
   // Zero-initialised so that the padding simdjson may read past a line is never indeterminate.
@@ -117,11 +123,13 @@ LineSource::LineSource(Format format, size_t max_line_bytes)
 
 LineSource::~LineSource() = default;
 
-// A UTF-8 byte-order mark is not JSON; some editors put one at the start of a file, never elsewhere.
+// A UTF-8 byte-order mark is not JSON; some editors put one at the start of a file, never
+// elsewhere.
 bool LineSource::next(Line& line) {
   if (!nextLine(line)) return false;
   constexpr std::string_view kBom = "\xEF\xBB\xBF";
-  if (line.number == 1 && line.text.substr(0, kBom.size()) == kBom) line.text.remove_prefix(kBom.size());
+  if (line.number == 1 && line.text.substr(0, kBom.size()) == kBom)
+    line.text.remove_prefix(kBom.size());
   return true;
 }
 
@@ -155,7 +163,8 @@ bool LineSource::nextLine(Line& line) {
       line.number = ++line_no_;
       line.terminated = false;
       line.status = too_long ? Line::Status::TooLong : Line::Status::Ok;
-      line.text = too_long ? std::string_view{} : std::string_view(buf_.get() + start, end_ - start);
+      line.text =
+          too_long ? std::string_view{} : std::string_view(buf_.get() + start, end_ - start);
       return true;
     }
     // No '\n' in what is buffered: make room and read more.
@@ -233,7 +242,8 @@ bool LineSource::fillZstd() {
     if (progressed) z.last_ret = ret;
     if (out.pos > 0) return true;
     if (z.in_eof && z.in_pos == z.in_size) {
-      // A frame that did not end: the file was cut (a crash during compression, or a copy in progress).
+      // A frame that did not end: the file was cut (a crash during compression, or a copy in
+      // progress).
       if (z.last_ret != 0) {
         error_ = "truncated zstd data: the file ends inside a frame after " +
                  std::to_string(decoded_bytes_) + " decoded bytes";

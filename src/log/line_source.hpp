@@ -1,8 +1,9 @@
 // Streams the lines of one log file, plain or zstd-compressed, through one bounded buffer.
 //
-// Memory is bounded by the longest accepted line (max_line_bytes) plus a fixed read chunk, whatever the file
-// size. Lines come back as views into that buffer, followed by at least kLinePadding readable bytes so that a
-// JSON parser needing padding (simdjson) can read them in place without a copy.
+// Memory is bounded by the longest accepted line (max_line_bytes) plus a fixed read chunk, whatever
+// the file size. Lines come back as views into that buffer, followed by at least kLinePadding
+// readable bytes so that a JSON parser needing padding (simdjson) can read them in place without a
+// copy.
 #pragma once
 
 #include <cstdint>
@@ -17,8 +18,8 @@ inline constexpr size_t kDefaultMaxLineBytes = size_t{16} << 20;
 
 struct Line {
   enum class Status {
-    Ok,          // `text` holds the line
-    TooLong,     // longer than max_line_bytes: skipped, `text` is empty
+    Ok,       // `text` holds the line
+    TooLong,  // longer than max_line_bytes: skipped, `text` is empty
   };
   Status status = Status::Ok;
   std::string_view text;   // without the '\n'; valid until the next call to next()
@@ -30,7 +31,8 @@ class LineSource {
  public:
   enum class Format { Plain, Zstd };
 
-  // Opens `path` (zstd when it ends in .zst). Returns nullptr and sets *error when it cannot be opened.
+  // Opens `path` (zstd when it ends in .zst). Returns nullptr and sets *error when it cannot be
+  // opened.
   static std::unique_ptr<LineSource> openFile(const std::string& path, size_t max_line_bytes,
                                               std::string* error);
   // Reads from memory that must outlive the source (tests, fuzzing).
@@ -42,10 +44,10 @@ class LineSource {
   // A UTF-8 byte-order mark at the start of the first line is left out of `text`.
   bool next(Line& line);
 
-  // Why reading stopped early: empty when the whole file was read. The bytes decoded before the problem
-  // have been delivered as lines, except an incomplete last line cut by the problem.
+  // Why reading stopped early: empty when the whole file was read. The bytes decoded before the
+  // problem have been delivered as lines, except an incomplete last line cut by the problem.
   const std::string& error() const { return error_; }
-  uint64_t rawBytes() const { return raw_bytes_; }         // bytes read from the file (compressed)
+  uint64_t rawBytes() const { return raw_bytes_; }          // bytes read from the file (compressed)
   uint64_t decodedBytes() const { return decoded_bytes_; }  // bytes of text produced
 
  protected:
@@ -56,19 +58,20 @@ class LineSource {
 
  private:
   bool nextLine(Line& line);
-  bool fill();       // appends text after end_; false at the end of the data
+  bool fill();  // appends text after end_; false at the end of the data
   bool fillZstd();
-  bool grow();       // makes room for a longer line; false when it may not grow further
+  bool grow();  // makes room for a longer line; false when it may not grow further
 
   struct Zstd;
   Format format_;
   size_t max_line_;
   std::unique_ptr<char[]> buf_;
-  size_t cap_ = 0;             // usable bytes of buf_ (kLinePadding more are allocated)
-  size_t begin_ = 0, scan_ = 0, end_ = 0;  // unread text is [begin_, end_); no '\n' in [begin_, scan_)
+  size_t cap_ = 0;  // usable bytes of buf_ (kLinePadding more are allocated)
+  size_t begin_ = 0, scan_ = 0,
+         end_ = 0;  // unread text is [begin_, end_); no '\n' in [begin_, scan_)
   bool eof_ = false;
-  bool skipping_ = false;      // inside a too-long line, discarding until its '\n'
-  bool drop_tail_ = false;     // an error cut the text: the incomplete last line is not delivered
+  bool skipping_ = false;   // inside a too-long line, discarding until its '\n'
+  bool drop_tail_ = false;  // an error cut the text: the incomplete last line is not delivered
   uint64_t line_no_ = 0;
   uint64_t raw_bytes_ = 0, decoded_bytes_ = 0;
   std::unique_ptr<Zstd> zstd_;

@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 
 #include <filesystem>
-
 #include <string>
 #include <vector>
 
@@ -93,7 +92,8 @@ TEST(LineSource, ZstdRoundTripAcrossChunks) {
 }
 
 TEST(LineSource, ZstdConcatenatedFramesReadAsOneStream) {
-  const auto got = collect(testing::zstdCompress("a\nb") + testing::zstdCompress("c\n"), Format::Zstd);
+  const auto got =
+      collect(testing::zstdCompress("a\nb") + testing::zstdCompress("c\n"), Format::Zstd);
   EXPECT_EQ(got.lines, (std::vector<std::string>{"a", "bc"}));
 }
 
@@ -112,13 +112,15 @@ TEST(LineSource, CorruptZstdKeepsWhatCameBefore) {
   const std::string good = testing::zstdCompress("one\ntwo\nthr");
   const auto got = collect(good + "this is not zstd", Format::Zstd);
   EXPECT_EQ(got.lines, (std::vector<std::string>{"one", "two"}));
-  EXPECT_NE(got.error.find("corrupt zstd data after 11 decoded bytes"), std::string::npos) << got.error;
+  EXPECT_NE(got.error.find("corrupt zstd data after 11 decoded bytes"), std::string::npos)
+      << got.error;
 }
 
 TEST(LineSource, PlainTextNamedZstIsCorrupt) {
   const auto got = collect("{\"type\":\"note\"}\n", Format::Zstd);
   EXPECT_TRUE(got.lines.empty());
-  EXPECT_NE(got.error.find("corrupt zstd data after 0 decoded bytes"), std::string::npos) << got.error;
+  EXPECT_NE(got.error.find("corrupt zstd data after 0 decoded bytes"), std::string::npos)
+      << got.error;
 }
 
 TEST(LineSource, FilesOpenByExtension) {
@@ -136,15 +138,17 @@ TEST(LineSource, FilesOpenByExtension) {
   EXPECT_NE(error.find("cannot open"), std::string::npos);
 }
 
-// Only regular files are read: a FIFO would block open() and read() forever, a device such as /dev/zero never
-// ends, and a directory is not a log.
+// Only regular files are read: a FIFO would block open() and read() forever, a device such as
+// /dev/zero never ends, and a directory is not a log.
 TEST(LineSource, OnlyRegularFilesOpen) {
   testing::TempDir dir;
   ASSERT_EQ(::mkfifo(dir.path("fifo.log").c_str(), 0644), 0);
   std::filesystem::create_symlink("/dev/zero", dir.path("zero.log"));
   std::filesystem::create_directory(dir.path("dir.log"));
-  for (const auto& [name, why] : std::vector<std::pair<std::string, std::string>>{
-           {"fifo.log", "a FIFO"}, {"zero.log", "a character device"}, {"dir.log", "a directory"}}) {
+  for (const auto& [name, why] :
+       std::vector<std::pair<std::string, std::string>>{{"fifo.log", "a FIFO"},
+                                                        {"zero.log", "a character device"},
+                                                        {"dir.log", "a directory"}}) {
     std::string error;
     EXPECT_FALSE(LineSource::openFile(dir.path(name), kDefaultMaxLineBytes, &error)) << name;
     EXPECT_EQ(error, "not a regular file: " + why) << name;

@@ -13,8 +13,11 @@ using json::appendNumber, json::dim, json::end, json::head, json::key, json::num
 #define GFL_WRITE_FIELD_(member, key_, presence, unit) \
   json::field<key_, schema::Presence::presence>(out, e.member);
 
-// Every field of a device, each with its leading comma: shared by session_start.devices and `device`.
-void deviceFields(std::string& out, const DeviceInfo& e) { GFL_FIELDS_DeviceInfo(GFL_WRITE_FIELD_) }
+// Every field of a device, each with its leading comma: shared by session_start.devices and
+// `device`.
+void deviceFields(std::string& out, const DeviceInfo& e) {
+  GFL_FIELDS_DeviceInfo(GFL_WRITE_FIELD_)
+}
 
 void device(std::string& out, const DeviceInfo& d) {
   const size_t open = out.size();
@@ -25,14 +28,14 @@ void device(std::string& out, const DeviceInfo& d) {
 
 }  // namespace
 
-// The records whose fields are written exactly as their table (core/record_schema.hpp) lists them, in its order.
-// The others below are hand-written where the wire form is not the members' values as such: session_start
-// (option values as JSON text, devices only in the device channel), kernel_def (occupancy flattened),
-// kernel_event (the delta encoding), copies, syncs and memory events (durations, the memset type, alloc/free),
-// system_sample (throttle_reasons follows throttle).
-#define GFL_FORMAT_RECORD_(T, fn)                  \
-  void fn(std::string& out, const T& e) {          \
-    json::recordHead<T>(out, e.sid);               \
+// The records whose fields are written exactly as their table (core/record_schema.hpp) lists them,
+// in its order. The others below are hand-written where the wire form is not the members' values as
+// such: session_start (option values as JSON text, devices only in the device channel), kernel_def
+// (occupancy flattened), kernel_event (the delta encoding), copies, syncs and memory events
+// (durations, the memset type, alloc/free), system_sample (throttle_reasons follows throttle).
+#define GFL_FORMAT_RECORD_(T, fn)                    \
+  void fn(std::string& out, const T& e) {            \
+    json::recordHead<T>(out, e.sid);                 \
     GFL_FIELDS_##T(GFL_WRITE_FIELD_) json::end(out); \
   }
 
@@ -111,6 +114,7 @@ void formatKernelDef(std::string& out, const KernelDef& e) {
   num<"static_shared_bytes">(out, e.static_shared_bytes);
   num<"dyn_shared_bytes">(out, e.dyn_shared_bytes);
   num<"local_bytes">(out, e.local_bytes);
+  opt<"carveout_pct">(out, e.carveout_pct);
   if (e.occupancy) {
     const Occupancy& o = *e.occupancy;
     num<"occupancy">(out, o.occupancy);
@@ -125,16 +129,16 @@ void formatKernelDef(std::string& out, const KernelDef& e) {
   end(out);
 }
 
-// Hand-written, not generated from the field table: start and correlation id are differences from the
-// previous kernel of the session (absolute at resync points), and the end is written as a duration, which is
-// what makes millions of kernel events small; the per-file state lives in KernelDeltaEncoder. The table still
-// lists every field, and schema_roundtrip_test drives this encoding with it.
-// Field order is measured, not guessed: of the 24 orders of {dur_ns}, {k, stream, scope}, {dcorr},
-// {dt_ns}, this one compressed best with zstd -3 (7.8 vs 9.7 bytes per kernel for the worst, k...,
-// dt_ns, dur_ns, dcorr; bench/bytes_per_kernel.sh). The start difference, the least predictable
-// value, ends the line; the duration opens it, so that a recurring duration of a kernel and the
-// fields that kernel repeats (k, stream, scope, the rare optionals, dcorr) form one match with an
-// earlier launch.
+// Hand-written, not generated from the field table: start and correlation id are differences from
+// the previous kernel of the session (absolute at resync points), and the end is written as a
+// duration, which is what makes millions of kernel events small; the per-file state lives in
+// KernelDeltaEncoder. The table still lists every field, and schema_roundtrip_test drives this
+// encoding with it. Field order is measured, not guessed: of the 24 orders of {dur_ns}, {k, stream,
+// scope}, {dcorr}, {dt_ns}, this one compressed best with zstd -3 (7.8 vs 9.7 bytes per kernel for
+// the worst, k..., dt_ns, dur_ns, dcorr; bench/bytes_per_kernel.sh). The start difference, the
+// least predictable value, ends the line; the duration opens it, so that a recurring duration of a
+// kernel and the fields that kernel repeats (k, stream, scope, the rare optionals, dcorr) form one
+// match with an earlier launch.
 void formatKernelEvent(std::string& out, const KernelEvent& e, KernelDeltaEncoder& delta) {
   KernelDeltaEncoder::State& s = delta.stateFor(e.sid);
   const bool absolute =

@@ -84,7 +84,8 @@ TEST(NdjsonFormat, KernelEventResynchronisesEvery1024) {
     out.clear();
     formatKernelEvent(out, kernel(i + 1, int64_t(i) * 64, int64_t(i) * 64 + 32), delta);
     if (out.find("\"start_ns\"") != std::string::npos) {
-      // After the first, a resync point also gives its differences (a reader places lost kernels with them).
+      // After the first, a resync point also gives its differences (a reader places lost kernels
+      // with them).
       EXPECT_NE(out.find(std::string(i == 0 ? "" : "\"dcorr\":1,\"dt_ns\":64,") + "\"corr\":" +
                          std::to_string(i + 1) + ",\"start_ns\":" + std::to_string(i * 64) + "}"),
                 std::string::npos)
@@ -98,7 +99,8 @@ TEST(NdjsonFormat, KernelEventResynchronisesEvery1024) {
   EXPECT_EQ(absolute, (std::vector<size_t>{0, 1024, 2048}));
   out.clear();
   delta.appendChainEnds(out);
-  EXPECT_EQ(out, R"({"type":"kernel_chain","sid":"0a1b2c3d","corr":3000,"start_ns":191936})" "\n");
+  EXPECT_EQ(out, R"({"type":"kernel_chain","sid":"0a1b2c3d","corr":3000,"start_ns":191936})"
+                 "\n");
 }
 
 TEST(NdjsonFormat, KernelDeltaIsPerSessionAndResets) {
@@ -340,7 +342,8 @@ TEST(NdjsonFormat, MemoryEventAllocAndFree) {
   formatMemory(out, e);
   EXPECT_EQ(out,
             "{\"type\":\"memory_event\",\"sid\":\"s\",\"corr\":9,\"ts_ns\":500,\"op\":\"alloc\","
-            "\"bytes\":1048576,\"address\":139637976727552,\"device\":1,\"kind\":\"device\",\"scope\":2}\n");
+            "\"bytes\":1048576,\"address\":139637976727552,\"device\":1,\"kind\":\"device\","
+            "\"scope\":2}\n");
   MemoryEvent f;
   f.sid = "s";
   f.is_free = true;
@@ -417,11 +420,13 @@ TEST(NdjsonFormat, DeepRecordsAndBenchmark) {
             "{\"type\":\"stack\",\"sid\":\"s\",\"id\":5,\"frames\":[\"main+0x10 "
             "(a.out)\",\"f\\u0001\"]}\n");
   out.clear();
-  BenchmarkResult bench{.sid = "s", .name = "gemm", .reps = 10, .median_ns = 5, .min_ns = 4, .max_ns = 9};
+  BenchmarkResult bench{
+      .sid = "s", .name = "gemm", .reps = 10, .median_ns = 5, .min_ns = 4, .max_ns = 9};
   bench.clk_sm_max_mhz = 1980;
   bench.warnings = {"w"};
   formatBenchmark(out, bench);
-  // Unset optionals and OmitDefault fields (shape, dtype, method, flush_l2, rates) stay off the line.
+  // Unset optionals and OmitDefault fields (shape, dtype, method, flush_l2, rates) stay off the
+  // line.
   EXPECT_EQ(out,
             "{\"type\":\"benchmark\",\"sid\":\"s\",\"name\":\"gemm\",\"device\":0,\"ts_ns\":0,"
             "\"reps\":10,\"warmup_reps\":0,\"ops_per_rep\":1,\"median_ns\":5,\"min_ns\":4,"
@@ -443,8 +448,8 @@ TEST(NdjsonFormat, HostileStringsStillParse) {
   EXPECT_EQ(lines, 3);
 }
 
-// Times at the ends of int64: the differences wrap (no signed overflow, which UBSan reports), and the
-// wrapped value added back gives the original time.
+// Times at the ends of int64: the differences wrap (no signed overflow, which UBSan reports), and
+// the wrapped value added back gives the original time.
 TEST(NdjsonFormat, ExtremeTimesWrapInsteadOfOverflowing) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   constexpr int64_t kMin = std::numeric_limits<int64_t>::min();

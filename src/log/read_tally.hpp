@@ -1,6 +1,6 @@
-// What readInputs learns about the chosen session while delivering it, to tell what was lost: the records of
-// the kinds session_end counts, session_end's own counts, and how many session_starts were delivered (so that
-// a caller can tell in which input the session began).
+// What readInputs learns about the chosen session while delivering it, to tell what was lost: the
+// records of the kinds session_end counts, session_end's own counts, and how many session_starts
+// were delivered (so that a caller can tell in which input the session began).
 #pragma once
 
 #include <algorithm>

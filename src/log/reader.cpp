@@ -1,11 +1,15 @@
-// readPrefix: two passes over the files of a prefix, each streaming one line at a time. The first finds the
-// session_start records (a cheap prefilter skips every other line), the second decodes the chosen session.
-// Reading rules decided here, beyond docs/log-format.md:
+// readPrefix: two passes over the files of a prefix, each streaming one line at a time. The first
+// finds the session_start records (a cheap prefilter skips every other line), the second decodes
+// the chosen session. Reading rules decided here, beyond docs/log-format.md:
 // - Segment N present both plain and .zst: the plain file is read (see segments.cpp).
-// - Blank lines are ignored; a line longer than ReadOptions::max_line_bytes is skipped with a warning.
-// - Keys, types and sids are compared as written (not unescaped); values of unknown fields are skipped
-//   without full validation (simdjson On-Demand), so garbage inside an ignored field goes unnoticed.
-// - zstd verifies a frame's checksum at its end: data of a damaged frame may be decoded (and parsed, so most
+// - Blank lines are ignored; a line longer than ReadOptions::max_line_bytes is skipped with a
+// warning.
+// - Keys, types and sids are compared as written (not unescaped); values of unknown fields are
+// skipped
+//   without full validation (simdjson On-Demand), so garbage inside an ignored field goes
+//   unnoticed.
+// - zstd verifies a frame's checksum at its end: data of a damaged frame may be decoded (and
+// parsed, so most
 //   damage shows as garbage lines) before the corruption is reported.
 #include "log/reader.hpp"
 
@@ -26,7 +30,8 @@ namespace {
 
 constexpr Channel kChannels[] = {Channel::Device, Channel::Scope, Channel::System};
 
-std::unique_ptr<LineSource> openDiskFile(const std::string& name, size_t max_line, std::string* error) {
+std::unique_ptr<LineSource> openDiskFile(const std::string& name, size_t max_line,
+                                         std::string* error) {
   return LineSource::openFile(name, max_line, error);
 }
 
@@ -55,17 +60,20 @@ std::string describeAll(const std::vector<SessionListing>& sessions) {
   return text;
 }
 
-// Most lines are not session starts and are rejected without parsing. The writer begins every line with
-// {"type":"<type>", which decides at once; other layouts (jq output, reordered keys) get a substring search.
+// Most lines are not session starts and are rejected without parsing. The writer begins every line
+// with
+// {"type":"<type>", which decides at once; other layouts (jq output, reordered keys) get a
+// substring search.
 bool maybeSessionStart(std::string_view line) {
   constexpr std::string_view kHead = R"({"type":")", kType = R"(session_start")";
-  if (line.substr(0, kHead.size()) == kHead) return line.substr(kHead.size(), kType.size()) == kType;
+  if (line.substr(0, kHead.size()) == kHead)
+    return line.substr(kHead.size(), kType.size()) == kType;
   constexpr std::string_view kNeedle = "session_start";
   return memmem(line.data(), line.size(), kNeedle.data(), kNeedle.size()) != nullptr;
 }
 
-// What selection has to go on when no session_start survived: the sids of the records, first seen first
-// (at most kMaxSids, so hostile input cannot grow memory), and the last record's sid.
+// What selection has to go on when no session_start survived: the sids of the records, first seen
+// first (at most kMaxSids, so hostile input cannot grow memory), and the last record's sid.
 struct RecordSids {
   static constexpr size_t kMaxSids = 1024;
   std::vector<std::string> distinct;
@@ -92,8 +100,8 @@ RecordSids scanRecordSids(const std::vector<std::string>& inputs, const SourceOp
   return sids;
 }
 
-// Without any session_start: the last record's sid by default, else the one sid the request names (a prefix
-// of it, or a full session id that starts with it).
+// Without any session_start: the last record's sid by default, else the one sid the request names
+// (a prefix of it, or a full session id that starts with it).
 bool chooseWithoutSessionStart(const std::vector<std::string>& inputs, const SourceOpener& open,
                                const std::string& want, WarningList& warnings, ReadResult& result) {
   RecordSids sids = scanRecordSids(inputs, open);
@@ -106,8 +114,9 @@ bool chooseWithoutSessionStart(const std::vector<std::string>& inputs, const Sou
   }
   if (matches.size() == 1) {
     result.chosen_sid = matches[0];
-    warnings.add("", 0, "no session_start record found; reading the records with sid '" +
-                            result.chosen_sid + "'" + (want.empty() ? " (the last record's)" : ""));
+    warnings.add("", 0,
+                 "no session_start record found; reading the records with sid '" +
+                     result.chosen_sid + "'" + (want.empty() ? " (the last record's)" : ""));
     return true;
   }
   std::string seen;
@@ -118,7 +127,8 @@ bool chooseWithoutSessionStart(const std::vector<std::string>& inputs, const Sou
                                  : "'" + want + "' matches " + std::to_string(matches.size()) +
                                        " of the sids seen") +
                    "; sids seen: " + (seen.empty() ? "none" : seen));
-  // With nothing requested, decoding still runs: it delivers nothing but says what is wrong with each line.
+  // With nothing requested, decoding still runs: it delivers nothing but says what is wrong with
+  // each line.
   return want.empty();
 }
 
@@ -135,7 +145,8 @@ bool chooseSession(const std::vector<std::string>& inputs, const SourceOpener& o
   }
   std::vector<const SessionListing*> matches, exact;
   for (const auto& s : sessions) {
-    if (startsWithNoCase(s.session_id, want) || startsWithNoCase(s.sid, want)) matches.push_back(&s);
+    if (startsWithNoCase(s.session_id, want) || startsWithNoCase(s.sid, want))
+      matches.push_back(&s);
     if ((s.session_id.size() == want.size() && startsWithNoCase(s.session_id, want)) ||
         (s.sid.size() == want.size() && startsWithNoCase(s.sid, want)))
       exact.push_back(&s);
@@ -165,8 +176,8 @@ std::string segmentText(uint64_t n) {
   return text;
 }
 
-// Every hole in a channel's numbering is a warning. It is the chosen session's loss when the session has
-// records after the hole in that channel and did not start after it.
+// Every hole in a channel's numbering is a warning. It is the chosen session's loss when the
+// session has records after the hole in that channel and did not start after it.
 void checkSegmentGaps(const std::vector<std::string>& inputs, const std::vector<InputTally>& tally,
                       WarningList& warnings, ReadResult& result) {
   for (const SegmentGap& gap : segmentGaps(inputs)) {
@@ -187,7 +198,8 @@ void checkSegmentGaps(const std::vector<std::string>& inputs, const std::vector<
   }
 }
 
-// session_end says what the session wrote; fewer (or more) records read means lines or files were lost.
+// session_end says what the session wrote; fewer (or more) records read means lines or files were
+// lost.
 void checkCounts(const ReadTally& tally, WarningList& warnings, ReadResult& result) {
   result.have_written = tally.haveWritten();
   result.written = tally.written();
@@ -225,8 +237,10 @@ void decodeInput(const std::string& name, const SourceOpener& open, RecordDecode
     }
   }
   decoder.endFile();
-  if (!source->error().empty()) warnings.add(name, 0, source->error());
-  else if (source->rawBytes() == 0) warnings.add(name, 0, "empty file");
+  if (!source->error().empty())
+    warnings.add(name, 0, source->error());
+  else if (source->rawBytes() == 0)
+    warnings.add(name, 0, "empty file");
 }
 
 }  // namespace
@@ -235,7 +249,8 @@ std::vector<SessionListing> scanSessions(const std::vector<std::string>& inputs,
                                          const SourceOpener& open) {
   SessionProbe probe;
   std::vector<SessionListing> sessions;
-  std::unordered_set<std::string> seen;  // sid + '\n' + session_id: linear in the number of sessions
+  std::unordered_set<std::string>
+      seen;  // sid + '\n' + session_id: linear in the number of sessions
   for (const auto& name : inputs) {
     std::string error;
     auto source = open(name, &error);
@@ -244,13 +259,14 @@ std::vector<SessionListing> scanSessions(const std::vector<std::string>& inputs,
       if (line.status != Line::Status::Ok || !maybeSessionStart(line.text)) continue;
       SessionListing listing;
       if (!probe.sessionStart(line.text, &listing)) continue;
-      // Every channel repeats the session_start; the first copy (device channel) describes the session.
-      if (seen.insert(listing.sid + '\n' + listing.session_id).second) sessions.push_back(std::move(listing));
+      // Every channel repeats the session_start; the first copy (device channel) describes the
+      // session.
+      if (seen.insert(listing.sid + '\n' + listing.session_id).second)
+        sessions.push_back(std::move(listing));
     }
   }
-  std::stable_sort(sessions.begin(), sessions.end(), [](const auto& a, const auto& b) {
-    return a.start_unix_ns < b.start_unix_ns;
-  });
+  std::stable_sort(sessions.begin(), sessions.end(),
+                   [](const auto& a, const auto& b) { return a.start_unix_ns < b.start_unix_ns; });
   return sessions;
 }
 
@@ -267,9 +283,10 @@ void readInputs(const std::vector<std::string>& inputs, const SourceOpener& open
   if (sharing.size() > 1) {
     std::string ids;
     for (const auto& id : sharing) ids += (ids.empty() ? "" : ", ") + id;
-    warnings.add("", 0, std::to_string(sharing.size()) + " sessions share sid '" + result.chosen_sid + "' (" +
-                            ids + "); reading " + result.chosen_session_id +
-                            ": the records after its session_start in each channel");
+    warnings.add("", 0,
+                 std::to_string(sharing.size()) + " sessions share sid '" + result.chosen_sid +
+                     "' (" + ids + "); reading " + result.chosen_session_id +
+                     ": the records after its session_start in each channel");
     decoder.separateBySessionId(result.chosen_session_id);
   }
   std::vector<InputTally> per_input(inputs.size());
@@ -308,7 +325,8 @@ std::vector<SessionListing> listSessions(const std::string& prefix) {
   }
 }
 
-ReadResult readPrefix(const std::string& prefix, const ReadOptions& options, EventVisitor& visitor) {
+ReadResult readPrefix(const std::string& prefix, const ReadOptions& options,
+                      EventVisitor& visitor) {
   ReadResult result;
   WarningList warnings(options.max_warnings);
   try {

@@ -1,5 +1,6 @@
-// Streaming reader of a GPU Flight log prefix: all segments of all channels, plain or zstd, one session.
-// Memory does not grow with the log: lines are parsed one at a time and handed to an EventVisitor.
+// Streaming reader of a GPU Flight log prefix: all segments of all channels, plain or zstd, one
+// session. Memory does not grow with the log: lines are parsed one at a time and handed to an
+// EventVisitor.
 #pragma once
 
 #include <cstdint>
@@ -12,8 +13,8 @@ namespace gpufl::log {
 
 struct ReadWarning {
   std::string file;
-  uint64_t line = 0;   // 1-based; 0 when the warning is about the whole file
-  std::string message; // names the field when a field is at fault
+  uint64_t line = 0;    // 1-based; 0 when the warning is about the whole file
+  std::string message;  // names the field when a field is at fault
 };
 
 struct SessionListing {
@@ -25,12 +26,14 @@ struct SessionListing {
 };
 
 struct ReadOptions {
-  std::string session;         // empty: the latest session; else a session id or a prefix of one (sid)
-  size_t max_warnings = 100;   // warnings kept in ReadResult (all are counted)
-  size_t max_line_bytes = size_t{16} << 20;  // longer lines are skipped with a warning; bounds memory
+  std::string session;  // empty: the latest session; else a session id or a prefix of one (sid)
+  size_t max_warnings = 100;  // warnings kept in ReadResult (all are counted)
+  size_t max_line_bytes = size_t{16}
+                          << 20;  // longer lines are skipped with a warning; bounds memory
 };
 
-// Records of the kinds session_end counts: kernel events, copies (memcpy and memset), scopes (scope_begin).
+// Records of the kinds session_end counts: kernel events, copies (memcpy and memset), scopes
+// (scope_begin).
 struct RecordCounts {
   uint64_t kernels = 0, memcpys = 0, scopes = 0;
   bool operator==(const RecordCounts&) const = default;
@@ -43,20 +46,21 @@ struct MissingSegments {
 };
 
 struct ReadResult {
-  bool found_files = false;    // at least one file of the prefix exists
-  bool any_readable = false;   // at least one record of the chosen session was delivered
+  bool found_files = false;   // at least one file of the prefix exists
+  bool any_readable = false;  // at least one record of the chosen session was delivered
   std::string chosen_sid;
   std::string chosen_session_id;         // empty when no session_start of it was found
   std::vector<SessionListing> sessions;  // every session seen under the prefix, oldest first
   std::vector<ReadWarning> warnings;     // the first max_warnings
   uint64_t warning_count = 0;
-  uint64_t records = 0;                  // records delivered
-  std::vector<std::string> files;        // files read, in order
+  uint64_t records = 0;            // records delivered
+  std::vector<std::string> files;  // files read, in order
   // Lost data of the chosen session (every problem is also a warning):
-  std::vector<MissingSegments> missing_segments;  // holes in a channel's numbering inside the session
-  bool have_written = false;             // a session_end was read
-  RecordCounts written;                  // what session_end says was written (the largest of its copies)
-  RecordCounts read;                     // what was delivered
+  std::vector<MissingSegments>
+      missing_segments;       // holes in a channel's numbering inside the session
+  bool have_written = false;  // a session_end was read
+  RecordCounts written;       // what session_end says was written (the largest of its copies)
+  RecordCounts read;          // what was delivered
 };
 
 // "file:line: message"; the line is left out when 0 and the file when empty.
@@ -68,7 +72,8 @@ std::vector<std::string> channelFiles(const std::string& prefix, Channel channel
 // Lists the sessions under a prefix without delivering events.
 std::vector<SessionListing> listSessions(const std::string& prefix);
 
-// Reads the chosen session: channels device, scope, system, in that order; within a channel, file order.
+// Reads the chosen session: channels device, scope, system, in that order; within a channel, file
+// order.
 ReadResult readPrefix(const std::string& prefix, const ReadOptions& options, EventVisitor& visitor);
 
 }  // namespace gpufl::log

@@ -1,5 +1,5 @@
-// readPrefix on damaged or hostile prefixes: files that are not regular files, missing segments, fewer records
-// than session_end says were written, sessions whose sids collide.
+// readPrefix on damaged or hostile prefixes: files that are not regular files, missing segments,
+// fewer records than session_end says were written, sessions whose sids collide.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -20,8 +20,8 @@ using testing::writeFile;
 
 const std::string kId = "22222222-bbbb-0000-0000-000000000000";
 
-// A FIFO (or a link to /dev/zero) in place of a channel file must not hang the reader: every tool reads
-// through it. A directory in its place is named as such, not as a missing channel.
+// A FIFO (or a link to /dev/zero) in place of a channel file must not hang the reader: every tool
+// reads through it. A directory in its place is named as such, not as a missing channel.
 TEST(ReadPrefixFiles, NonRegularChannelFilesAreWarningsNotHangs) {
   TempDir dir;
   const std::string p = dir.path("run");
@@ -32,28 +32,35 @@ TEST(ReadPrefixFiles, NonRegularChannelFilesAreWarningsNotHangs) {
   RecordingVisitor v;
   const ReadResult r = readPrefix(p, {}, v);
   EXPECT_TRUE(r.any_readable);
-  EXPECT_TRUE(hasWarning(r.warnings, p + ".scope.log", 0, "not a regular file: a FIFO")) << allWarnings(r.warnings);
+  EXPECT_TRUE(hasWarning(r.warnings, p + ".scope.log", 0, "not a regular file: a FIFO"))
+      << allWarnings(r.warnings);
   EXPECT_TRUE(hasWarning(r.warnings, p + ".system.log", 0, "not a regular file: a directory"));
-  EXPECT_TRUE(hasWarning(r.warnings, p + ".device.000001.log", 0, "not a regular file: a character device"));
+  EXPECT_TRUE(hasWarning(r.warnings, p + ".device.000001.log", 0,
+                         "not a regular file: a character device"));
   EXPECT_FALSE(hasWarning(r.warnings, p + ".system.log", 0, "no files for channel"));
   EXPECT_EQ(listSessions(p).size(), 1u);
 }
 
 std::string note(const std::string& sid, const std::string& feature) {
-  return R"({"type":"note","sid":")" + sid + R"(","feature":")" + feature + R"(","status":"on"})" "\n";
+  return R"({"type":"note","sid":")" + sid + R"(","feature":")" + feature +
+         R"(","status":"on"})"
+         "\n";
 }
 
-// Two runs whose session ids share their first 8 hex digits append to one prefix: records carry only the sid,
-// so a record belongs to the session whose session_start came last before it in its channel. Records before any
-// session_start of their channel could belong to either and are skipped with a warning.
+// Two runs whose session ids share their first 8 hex digits append to one prefix: records carry
+// only the sid, so a record belongs to the session whose session_start came last before it in its
+// channel. Records before any session_start of their channel could belong to either and are skipped
+// with a warning.
 TEST(ReadPrefixSessions, CollidingSidsAreToldApartBySessionStart) {
-  const std::string a = "abcd1234-0000-0000-0000-00000000000a", b = "abcd1234-0000-0000-0000-00000000000b";
+  const std::string a = "abcd1234-0000-0000-0000-00000000000a",
+                    b = "abcd1234-0000-0000-0000-00000000000b";
   TempDir dir;
   const std::string p = dir.path("run");
   writeFile(p + ".device.log", note("abcd1234", "before any start") + sessionStartLine(a, 100) +
-                                   note("abcd1234", "a1") + sessionStartLine(b, 200) + note("abcd1234", "b1"));
-  writeFile(p + ".scope.log", sessionStartLine(a, 100) + note("abcd1234", "a2") + sessionStartLine(b, 200) +
-                                  note("abcd1234", "b2"));
+                                   note("abcd1234", "a1") + sessionStartLine(b, 200) +
+                                   note("abcd1234", "b1"));
+  writeFile(p + ".scope.log", sessionStartLine(a, 100) + note("abcd1234", "a2") +
+                                  sessionStartLine(b, 200) + note("abcd1234", "b2"));
   writeFile(p + ".system.log", note("abcd1234", "b3 (a segment lost its session_start)"));
   for (const auto& [want, expected] : std::vector<std::pair<std::string, std::vector<std::string>>>{
            {"", {"b1", "b2"}}, {b, {"b1", "b2"}}, {a, {"a1", "a2"}}}) {
@@ -68,9 +75,11 @@ TEST(ReadPrefixSessions, CollidingSidsAreToldApartBySessionStart) {
     EXPECT_EQ(v.starts[0].session_id, want.empty() ? b : want);
     EXPECT_EQ(v.starts[1].session_id, want.empty() ? b : want);
     EXPECT_EQ(r.chosen_session_id, want.empty() ? b : want);
-    EXPECT_TRUE(hasWarning(r.warnings, "", 0, "2 sessions share sid 'abcd1234'")) << allWarnings(r.warnings);
-    EXPECT_TRUE(hasWarning(r.warnings, p + ".system.log", 0,
-                           "1 records of sid 'abcd1234' before any session_start in this channel skipped"))
+    EXPECT_TRUE(hasWarning(r.warnings, "", 0, "2 sessions share sid 'abcd1234'"))
+        << allWarnings(r.warnings);
+    EXPECT_TRUE(
+        hasWarning(r.warnings, p + ".system.log", 0,
+                   "1 records of sid 'abcd1234' before any session_start in this channel skipped"))
         << allWarnings(r.warnings);
   }
   RecordingVisitor v;
@@ -81,21 +90,28 @@ TEST(ReadPrefixSessions, CollidingSidsAreToldApartBySessionStart) {
 }
 
 std::string kernel(const std::string& sid, int64_t start) {
-  return R"({"type":"kernel_event","sid":")" + sid + R"(","k":1,"stream":0,"scope":0,"dur_ns":5,"start_ns":)" +
-         std::to_string(start) + R"(,"corr":1})" "\n";
+  return R"({"type":"kernel_event","sid":")" + sid +
+         R"(","k":1,"stream":0,"scope":0,"dur_ns":5,"start_ns":)" + std::to_string(start) +
+         R"(,"corr":1})"
+         "\n";
 }
 std::string sessionEnd(const std::string& sid, uint64_t kernels) {
-  return R"({"type":"session_end","sid":")" + sid + R"(","end_ns":9,"kernels":)" + std::to_string(kernels) +
-         R"(,"memcpys":0,"scopes":0})" "\n";
+  return R"({"type":"session_end","sid":")" + sid + R"(","end_ns":9,"kernels":)" +
+         std::to_string(kernels) +
+         R"(,"memcpys":0,"scopes":0})"
+         "\n";
 }
 
-// A deleted rotated segment in the middle of a session: the numbering has a hole, and session_end counts more
-// kernels than were read. Both are warnings and both reach ReadResult, so that the report can say so at the top.
+// A deleted rotated segment in the middle of a session: the numbering has a hole, and session_end
+// counts more kernels than were read. Both are warnings and both reach ReadResult, so that the
+// report can say so at the top.
 TEST(ReadPrefixLoss, MissingSegmentAndShortCountsAreReported) {
   TempDir dir;
   const std::string p = dir.path("run");
-  writeFile(p + ".device.000001.log", sessionStartLine(kId, 1) + kernel("22222222", 1) + kernel("22222222", 2));
-  writeFile(p + ".device.000003.log.zst", testing::zstdCompress(kernel("22222222", 5) + kernel("22222222", 6)));
+  writeFile(p + ".device.000001.log",
+            sessionStartLine(kId, 1) + kernel("22222222", 1) + kernel("22222222", 2));
+  writeFile(p + ".device.000003.log.zst",
+            testing::zstdCompress(kernel("22222222", 5) + kernel("22222222", 6)));
   writeFile(p + ".device.log", kernel("22222222", 7) + sessionEnd("22222222", 7));
   writeFile(p + ".scope.log", sessionStartLine(kId, 1) + sessionEnd("22222222", 7));
   writeFile(p + ".system.log", sessionStartLine(kId, 1) + sessionEnd("22222222", 7));
@@ -105,7 +121,8 @@ TEST(ReadPrefixLoss, MissingSegmentAndShortCountsAreReported) {
   EXPECT_TRUE(hasWarning(r.warnings, p + ".device.000003.log.zst", 0,
                          "segment 000002 of channel 'device' missing before this file"))
       << allWarnings(r.warnings);
-  EXPECT_TRUE(hasWarning(r.warnings, "", 0, "session_end counts 7 kernel events written; 5 were read"))
+  EXPECT_TRUE(
+      hasWarning(r.warnings, "", 0, "session_end counts 7 kernel events written; 5 were read"))
       << allWarnings(r.warnings);
   ASSERT_EQ(r.missing_segments.size(), 1u);
   EXPECT_EQ(r.missing_segments[0].channel, "device");
@@ -116,7 +133,8 @@ TEST(ReadPrefixLoss, MissingSegmentAndShortCountsAreReported) {
   EXPECT_EQ(r.read.kernels, 5u);
 }
 
-// Segments lost before a session began are another session's loss: still a warning, but not this session's.
+// Segments lost before a session began are another session's loss: still a warning, but not this
+// session's.
 TEST(ReadPrefixLoss, GapBeforeTheSessionStartedIsNotItsLoss) {
   const std::string old_id = "11111111-aaaa-0000-0000-000000000000";
   TempDir dir;

@@ -1,4 +1,5 @@
-// readPrefix and listSessions on real files: session selection, channel and segment order, whole-file problems.
+// readPrefix and listSessions on real files: session selection, channel and segment order,
+// whole-file problems.
 #include "log/reader.hpp"
 
 #include <gtest/gtest.h>
@@ -19,7 +20,9 @@ const std::string kNew = "22222222-bbbb-0000-0000-000000000000";
 const std::string kNew2 = "22223333-cccc-0000-0000-000000000000";
 
 std::string note(const std::string& sid, const std::string& feature) {
-  return R"({"type":"note","sid":")" + sid + R"(","feature":")" + feature + R"(","status":"on"})" "\n";
+  return R"({"type":"note","sid":")" + sid + R"(","feature":")" + feature +
+         R"(","status":"on"})"
+         "\n";
 }
 
 // A prefix with three sessions appended to the same files; kNew is the latest.
@@ -29,7 +32,8 @@ struct ThreeSessions {
   ThreeSessions() {
     writeFile(prefix + ".device.log", sessionStartLine(kOld, 100) + note("11111111", "old") +
                                           sessionStartLine(kNew2, 200) + note("22223333", "new2") +
-                                          sessionStartLine(kNew, 300, "newest") + note("22222222", "new"));
+                                          sessionStartLine(kNew, 300, "newest") +
+                                          note("22222222", "new"));
     writeFile(prefix + ".scope.log", sessionStartLine(kNew, 300) + note("22222222", "scope"));
     writeFile(prefix + ".system.log", sessionStartLine(kNew, 300));
   }
@@ -46,8 +50,9 @@ TEST(ReadPrefix, DefaultsToTheLatestSessionAndReadsChannelsInOrder) {
   ASSERT_EQ(r.sessions.size(), 3u);
   EXPECT_EQ(r.sessions[0].sid, "11111111");
   EXPECT_EQ(r.sessions[2].app, "newest");
-  EXPECT_EQ(r.files, (std::vector<std::string>{log.prefix + ".device.log", log.prefix + ".scope.log",
-                                               log.prefix + ".system.log"}));
+  EXPECT_EQ(r.files,
+            (std::vector<std::string>{log.prefix + ".device.log", log.prefix + ".scope.log",
+                                      log.prefix + ".system.log"}));
   ASSERT_EQ(v.notes.size(), 2u);
   EXPECT_EQ(v.notes[0].feature, "new");
   EXPECT_EQ(v.notes[1].feature, "scope");
@@ -58,7 +63,8 @@ TEST(ReadPrefix, DefaultsToTheLatestSessionAndReadsChannelsInOrder) {
 
 TEST(ReadPrefix, SelectsBySessionIdPrefixOrSid) {
   ThreeSessions log;
-  for (const std::string& want : std::vector<std::string>{"1111", "11111111", kOld, "11111111-AAAA"}) {
+  for (const std::string& want :
+       std::vector<std::string>{"1111", "11111111", kOld, "11111111-AAAA"}) {
     RecordingVisitor v;
     ReadOptions options;
     options.session = want;
@@ -81,9 +87,11 @@ TEST(ReadPrefix, AmbiguousOrUnknownSessionReadsNothingAndListsSessions) {
     ASSERT_EQ(r.warnings.size(), 1u);
     const std::string& m = r.warnings[0].message;
     EXPECT_NE(m.find(want == "99" ? "no session matches '99'" : "session '2222' is ambiguous"),
-              std::string::npos) << m;
+              std::string::npos)
+        << m;
     EXPECT_NE(m.find("11111111 (" + kOld + ", app 'app', started 1970-01-01T00:00:00Z)"),
-              std::string::npos) << m;
+              std::string::npos)
+        << m;
     EXPECT_NE(m.find("22223333"), std::string::npos) << m;
   }
 }
@@ -113,7 +121,8 @@ TEST(ReadPrefix, WithoutSessionStartReadsTheLastRecordsSid) {
   const ReadResult r = readPrefix(prefix, {}, v);
   EXPECT_EQ(r.chosen_sid, "bbbbbbbb");
   EXPECT_EQ(v.notes.size(), 2u);
-  EXPECT_TRUE(hasWarning(r.warnings, "", 0, "no session_start record found")) << testing::allWarnings(r.warnings);
+  EXPECT_TRUE(hasWarning(r.warnings, "", 0, "no session_start record found"))
+      << testing::allWarnings(r.warnings);
   EXPECT_TRUE(hasWarning(r.warnings, prefix + ".device.log", 0, "no files for channel 'device'"));
   EXPECT_TRUE(hasWarning(r.warnings, prefix + ".system.log", 2, "not a JSON object"));
   EXPECT_EQ(r.warning_count, 3u);
@@ -122,7 +131,8 @@ TEST(ReadPrefix, WithoutSessionStartReadsTheLastRecordsSid) {
 TEST(ReadPrefix, WithoutSessionStartARequestMatchesRecordSids) {
   TempDir dir;
   const std::string prefix = dir.path("lost");
-  writeFile(prefix + ".device.log", note("aaaaaaaa", "a") + note("bbbbbbbb", "b1") + note("bbbbcccc", "c"));
+  writeFile(prefix + ".device.log",
+            note("aaaaaaaa", "a") + note("bbbbbbbb", "b1") + note("bbbbcccc", "c"));
   for (const auto& [want, sid] : std::vector<std::pair<std::string, std::string>>{
            {"aa", "aaaaaaaa"}, {"aaaaaaaa-1234-5678", "aaaaaaaa"}, {"bbbb", ""}, {"zz", ""}}) {
     RecordingVisitor v;
@@ -141,7 +151,8 @@ TEST(ReadPrefix, WithoutSessionStartARequestMatchesRecordSids) {
 TEST(ReadPrefix, OnlyGarbageStillReportsEveryLine) {
   TempDir dir;
   const std::string prefix = dir.path("junk");
-  writeFile(prefix + ".device.log", "junk\n{\"type\":\"note\",\"feature\":\"f\",\"status\":\"on\"}\n");
+  writeFile(prefix + ".device.log",
+            "junk\n{\"type\":\"note\",\"feature\":\"f\",\"status\":\"on\"}\n");
   RecordingVisitor v;
   const ReadResult r = readPrefix(prefix, {}, v);
   EXPECT_FALSE(r.any_readable);
@@ -177,7 +188,9 @@ std::string kernelAbs(int64_t start, uint64_t corr) {
 }
 std::string kernelDelta(int64_t dt) {
   return R"({"type":"kernel_event","sid":"22222222","k":1,"stream":0,"scope":0,"dur_ns":5,"dt_ns":)" +
-         std::to_string(dt) + R"(,"dcorr":1})" "\n";
+         std::to_string(dt) +
+         R"(,"dcorr":1})"
+         "\n";
 }
 
 TEST(ReadPrefix, SegmentsPlainAndZstdInOrderWithDeltaChainsPerFile) {
@@ -206,7 +219,8 @@ TEST(ReadPrefix, SegmentsPlainAndZstdInOrderWithDeltaChainsPerFile) {
 TEST(ReadPrefix, CorruptZstdNamesTheFileAndKeepsWhatWasReadBefore) {
   TempDir dir;
   const std::string p = dir.path("bad");
-  const std::string zst = testing::zstdCompress(sessionStartLine(kNew, 1) + note("22222222", "before"));
+  const std::string zst =
+      testing::zstdCompress(sessionStartLine(kNew, 1) + note("22222222", "before"));
   writeFile(p + ".device.000001.log.zst", zst + "garbage that is not a zstd frame");
   writeFile(p + ".device.log", note("22222222", "after"));
   RecordingVisitor v;

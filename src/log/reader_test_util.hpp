@@ -1,4 +1,5 @@
-// Helpers shared by the reader's tests: temporary directories, plain and zstd files, a recording visitor.
+// Helpers shared by the reader's tests: temporary directories, plain and zstd files, a recording
+// visitor.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -104,10 +105,11 @@ inline std::string allWarnings(const std::vector<ReadWarning>& warnings) {
 }
 
 // True when some warning has this file and line and contains `needle`.
-inline bool hasWarning(const std::vector<ReadWarning>& warnings, const std::string& file, uint64_t line,
-                       const std::string& needle) {
+inline bool hasWarning(const std::vector<ReadWarning>& warnings, const std::string& file,
+                       uint64_t line, const std::string& needle) {
   for (const auto& w : warnings)
-    if (w.file == file && w.line == line && w.message.find(needle) != std::string::npos) return true;
+    if (w.file == file && w.line == line && w.message.find(needle) != std::string::npos)
+      return true;
   return false;
 }
 

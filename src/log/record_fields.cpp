@@ -12,7 +12,8 @@ bool isTypeError(simdjson::error_code e) {
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
     s.remove_suffix(1);
   return s;
 }
@@ -40,8 +41,10 @@ bool parseDim3Text(std::string_view s, Dim3& out) {
 bool RecordContext::readSid(od::value& v) {
   od::raw_json_string raw;
   if (auto e = v.get_raw_json_string().get(raw)) {
-    if (e == simdjson::INCORRECT_TYPE) fieldError("sid", "not a string");
-    else syntax(e);
+    if (e == simdjson::INCORRECT_TYPE)
+      fieldError("sid", "not a string");
+    else
+      syntax(e);
     return !stopped();
   }
   const std::string_view s = rawText(raw);
@@ -58,13 +61,21 @@ void RecordContext::fieldError(std::string_view name, std::string_view what) {
   if (outcome_ != Outcome::Ok) return;  // the first problem is the one reported
   outcome_ = Outcome::FieldError;
   message_.clear();
-  message_.append(type_).append(": field '").append(name_prefix_).append(name).append("' ").append(what);
+  message_.append(type_)
+      .append(": field '")
+      .append(name_prefix_)
+      .append(name)
+      .append("' ")
+      .append(what);
 }
 
 void RecordContext::syntax(simdjson::error_code error) {
   if (outcome_ == Outcome::Syntax) return;
   outcome_ = Outcome::Syntax;
-  message_.assign(type_).append(": invalid JSON (").append(simdjson::error_message(error)).append(")");
+  message_.assign(type_)
+      .append(": invalid JSON (")
+      .append(simdjson::error_message(error))
+      .append(")");
 }
 
 void RecordContext::duplicateKey(std::string_view name) {
@@ -91,9 +102,12 @@ bool RecordContext::fail(od::value& v, simdjson::error_code error, std::string_v
     fieldError(name, "not a number");
   } else {
     const std::string_view token = v.raw_json_token();
-    if (token.find_first_of(".eE") != std::string_view::npos) fieldError(name, "not an integer");
-    else if (want_unsigned && !token.empty() && token.front() == '-') fieldError(name, "is negative");
-    else fieldError(name, "out of range");
+    if (token.find_first_of(".eE") != std::string_view::npos)
+      fieldError(name, "not an integer");
+    else if (want_unsigned && !token.empty() && token.front() == '-')
+      fieldError(name, "is negative");
+    else
+      fieldError(name, "out of range");
   }
   return false;
 }
@@ -101,8 +115,10 @@ bool RecordContext::fail(od::value& v, simdjson::error_code error, std::string_v
 bool RecordContext::string(od::value& v, std::string_view name, std::string& out) {
   std::string_view s;
   if (auto e = v.get_string().get(s)) {
-    if (e == simdjson::INCORRECT_TYPE) fieldError(name, "not a string");
-    else syntax(e);
+    if (e == simdjson::INCORRECT_TYPE)
+      fieldError(name, "not a string");
+    else
+      syntax(e);
     return false;
   }
   out.assign(s);
@@ -111,8 +127,10 @@ bool RecordContext::string(od::value& v, std::string_view name, std::string& out
 
 bool RecordContext::boolean(od::value& v, std::string_view name, bool& out) {
   if (auto e = v.get_bool().get(out)) {
-    if (e == simdjson::INCORRECT_TYPE) fieldError(name, "not a boolean");
-    else syntax(e);
+    if (e == simdjson::INCORRECT_TYPE)
+      fieldError(name, "not a boolean");
+    else
+      syntax(e);
     return false;
   }
   return true;
@@ -126,18 +144,23 @@ bool RecordContext::dim3(od::value& v, std::string_view name, Dim3& out) {
   return false;
 }
 
-bool RecordContext::stringArray(od::value& v, std::string_view name, std::vector<std::string>& out) {
+bool RecordContext::stringArray(od::value& v, std::string_view name,
+                                std::vector<std::string>& out) {
   od::array array;
   if (auto e = v.get_array().get(array)) {
-    if (e == simdjson::INCORRECT_TYPE) fieldError(name, "not an array");
-    else syntax(e);
+    if (e == simdjson::INCORRECT_TYPE)
+      fieldError(name, "not an array");
+    else
+      syntax(e);
     return false;
   }
   for (auto item : array) {
     std::string_view s;
     if (auto e = item.get_string().get(s)) {
-      if (e == simdjson::INCORRECT_TYPE) fieldError(name, "not an array of strings");
-      else syntax(e);
+      if (e == simdjson::INCORRECT_TYPE)
+        fieldError(name, "not an array of strings");
+      else
+        syntax(e);
       return false;
     }
     out.emplace_back(s);
@@ -149,8 +172,10 @@ bool RecordContext::rawJsonMap(od::value& v, std::string_view name,
                                std::map<std::string, std::string>& out) {
   od::object obj;
   if (auto e = v.get_object().get(obj)) {
-    if (e == simdjson::INCORRECT_TYPE) fieldError(name, "not an object");
-    else syntax(e);
+    if (e == simdjson::INCORRECT_TYPE)
+      fieldError(name, "not an object");
+    else
+      syntax(e);
     return false;
   }
   for (auto item : obj) {

@@ -1,9 +1,9 @@
-// Field-level helpers for turning one simdjson On-Demand object into one event struct. Internal to src/log:
-// only record_*.cpp include it, so simdjson stays out of every public header.
+// Field-level helpers for turning one simdjson On-Demand object into one event struct. Internal to
+// src/log: only record_*.cpp include it, so simdjson stays out of every public header.
 //
-// Error policy (docs/log-format.md, "Rules for readers"): unknown fields are skipped; a required field that is
-// missing or of the wrong type makes the record a FieldError naming the field; broken JSON is a Syntax error
-// (the line is garbage). The first problem of a record is the one reported.
+// Error policy (docs/log-format.md, "Rules for readers"): unknown fields are skipped; a required
+// field that is missing or of the wrong type makes the record a FieldError naming the field; broken
+// JSON is a Syntax error (the line is garbage). The first problem of a record is the one reported.
 #pragma once
 
 #include <simdjson.h>
@@ -37,10 +37,12 @@ enum class Outcome {
   Syntax,        // not valid JSON: the line is garbage
 };
 
-// State of the record being parsed: its type (for messages), the session wanted and the first problem.
+// State of the record being parsed: its type (for messages), the session wanted and the first
+// problem.
 class RecordContext {
  public:
-  RecordContext(std::string_view type, std::string_view want_sid) : type_(type), want_sid_(want_sid) {}
+  RecordContext(std::string_view type, std::string_view want_sid)
+      : type_(type), want_sid_(want_sid) {}
 
   Outcome outcome() const { return outcome_; }
   bool stopped() const { return outcome_ == Outcome::Syntax || outcome_ == Outcome::OtherSession; }
@@ -51,8 +53,8 @@ class RecordContext {
   // Handles the "sid" field; false when the record belongs to another session (stop parsing it).
   bool readSid(od::value& v);
 
-  // Readers for one value: true when `out` was set. On failure the problem is recorded, except for a null
-  // number, which counts as absent (a required field then reads as missing).
+  // Readers for one value: true when `out` was set. On failure the problem is recorded, except for
+  // a null number, which counts as absent (a required field then reads as missing).
   template <typename T>
   bool number(od::value& v, std::string_view name, T& out);
   template <typename T>
@@ -72,13 +74,20 @@ class RecordContext {
   // The reader above that fits the field's C++ type (for parsers generated from the field tables).
   template <typename T>
   bool field(od::value& v, std::string_view name, T& out) {
-    if constexpr (std::is_same_v<T, bool>) return boolean(v, name, out);
-    else if constexpr (std::is_same_v<T, std::string>) return string(v, name, out);
-    else if constexpr (std::is_same_v<T, Dim3>) return dim3(v, name, out);
-    else if constexpr (std::is_same_v<T, std::vector<std::string>>) return stringArray(v, name, out);
-    else if constexpr (std::is_same_v<T, std::map<std::string, std::string>>) return rawJsonMap(v, name, out);
-    else if constexpr (requires { out.try_emplace(std::string()); }) return numberMap(v, name, out);
-    else return number(v, name, out);  // a number or an optional one
+    if constexpr (std::is_same_v<T, bool>)
+      return boolean(v, name, out);
+    else if constexpr (std::is_same_v<T, std::string>)
+      return string(v, name, out);
+    else if constexpr (std::is_same_v<T, Dim3>)
+      return dim3(v, name, out);
+    else if constexpr (std::is_same_v<T, std::vector<std::string>>)
+      return stringArray(v, name, out);
+    else if constexpr (std::is_same_v<T, std::map<std::string, std::string>>)
+      return rawJsonMap(v, name, out);
+    else if constexpr (requires { out.try_emplace(std::string()); })
+      return numberMap(v, name, out);
+    else
+      return number(v, name, out);  // a number or an optional one
   }
 
   // Records `name` as missing for the first required field whose flag is false.
@@ -135,8 +144,10 @@ template <typename T>
 bool RecordContext::numberMap(od::value& v, std::string_view name, std::map<std::string, T>& out) {
   od::object obj;
   if (auto e = v.get_object().get(obj)) {
-    if (e == simdjson::INCORRECT_TYPE) fieldError(name, "not an object");
-    else syntax(e);
+    if (e == simdjson::INCORRECT_TYPE)
+      fieldError(name, "not an object");
+    else
+      syntax(e);
     return false;
   }
   for (auto item : obj) {
@@ -160,9 +171,10 @@ bool RecordContext::numberMap(od::value& v, std::string_view name, std::map<std:
   return true;
 }
 
-// A string as written, without its quotes and not unescaped: for the names this reader compares (keys, type,
-// sid), which writers never escape, this skips simdjson's unescaping copy; a name written with escapes simply
-// matches nothing. Stage 1 has verified that every string is closed, so the scan stays inside the document.
+// A string as written, without its quotes and not unescaped: for the names this reader compares
+// (keys, type, sid), which writers never escape, this skips simdjson's unescaping copy; a name
+// written with escapes simply matches nothing. Stage 1 has verified that every string is closed, so
+// the scan stays inside the document.
 inline std::string_view rawText(od::raw_json_string s) {
   const char* const begin = s.raw();
   const char* p = begin;
@@ -170,8 +182,9 @@ inline std::string_view rawText(od::raw_json_string s) {
   return {begin, static_cast<size_t>(p - begin)};
 }
 
-// The keys of one object so far, to find a repeated one. Records have few keys, so a linear search over a
-// fixed array is cheapest; keys past kMax are not checked (no record of the format has that many).
+// The keys of one object so far, to find a repeated one. Records have few keys, so a linear search
+// over a fixed array is cheapest; keys past kMax are not checked (no record of the format has that
+// many).
 class KeySet {
  public:
   static constexpr size_t kMax = 48;
@@ -188,9 +201,9 @@ class KeySet {
   size_t size_ = 0;
 };
 
-// Calls on(key, value) for every field except "type" and "sid" (sid is checked here, against the session
-// wanted). Stops at a syntax error, a repeated key (the record is ambiguous: malformed) or at a record of
-// another session.
+// Calls on(key, value) for every field except "type" and "sid" (sid is checked here, against the
+// session wanted). Stops at a syntax error, a repeated key (the record is ambiguous: malformed) or
+// at a record of another session.
 template <typename OnField>
 void forEachField(od::object& obj, RecordContext& ctx, OnField&& on) {
   KeySet seen;
@@ -209,8 +222,9 @@ void forEachField(od::object& obj, RecordContext& ctx, OnField&& on) {
   }
 }
 
-// Parsers of the records other than kernel and copy events (record_types.cpp). Each fills `out` and leaves
-// problems in `ctx`; the sid is not copied into `out` (the caller does that once the record is accepted).
+// Parsers of the records other than kernel and copy events (record_types.cpp). Each fills `out` and
+// leaves problems in `ctx`; the sid is not copied into `out` (the caller does that once the record
+// is accepted).
 void parseSessionStart(od::object& obj, RecordContext& ctx, SessionStart& out);
 void parseSessionEnd(od::object& obj, RecordContext& ctx, SessionEnd& out);
 void parseDeviceEvent(od::object& obj, RecordContext& ctx, DeviceEvent& out);

@@ -9,33 +9,62 @@
 namespace gpufl::log {
 namespace {
 
-using detail::od::document;
-using detail::od::object;
 using detail::Outcome;
 using detail::RecordContext;
+using detail::od::document;
+using detail::od::object;
 namespace od = detail::od;
 
 static_assert(kLinePadding >= simdjson::SIMDJSON_PADDING, "lines must carry simdjson's padding");
 
 enum class RecordType {
-  Unknown, KernelEvent, MemcpyEvent, MemsetEvent, SyncEvent, MemoryEvent, SessionStart, SessionEnd, Device, Note, KernelDef, Stack,
-  ScopePath, ScopeBegin, ScopeEnd, SystemSample, HostSample, SassMetric, PcSample, RangeCounters, Benchmark,
+  Unknown,
+  KernelEvent,
+  MemcpyEvent,
+  MemsetEvent,
+  SyncEvent,
+  MemoryEvent,
+  SessionStart,
+  SessionEnd,
+  Device,
+  Note,
+  KernelDef,
+  Stack,
+  ScopePath,
+  ScopeBegin,
+  ScopeEnd,
+  SystemSample,
+  HostSample,
+  SassMetric,
+  PcSample,
+  RangeCounters,
+  Benchmark,
   KernelChain,
 };
 
 // Ordered by how often each type occurs, so the common ones are found first.
 constexpr std::pair<std::string_view, RecordType> kTypes[] = {
-    {"kernel_event", RecordType::KernelEvent},   {"scope_begin", RecordType::ScopeBegin},
-    {"scope_end", RecordType::ScopeEnd},         {"memcpy_event", RecordType::MemcpyEvent},
-    {"memset_event", RecordType::MemsetEvent},   {"system_sample", RecordType::SystemSample},
-    {"host_sample", RecordType::HostSample},     {"pc_sample", RecordType::PcSample},
-    {"sass_metric", RecordType::SassMetric},     {"kernel_def", RecordType::KernelDef},
-    {"scope_path", RecordType::ScopePath},       {"stack", RecordType::Stack},
-    {"range_counters", RecordType::RangeCounters}, {"note", RecordType::Note},
-    {"sync_event", RecordType::SyncEvent},       {"memory_event", RecordType::MemoryEvent},
-    {"benchmark", RecordType::Benchmark},       {"kernel_chain", RecordType::KernelChain},
+    {"kernel_event", RecordType::KernelEvent},
+    {"scope_begin", RecordType::ScopeBegin},
+    {"scope_end", RecordType::ScopeEnd},
+    {"memcpy_event", RecordType::MemcpyEvent},
+    {"memset_event", RecordType::MemsetEvent},
+    {"system_sample", RecordType::SystemSample},
+    {"host_sample", RecordType::HostSample},
+    {"pc_sample", RecordType::PcSample},
+    {"sass_metric", RecordType::SassMetric},
+    {"kernel_def", RecordType::KernelDef},
+    {"scope_path", RecordType::ScopePath},
+    {"stack", RecordType::Stack},
+    {"range_counters", RecordType::RangeCounters},
+    {"note", RecordType::Note},
+    {"sync_event", RecordType::SyncEvent},
+    {"memory_event", RecordType::MemoryEvent},
+    {"benchmark", RecordType::Benchmark},
+    {"kernel_chain", RecordType::KernelChain},
     {"session_start", RecordType::SessionStart},
-    {"session_end", RecordType::SessionEnd},     {"device", RecordType::Device},
+    {"session_end", RecordType::SessionEnd},
+    {"device", RecordType::Device},
 };
 
 RecordType typeFromName(std::string_view name) {
@@ -51,25 +80,33 @@ bool isBlank(std::string_view s) {
 }
 
 // True when the whole document has been consumed (simdjson 3.0 has no document::at_end()).
-bool atEnd(document& doc) { return doc.current_location().error() == simdjson::OUT_OF_BOUNDS; }
+bool atEnd(document& doc) {
+  return doc.current_location().error() == simdjson::OUT_OF_BOUNDS;
+}
 
-// Opens `text` as a JSON object and finds its type. On failure `why` says what is wrong with the line.
+// Opens `text` as a JSON object and finds its type. On failure `why` says what is wrong with the
+// line.
 bool openRecord(od::parser& parser, std::string_view text, document& doc, object& obj,
                 std::string_view& type, std::string& why) {
-  simdjson::error_code e = parser.iterate(text.data(), text.size(), text.size() + kLinePadding).get(doc);
+  simdjson::error_code e =
+      parser.iterate(text.data(), text.size(), text.size() + kLinePadding).get(doc);
   if (!e) e = doc.get_object().get(obj);
   if (e) {
-    why = e == simdjson::INCORRECT_TYPE ? "not a JSON object"
-                                        : std::string("invalid JSON (") + simdjson::error_message(e) + ")";
+    why = e == simdjson::INCORRECT_TYPE
+              ? "not a JSON object"
+              : std::string("invalid JSON (") + simdjson::error_message(e) + ")";
     return false;
   }
   od::raw_json_string raw_type;
   e = obj.find_field_unordered("type").get_raw_json_string().get(raw_type);
   if (!e) type = detail::rawText(raw_type);
   if (!e) e = obj.reset().error();
-  if (e == simdjson::NO_SUCH_FIELD) why = "record has no 'type' field";
-  else if (e == simdjson::INCORRECT_TYPE) why = "field 'type' not a string";
-  else if (e) why = std::string("invalid JSON (") + simdjson::error_message(e) + ")";
+  if (e == simdjson::NO_SUCH_FIELD)
+    why = "record has no 'type' field";
+  else if (e == simdjson::INCORRECT_TYPE)
+    why = "field 'type' not a string";
+  else if (e)
+    why = std::string("invalid JSON (") + simdjson::error_message(e) + ")";
   return !e;
 }
 
@@ -77,11 +114,13 @@ bool openRecord(od::parser& parser, std::string_view text, document& doc, object
 
 void WarningList::add(std::string_view file, uint64_t line, std::string message) {
   ++count_;
-  if (kept_.size() < max_) kept_.push_back(ReadWarning{std::string(file), line, std::move(message)});
+  if (kept_.size() < max_)
+    kept_.push_back(ReadWarning{std::string(file), line, std::move(message)});
 }
 
 struct RecordDecoder::Impl {
-  Impl(std::string s, EventVisitor& v, WarningList& w) : sid(std::move(s)), visitor(v), warnings(w) {}
+  Impl(std::string s, EventVisitor& v, WarningList& w)
+      : sid(std::move(s)), visitor(v), warnings(w) {}
 
   std::string sid;
   EventVisitor& visitor;
@@ -90,26 +129,27 @@ struct RecordDecoder::Impl {
   std::string file;
   uint64_t delivered = 0;
 
-  // Separation of sessions that share `sid` (empty session_id: none). `owner` is whose records of the sid
-  // the current channel carries at this point.
+  // Separation of sessions that share `sid` (empty session_id: none). `owner` is whose records of
+  // the sid the current channel carries at this point.
   enum class Owner { Unknown, Chosen, Other };
   std::string session_id;
   std::string channel;
   Owner owner = Owner::Unknown;
   uint64_t unattributed = 0;  // in the current file
 
-  // The kernel chain of `sid` in the current file. After a lost line (`lost_line`) the chain is not trusted:
-  // the kernel events that follow wait in `pending` with their differences until a resync point (an absolute
-  // record that also gives its differences, or a kernel_chain record) fixes the position of the last of them;
-  // the differences, walked backwards, place the rest. Events between two lost lines with no resync point
-  // between them cannot be placed and are skipped.
+  // The kernel chain of `sid` in the current file. After a lost line (`lost_line`) the chain is not
+  // trusted: the kernel events that follow wait in `pending` with their differences until a resync
+  // point (an absolute record that also gives its differences, or a kernel_chain record) fixes the
+  // position of the last of them; the differences, walked backwards, place the rest. Events between
+  // two lost lines with no resync point between them cannot be placed and are skipped.
   struct Pending {
     KernelEvent event;  // every field but the position
     int64_t dt = 0, dcorr = 0, dur = 0;
     bool deliver = false;  // false: a record with a field error, kept only for its differences
     uint64_t line = 0;
   };
-  static constexpr size_t kMaxPending = 4 * 1024;  // bounds memory; the writer resyncs every 1024 kernels
+  static constexpr size_t kMaxPending =
+      4 * 1024;  // bounds memory; the writer resyncs every 1024 kernels
   bool trusted = false;
   int64_t prev_start = 0;
   uint64_t prev_corr = 0;
@@ -146,8 +186,8 @@ struct RecordDecoder::Impl {
   // A line that may have been one of the chain's kernel events could not be used.
   void loseChain(uint64_t line) {
     if (!pending.empty())
-      skipPending("between lost lines " + std::to_string(lost_line) + " and " + std::to_string(line) +
-                  " (no resync point between them)");
+      skipPending("between lost lines " + std::to_string(lost_line) + " and " +
+                  std::to_string(line) + " (no resync point between them)");
     trusted = false;
     lost_line = line;
   }
@@ -160,7 +200,8 @@ struct RecordDecoder::Impl {
     pending.push_back(std::move(p));
   }
 
-  // The last pending event started at `start` with correlation id `corr`: places and delivers them all.
+  // The last pending event started at `start` with correlation id `corr`: places and delivers them
+  // all.
   void placePending(int64_t start, uint64_t corr, uint64_t line) {
     for (auto it = pending.rbegin(); it != pending.rend(); ++it) {
       it->event.start_ns = start;
@@ -178,13 +219,15 @@ struct RecordDecoder::Impl {
     flushGap("until resync at line " + std::to_string(line));  // those that overflowed `pending`
   }
 
-  // A resync point: the kernel it describes started at `start` with `corr`; `prev_*` are the position of the
-  // kernel before it when it gives its differences.
-  void resync(int64_t start, uint64_t corr, bool placed_before, int64_t before_start, uint64_t before_corr,
-              uint64_t line) {
+  // A resync point: the kernel it describes started at `start` with `corr`; `prev_*` are the
+  // position of the kernel before it when it gives its differences.
+  void resync(int64_t start, uint64_t corr, bool placed_before, int64_t before_start,
+              uint64_t before_corr, uint64_t line) {
     if (!pending.empty()) {
-      if (placed_before) placePending(before_start, before_corr, line);
-      else skipPending("until resync at line " + std::to_string(line));
+      if (placed_before)
+        placePending(before_start, before_corr, line);
+      else
+        skipPending("until resync at line " + std::to_string(line));
     }
     flushGap("until resync at line " + std::to_string(line));
     prev_start = start;
@@ -198,10 +241,16 @@ struct RecordDecoder::Impl {
       c.syntax(simdjson::TRAILING_CONTENT);
     if (c.outcome() == Outcome::Ok && !c.haveSid()) c.fieldError("sid", "missing");
     switch (c.outcome()) {
-      case Outcome::Ok: return true;
-      case Outcome::OtherSession: return false;
-      case Outcome::Syntax: garbage(line, terminated, c.message()); return false;
-      case Outcome::FieldError: warn(line, c.message()); return false;
+      case Outcome::Ok:
+        return true;
+      case Outcome::OtherSession:
+        return false;
+      case Outcome::Syntax:
+        garbage(line, terminated, c.message());
+        return false;
+      case Outcome::FieldError:
+        warn(line, c.message());
+        return false;
     }
     return false;
   }
@@ -220,7 +269,8 @@ struct RecordDecoder::Impl {
   void decodeKernel(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated);
   void decodeCopy(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated,
                   bool memset);
-  void decodeSessionStart(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated);
+  void decodeSessionStart(object& obj, RecordContext& c, document& doc, uint64_t line,
+                          bool terminated);
   void decodeChain(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated);
   void decodeLine(std::string_view text, uint64_t line, bool terminated);
   void decodeRecord(RecordType rt, object& obj, RecordContext& c, document& doc, uint64_t line,
@@ -237,25 +287,38 @@ void RecordDecoder::Impl::decodeKernel(object& obj, RecordContext& c, document& 
   bool k = false, have_dur = false, have_start = false, have_end = false, have_corr = false;
   bool have_dt = false, have_dcorr = false;
   detail::forEachField(obj, c, [&](std::string_view key, od::value& v) {
-    if (key == "k") k = c.number(v, key, ev.def_id);
-    else if (key == "dt_ns") have_dt = c.number(v, key, dt);
-    else if (key == "dcorr") have_dcorr = c.number(v, key, dcorr);
-    else if (key == "dur_ns") have_dur = c.number(v, key, dur);
-    else if (key == "stream") c.number(v, key, ev.stream);
-    else if (key == "scope") c.number(v, key, ev.scope_path);
-    else if (key == "start_ns") have_start = c.number(v, key, start);
-    else if (key == "corr") have_corr = c.number(v, key, corr);
-    else if (key == "end_ns") have_end = c.number(v, key, end);
-    else if (key == "stack") c.number(v, key, ev.stack_id);
-    else if (key == "graph") c.number(v, key, ev.graph_id);
-    else if (key == "instr") c.boolean(v, key, ev.instrumented);
+    if (key == "k")
+      k = c.number(v, key, ev.def_id);
+    else if (key == "dt_ns")
+      have_dt = c.number(v, key, dt);
+    else if (key == "dcorr")
+      have_dcorr = c.number(v, key, dcorr);
+    else if (key == "dur_ns")
+      have_dur = c.number(v, key, dur);
+    else if (key == "stream")
+      c.number(v, key, ev.stream);
+    else if (key == "scope")
+      c.number(v, key, ev.scope_path);
+    else if (key == "start_ns")
+      have_start = c.number(v, key, start);
+    else if (key == "corr")
+      have_corr = c.number(v, key, corr);
+    else if (key == "end_ns")
+      have_end = c.number(v, key, end);
+    else if (key == "stack")
+      c.number(v, key, ev.stack_id);
+    else if (key == "graph")
+      c.number(v, key, ev.graph_id);
+    else if (key == "instr")
+      c.boolean(v, key, ev.instrumented);
   });
   accept(c, doc, line, terminated);  // warns about syntax and field errors
   const Outcome outcome = c.outcome();
   if (outcome == Outcome::OtherSession) return;
   // A line we could not read or attribute may have been one of our kernel events.
   if (outcome == Outcome::Syntax || !c.haveSid()) return loseChain(line);
-  // The record is ours; a field error in it has been reported, but its position still moves the chain.
+  // The record is ours; a field error in it has been reported, but its position still moves the
+  // chain.
   const bool absolute = have_start && have_corr, differences = have_dt && have_dcorr;
   if (!absolute && !differences) {
     if (outcome == Outcome::Ok) {
@@ -275,14 +338,16 @@ void RecordDecoder::Impl::decodeKernel(object& obj, RecordContext& c, document& 
     }
   }
   if (absolute) {
-    resync(start, corr, differences, detail::wrapAdd(start, static_cast<int64_t>(0 - static_cast<uint64_t>(dt))),
+    resync(start, corr, differences,
+           detail::wrapAdd(start, static_cast<int64_t>(0 - static_cast<uint64_t>(dt))),
            corr - static_cast<uint64_t>(dcorr), line);
   } else if (!trusted) {
     ev.sid.assign(c.sid());
     return pushPending(Pending{ev, dt, dcorr, dur, deliver, line});
   } else {
     prev_start = detail::wrapAdd(prev_start, dt);
-    prev_corr += static_cast<uint64_t>(dcorr);  // two's complement: a negative difference wraps back
+    prev_corr +=
+        static_cast<uint64_t>(dcorr);  // two's complement: a negative difference wraps back
   }
   if (!deliver) return;
   ev.sid.assign(c.sid());
@@ -293,16 +358,18 @@ void RecordDecoder::Impl::decodeKernel(object& obj, RecordContext& c, document& 
   ++delivered;
 }
 
-// kernel_chain: where the chain of the session stood at the end of the file's kernels (the writer adds it
-// before a file ends). Not an event: it only places pending kernel events.
+// kernel_chain: where the chain of the session stood at the end of the file's kernels (the writer
+// adds it before a file ends). Not an event: it only places pending kernel events.
 void RecordDecoder::Impl::decodeChain(object& obj, RecordContext& c, document& doc, uint64_t line,
                                       bool terminated) {
   int64_t start = 0;
   uint64_t corr = 0;
   bool have_start = false, have_corr = false;
   detail::forEachField(obj, c, [&](std::string_view key, od::value& v) {
-    if (key == "start_ns") have_start = c.number(v, key, start);
-    else if (key == "corr") have_corr = c.number(v, key, corr);
+    if (key == "start_ns")
+      have_start = c.number(v, key, start);
+    else if (key == "corr")
+      have_corr = c.number(v, key, corr);
   });
   c.require({{"start_ns", have_start}, {"corr", have_corr}});
   if (!accept(c, doc, line, terminated)) return;
@@ -316,20 +383,31 @@ void RecordDecoder::Impl::decodeCopy(object& obj, RecordContext& c, document& do
   int64_t dur = 0, end = 0;
   bool bytes = false, start = false, have_dur = false, have_end = false;
   detail::forEachField(obj, c, [&](std::string_view key, od::value& v) {
-    if (key == "bytes") bytes = c.number(v, key, ev.bytes);
-    else if (key == "start_ns") start = c.number(v, key, ev.start_ns);
-    else if (key == "dur_ns") have_dur = c.number(v, key, dur);
-    else if (key == "end_ns") have_end = c.number(v, key, end);
+    if (key == "bytes")
+      bytes = c.number(v, key, ev.bytes);
+    else if (key == "start_ns")
+      start = c.number(v, key, ev.start_ns);
+    else if (key == "dur_ns")
+      have_dur = c.number(v, key, dur);
+    else if (key == "end_ns")
+      have_end = c.number(v, key, end);
     else if (key == "kind") {
       std::string kind;
       if (c.string(v, key, kind)) ev.kind = copyKindFromName(kind).value_or(CopyKind::Unknown);
-    } else if (key == "device") c.number(v, key, ev.device);
-    else if (key == "stream") c.number(v, key, ev.stream);
-    else if (key == "corr") c.number(v, key, ev.correlation_id);
-    else if (key == "scope") c.number(v, key, ev.scope_path);
-    else if (key == "src_kind") c.string(v, key, ev.src_kind);
-    else if (key == "dst_kind") c.string(v, key, ev.dst_kind);
-    else if (key == "value") c.number(v, key, ev.value);
+    } else if (key == "device")
+      c.number(v, key, ev.device);
+    else if (key == "stream")
+      c.number(v, key, ev.stream);
+    else if (key == "corr")
+      c.number(v, key, ev.correlation_id);
+    else if (key == "scope")
+      c.number(v, key, ev.scope_path);
+    else if (key == "src_kind")
+      c.string(v, key, ev.src_kind);
+    else if (key == "dst_kind")
+      c.string(v, key, ev.dst_kind);
+    else if (key == "value")
+      c.number(v, key, ev.value);
   });
   if (dur < 0) c.fieldError("dur_ns", "is negative");
   c.require({{"bytes", bytes}, {"start_ns", start}, {"dur_ns", have_dur || have_end}});
@@ -341,8 +419,8 @@ void RecordDecoder::Impl::decodeCopy(object& obj, RecordContext& c, document& do
   ++delivered;
 }
 
-void RecordDecoder::Impl::decodeSessionStart(object& obj, RecordContext& c, document& doc, uint64_t line,
-                                             bool terminated) {
+void RecordDecoder::Impl::decodeSessionStart(object& obj, RecordContext& c, document& doc,
+                                             uint64_t line, bool terminated) {
   SessionStart event;
   detail::parseSessionStart(obj, c, event);
   const bool ok = accept(c, doc, line, terminated);
@@ -360,46 +438,73 @@ void RecordDecoder::Impl::decodeLine(std::string_view text, uint64_t line, bool 
   object obj;
   std::string_view type;
   std::string why;
-  if (!openRecord(parser, text, doc, obj, type, why)) return garbage(line, terminated, std::move(why));
+  if (!openRecord(parser, text, doc, obj, type, why))
+    return garbage(line, terminated, std::move(why));
   const RecordType rt = typeFromName(type);
   if (rt == RecordType::Unknown) return;  // a newer writer's record: skipped silently
-  // While the sid belongs to another session (or to none yet), its records read as another session's: a sid
-  // never contains a raw newline, so kNoSid matches nothing.
+  // While the sid belongs to another session (or to none yet), its records read as another
+  // session's: a sid never contains a raw newline, so kNoSid matches nothing.
   constexpr std::string_view kNoSid = "\n";
-  const bool separating = !session_id.empty() && rt != RecordType::SessionStart && owner != Owner::Chosen;
+  const bool separating =
+      !session_id.empty() && rt != RecordType::SessionStart && owner != Owner::Chosen;
   RecordContext c(type, separating ? kNoSid : std::string_view(sid));
   decodeRecord(rt, obj, c, doc, line, terminated);
-  if (separating && owner == Owner::Unknown && c.outcome() == Outcome::OtherSession && c.sid() == sid)
+  if (separating && owner == Owner::Unknown && c.outcome() == Outcome::OtherSession &&
+      c.sid() == sid)
     ++unattributed;
 }
 
 void RecordDecoder::Impl::decodeRecord(RecordType rt, object& obj, RecordContext& c, document& doc,
                                        uint64_t line, bool terminated) {
-  const auto simple = [&](auto parse, auto on) { decodeSimple(obj, c, doc, line, terminated, parse, on); };
+  const auto simple = [&](auto parse, auto on) {
+    decodeSimple(obj, c, doc, line, terminated, parse, on);
+  };
   using V = EventVisitor;
   switch (rt) {
-    case RecordType::KernelEvent: return decodeKernel(obj, c, doc, line, terminated);
-    case RecordType::MemcpyEvent: return decodeCopy(obj, c, doc, line, terminated, false);
-    case RecordType::MemsetEvent: return decodeCopy(obj, c, doc, line, terminated, true);
-    case RecordType::SyncEvent: return simple(detail::parseSyncEvent, &V::onSync);
-    case RecordType::MemoryEvent: return simple(detail::parseMemoryEvent, &V::onMemory);
-    case RecordType::SessionStart: return decodeSessionStart(obj, c, doc, line, terminated);
-    case RecordType::SessionEnd: return simple(detail::parseSessionEnd, &V::onSessionEnd);
-    case RecordType::Device: return simple(detail::parseDeviceEvent, &V::onDevice);
-    case RecordType::Note: return simple(detail::parseNote, &V::onNote);
-    case RecordType::KernelDef: return simple(detail::parseKernelDef, &V::onKernelDef);
-    case RecordType::Stack: return simple(detail::parseStack, &V::onStack);
-    case RecordType::ScopePath: return simple(detail::parseScopePath, &V::onScopePath);
-    case RecordType::ScopeBegin: return simple(detail::parseScopeBegin, &V::onScopeBegin);
-    case RecordType::ScopeEnd: return simple(detail::parseScopeEnd, &V::onScopeEnd);
-    case RecordType::SystemSample: return simple(detail::parseGpuSample, &V::onGpuSample);
-    case RecordType::HostSample: return simple(detail::parseHostSample, &V::onHostSample);
-    case RecordType::SassMetric: return simple(detail::parseSassMetric, &V::onSassMetric);
-    case RecordType::PcSample: return simple(detail::parsePcSample, &V::onPcSample);
-    case RecordType::RangeCounters: return simple(detail::parseRangeCounters, &V::onRangeCounters);
-    case RecordType::Benchmark: return simple(detail::parseBenchmark, &V::onBenchmark);
-    case RecordType::KernelChain: return decodeChain(obj, c, doc, line, terminated);
-    case RecordType::Unknown: return;
+    case RecordType::KernelEvent:
+      return decodeKernel(obj, c, doc, line, terminated);
+    case RecordType::MemcpyEvent:
+      return decodeCopy(obj, c, doc, line, terminated, false);
+    case RecordType::MemsetEvent:
+      return decodeCopy(obj, c, doc, line, terminated, true);
+    case RecordType::SyncEvent:
+      return simple(detail::parseSyncEvent, &V::onSync);
+    case RecordType::MemoryEvent:
+      return simple(detail::parseMemoryEvent, &V::onMemory);
+    case RecordType::SessionStart:
+      return decodeSessionStart(obj, c, doc, line, terminated);
+    case RecordType::SessionEnd:
+      return simple(detail::parseSessionEnd, &V::onSessionEnd);
+    case RecordType::Device:
+      return simple(detail::parseDeviceEvent, &V::onDevice);
+    case RecordType::Note:
+      return simple(detail::parseNote, &V::onNote);
+    case RecordType::KernelDef:
+      return simple(detail::parseKernelDef, &V::onKernelDef);
+    case RecordType::Stack:
+      return simple(detail::parseStack, &V::onStack);
+    case RecordType::ScopePath:
+      return simple(detail::parseScopePath, &V::onScopePath);
+    case RecordType::ScopeBegin:
+      return simple(detail::parseScopeBegin, &V::onScopeBegin);
+    case RecordType::ScopeEnd:
+      return simple(detail::parseScopeEnd, &V::onScopeEnd);
+    case RecordType::SystemSample:
+      return simple(detail::parseGpuSample, &V::onGpuSample);
+    case RecordType::HostSample:
+      return simple(detail::parseHostSample, &V::onHostSample);
+    case RecordType::SassMetric:
+      return simple(detail::parseSassMetric, &V::onSassMetric);
+    case RecordType::PcSample:
+      return simple(detail::parsePcSample, &V::onPcSample);
+    case RecordType::RangeCounters:
+      return simple(detail::parseRangeCounters, &V::onRangeCounters);
+    case RecordType::Benchmark:
+      return simple(detail::parseBenchmark, &V::onBenchmark);
+    case RecordType::KernelChain:
+      return decodeChain(obj, c, doc, line, terminated);
+    case RecordType::Unknown:
+      return;
   }
 }
 
@@ -436,11 +541,14 @@ void RecordDecoder::endFile() {
   impl_->skipPending("until resync (no resync before the end of the file)");
   if (impl_->unattributed > 0)
     impl_->warn(0, std::to_string(impl_->unattributed) + " records of sid '" + impl_->sid +
-                       "' before any session_start in this channel skipped: more than one session has that sid");
+                       "' before any session_start in this channel skipped: more than one session "
+                       "has that sid");
   impl_->unattributed = 0;
 }
 
-uint64_t RecordDecoder::delivered() const { return impl_->delivered; }
+uint64_t RecordDecoder::delivered() const {
+  return impl_->delivered;
+}
 
 struct SessionProbe::Impl {
   od::parser parser;
@@ -454,7 +562,8 @@ bool SessionProbe::sessionStart(std::string_view text, SessionListing* out) {
   object obj;
   std::string_view type;
   std::string why;
-  if (!openRecord(impl_->parser, text, doc, obj, type, why) || type != "session_start") return false;
+  if (!openRecord(impl_->parser, text, doc, obj, type, why) || type != "session_start")
+    return false;
   RecordContext c(type, "");
   SessionStart start;
   detail::parseSessionStart(obj, c, start);

@@ -1,5 +1,6 @@
-// Line -> event: decodes NDJSON records of one session and hands them to an EventVisitor, with the warnings
-// the format's reader rules ask for (docs/log-format.md). simdjson stays inside the .cpp files.
+// Line -> event: decodes NDJSON records of one session and hands them to an EventVisitor, with the
+// warnings the format's reader rules ask for (docs/log-format.md). simdjson stays inside the .cpp
+// files.
 #pragma once
 
 #include <cstdint>
@@ -29,11 +30,12 @@ class WarningList {
 
 // Decodes the lines of a sequence of files for one session.
 //
-// Kernel events carry their start and correlation id either absolute or as differences from the previous
-// kernel event of the session in the same file, so the decoder keeps that chain per file: call beginFile()
-// before a file's first line and endFile() after its last. Once a line is lost (garbage, too long, a kernel
-// event without usable position fields) differences cannot be trusted until the next absolute record; the
-// kernel events in between are skipped and counted in one warning.
+// Kernel events carry their start and correlation id either absolute or as differences from the
+// previous kernel event of the session in the same file, so the decoder keeps that chain per file:
+// call beginFile() before a file's first line and endFile() after its last. Once a line is lost
+// (garbage, too long, a kernel event without usable position fields) differences cannot be trusted
+// until the next absolute record; the kernel events in between are skipped and counted in one
+// warning.
 class RecordDecoder {
  public:
   // Delivers the records whose sid equals `sid` (every record when `sid` is empty).
@@ -42,18 +44,20 @@ class RecordDecoder {
   RecordDecoder(const RecordDecoder&) = delete;
   RecordDecoder& operator=(const RecordDecoder&) = delete;
 
-  // For a sid that several sessions share: deliver only the records of the session `session_id`, i.e. those
-  // that follow its session_start in their channel, until the next session_start of the sid. Records before
-  // the first session_start of the sid in a channel cannot be attributed; they are skipped and counted in one
-  // warning per file. A file's channel is the one its name gives (channelOfPath); a new channel starts
-  // unattributed.
+  // For a sid that several sessions share: deliver only the records of the session `session_id`,
+  // i.e. those that follow its session_start in their channel, until the next session_start of the
+  // sid. Records before the first session_start of the sid in a channel cannot be attributed; they
+  // are skipped and counted in one warning per file. A file's channel is the one its name gives
+  // (channelOfPath); a new channel starts unattributed.
   void separateBySessionId(std::string session_id);
 
   void beginFile(const std::string& file);
-  // `text` is one line without its '\n', followed by at least kLinePadding readable bytes (see LineSource).
-  // `terminated` is false for a last line without '\n' (its problems are reported as a truncation).
+  // `text` is one line without its '\n', followed by at least kLinePadding readable bytes (see
+  // LineSource). `terminated` is false for a last line without '\n' (its problems are reported as a
+  // truncation).
   void decodeLine(std::string_view text, uint64_t line_no, bool terminated);
-  // A line that could not be read at all (longer than the limit): warns and breaks the kernel chain.
+  // A line that could not be read at all (longer than the limit): warns and breaks the kernel
+  // chain.
   void lostLine(uint64_t line_no, std::string message);
   void endFile();
 
@@ -64,7 +68,8 @@ class RecordDecoder {
   std::unique_ptr<Impl> impl_;
 };
 
-// What session selection needs from single lines (same padding contract as RecordDecoder::decodeLine).
+// What session selection needs from single lines (same padding contract as
+// RecordDecoder::decodeLine).
 class SessionProbe {
  public:
   SessionProbe();

@@ -45,8 +45,9 @@ TEST(RecordDecoder, OtherSessionsDoNotMoveTheChain) {
 }
 
 TEST(RecordDecoder, GarbageBreaksTheChainUntilTheNextAbsoluteRecord) {
-  const auto d = decode(kernelAbs(1, 1000, 50, 10) + "garbage\n" + kernelDelta(1, 10, 1, 1) +
-                        kernelDelta(1, 10, 1, 1) + kernelAbs(1, 5000, 60, 10) + kernelDelta(1, 10, 1, 1));
+  const auto d =
+      decode(kernelAbs(1, 1000, 50, 10) + "garbage\n" + kernelDelta(1, 10, 1, 1) +
+             kernelDelta(1, 10, 1, 1) + kernelAbs(1, 5000, 60, 10) + kernelDelta(1, 10, 1, 1));
   ASSERT_EQ(d->v.kernels.size(), 3u) << d->all();
   EXPECT_EQ(d->v.kernels[2].start_ns, 5010);
   EXPECT_EQ(d->v.kernels[2].correlation_id, 61u);
@@ -63,37 +64,45 @@ TEST(RecordDecoder, TwoRecordsMergedOnOneLineAreGarbage) {
                         kernelDelta(1, 10, 1, 1));
   EXPECT_EQ(d->v.kernels.size(), 1u);
   EXPECT_EQ(d->all(),
-            "t.device.log:2: kernel_event: invalid JSON (Unexpected trailing content in the JSON input.)\n"
-            "t.device.log:3: kernel_event: 1 kernel events skipped until resync (no resync before the end "
+            "t.device.log:2: kernel_event: invalid JSON (Unexpected trailing content in the JSON "
+            "input.)\n"
+            "t.device.log:3: kernel_event: 1 kernel events skipped until resync (no resync before "
+            "the end "
             "of the file)\n");
 }
 
 TEST(RecordDecoder, DeltaWithoutAnyAbsoluteIsSkippedAndReportedAtEndOfFile) {
-  const auto d = decode(kernelDelta(1, 10, 1, 1) + kernelDelta(1, 10, 1, 1) + kernelDelta(1, 10, 1, 1));
+  const auto d =
+      decode(kernelDelta(1, 10, 1, 1) + kernelDelta(1, 10, 1, 1) + kernelDelta(1, 10, 1, 1));
   EXPECT_TRUE(d->v.kernels.empty());
   ASSERT_EQ(d->warnings.size(), 1u) << d->all();
   EXPECT_EQ(testing::allWarnings(d->warnings),
-            "t.device.log:1: kernel_event: 3 kernel events skipped until resync (no resync before the end "
+            "t.device.log:1: kernel_event: 3 kernel events skipped until resync (no resync before "
+            "the end "
             "of the file)\n");
 }
 
 TEST(RecordDecoder, TooLongLineBreaksTheChain) {
-  const auto d = decode(kernelAbs(1, 1000, 50, 10) + std::string(300, ' ') + "{}\n" +
-                            kernelDelta(1, 10, 1, 1),
-                        "abcd1234", 200);
+  const auto d =
+      decode(kernelAbs(1, 1000, 50, 10) + std::string(300, ' ') + "{}\n" + kernelDelta(1, 10, 1, 1),
+             "abcd1234", 200);
   EXPECT_EQ(d->v.kernels.size(), 1u);
   EXPECT_TRUE(hasWarning(d->warnings, kFile, 2, "too long")) << d->all();
-  EXPECT_TRUE(hasWarning(d->warnings, kFile, 3, "1 kernel events skipped until resync")) << d->all();
+  EXPECT_TRUE(hasWarning(d->warnings, kFile, 3, "1 kernel events skipped until resync"))
+      << d->all();
 }
 
 TEST(RecordDecoder, KernelFieldErrorsNameTheFieldAndKeepTheChainWhenThePositionIsGood) {
-  const auto d = decode(
-      kernelAbs(1, 1000, 50, 10) +
-      R"({"type":"kernel_event","sid":"abcd1234","k":1,"dt_ns":10,"dcorr":1})" "\n" +
-      R"({"type":"kernel_event","sid":"abcd1234","k":"x","dur_ns":1,"dt_ns":10,"dcorr":1})" "\n" +
-      kernelDelta(4, 10, 1, 1) +
-      R"({"type":"kernel_event","sid":"abcd1234","k":1,"dur_ns":1,"dt_ns":10})" "\n" +
-      kernelDelta(5, 10, 1, 1));
+  const auto d =
+      decode(kernelAbs(1, 1000, 50, 10) +
+             R"({"type":"kernel_event","sid":"abcd1234","k":1,"dt_ns":10,"dcorr":1})"
+             "\n" +
+             R"({"type":"kernel_event","sid":"abcd1234","k":"x","dur_ns":1,"dt_ns":10,"dcorr":1})"
+             "\n" +
+             kernelDelta(4, 10, 1, 1) +
+             R"({"type":"kernel_event","sid":"abcd1234","k":1,"dur_ns":1,"dt_ns":10})"
+             "\n" +
+             kernelDelta(5, 10, 1, 1));
   ASSERT_EQ(d->v.kernels.size(), 2u) << d->all();
   EXPECT_EQ(d->v.kernels[1].def_id, 4u);
   EXPECT_EQ(d->v.kernels[1].start_ns, 1030);
@@ -101,21 +110,31 @@ TEST(RecordDecoder, KernelFieldErrorsNameTheFieldAndKeepTheChainWhenThePositionI
             "t.device.log:2: kernel_event: field 'dur_ns' missing\n"
             "t.device.log:3: kernel_event: field 'k' not a number\n"
             "t.device.log:5: kernel_event: field 'dcorr' missing\n"
-            "t.device.log:6: kernel_event: 1 kernel events skipped until resync (no resync before the end "
+            "t.device.log:6: kernel_event: 1 kernel events skipped until resync (no resync before "
+            "the end "
             "of the file)\n");
 }
 
 TEST(RecordDecoder, FieldTypeMessages) {
   const auto d = decode(
-      R"({"type":"scope_end","sid":"abcd1234","id":1.5,"p":1,"ts_ns":1})" "\n"
-      R"({"type":"scope_end","sid":"abcd1234","id":-1,"p":1,"ts_ns":1})" "\n"
-      R"({"type":"scope_end","sid":"abcd1234","id":1,"p":99999999999,"ts_ns":1})" "\n"
-      R"({"type":"note","sid":"abcd1234","feature":3,"status":"on"})" "\n"
-      R"j({"type":"kernel_def","sid":"abcd1234","k":1,"name":"f","grid":"(1,2)"})j" "\n"
-      R"({"type":"scope_end","id":1,"p":1,"ts_ns":1})" "\n"
-      R"({"type":"kernel_event","sid":"abcd1234","k":1,"dur_ns":1,"start_ns":1,"corr":1,"instr":1})" "\n"
-      R"({"type":"stack","sid":"abcd1234","id":1,"frames":[1]})" "\n"
-      R"({"type":"session_start","sid":"abcd1234","session_id":"abcd1234-x","start_ns":1,"start_unix_ns":1,"devices":[{"id":0,"sm_count":"many"}]})" "\n");
+      R"({"type":"scope_end","sid":"abcd1234","id":1.5,"p":1,"ts_ns":1})"
+      "\n"
+      R"({"type":"scope_end","sid":"abcd1234","id":-1,"p":1,"ts_ns":1})"
+      "\n"
+      R"({"type":"scope_end","sid":"abcd1234","id":1,"p":99999999999,"ts_ns":1})"
+      "\n"
+      R"({"type":"note","sid":"abcd1234","feature":3,"status":"on"})"
+      "\n"
+      R"j({"type":"kernel_def","sid":"abcd1234","k":1,"name":"f","grid":"(1,2)"})j"
+      "\n"
+      R"({"type":"scope_end","id":1,"p":1,"ts_ns":1})"
+      "\n"
+      R"({"type":"kernel_event","sid":"abcd1234","k":1,"dur_ns":1,"start_ns":1,"corr":1,"instr":1})"
+      "\n"
+      R"({"type":"stack","sid":"abcd1234","id":1,"frames":[1]})"
+      "\n"
+      R"({"type":"session_start","sid":"abcd1234","session_id":"abcd1234-x","start_ns":1,"start_unix_ns":1,"devices":[{"id":0,"sm_count":"many"}]})"
+      "\n");
   EXPECT_EQ(testing::allWarnings(d->warnings),
             "t.device.log:1: scope_end: field 'id' not an integer\n"
             "t.device.log:2: scope_end: field 'id' is negative\n"
@@ -133,24 +152,29 @@ TEST(RecordDecoder, BadLines) {
   const auto d = decode(
       "not json\n"
       "[1,2]\n"
-      R"({"sid":"abcd1234"})" "\n"
-      R"({"type":7,"sid":"abcd1234"})" "\n"
-      R"({"type":"note","sid":"abcd1234","feature":"f","status":"on"} trailing)" "\n"
+      R"({"sid":"abcd1234"})"
+      "\n"
+      R"({"type":7,"sid":"abcd1234"})"
+      "\n"
+      R"({"type":"note","sid":"abcd1234","feature":"f","status":"on"} trailing)"
+      "\n"
       "\xff\xfe\n"
       "   \n"
-      R"({"type":"note","sid":"abcd1234","feature":"f","status":"on"})" "\n"
+      R"({"type":"note","sid":"abcd1234","feature":"f","status":"on"})"
+      "\n"
       R"({"type":"note","sid":"abcd1234","feat)");
   EXPECT_EQ(d->v.notes.size(), 1u);
-  EXPECT_EQ(d->all(),
-            "t.device.log:1: not a JSON object\n"
-            "t.device.log:2: not a JSON object\n"
-            "t.device.log:3: record has no 'type' field\n"
-            "t.device.log:4: field 'type' not a string\n"
-            "t.device.log:5: invalid JSON (JSON document ended early in the middle of an object or "
-            "array.)\n"
-            "t.device.log:6: invalid JSON (The input is not valid UTF-8)\n"
-            "t.device.log:9: truncated last line (no newline): invalid JSON (A string is opened, but "
-            "never closed.)\n");
+  EXPECT_EQ(
+      d->all(),
+      "t.device.log:1: not a JSON object\n"
+      "t.device.log:2: not a JSON object\n"
+      "t.device.log:3: record has no 'type' field\n"
+      "t.device.log:4: field 'type' not a string\n"
+      "t.device.log:5: invalid JSON (JSON document ended early in the middle of an object or "
+      "array.)\n"
+      "t.device.log:6: invalid JSON (The input is not valid UTF-8)\n"
+      "t.device.log:9: truncated last line (no newline): invalid JSON (A string is opened, but "
+      "never closed.)\n");
 }
 
 TEST(RecordDecoder, CompleteLastLineWithoutNewlineIsDelivered) {
@@ -161,26 +185,32 @@ TEST(RecordDecoder, CompleteLastLineWithoutNewlineIsDelivered) {
 
 TEST(RecordDecoder, UnknownTypesAndFieldsAreSkippedSilently) {
   const auto d = decode(
-      R"({"type":"future_thing","sid":"abcd1234","x":{"deep":[1,2,{"a":null}]}})" "\n"
-      R"({"type":"note","sid":"abcd1234","new_field":[1,{"z":2}],"feature":"f","status":"on","more":"x"})" "\n"
-      R"({"sid":"abcd1234","feature":"g","type":"note","status":"off"})" "\n");
+      R"({"type":"future_thing","sid":"abcd1234","x":{"deep":[1,2,{"a":null}]}})"
+      "\n"
+      R"({"type":"note","sid":"abcd1234","new_field":[1,{"z":2}],"feature":"f","status":"on","more":"x"})"
+      "\n"
+      R"({"sid":"abcd1234","feature":"g","type":"note","status":"off"})"
+      "\n");
   EXPECT_EQ(d->all(), "");
   ASSERT_EQ(d->v.notes.size(), 2u);
   EXPECT_EQ(d->v.notes[1].feature, "g");
 }
 
 TEST(RecordDecoder, OtherSessionsAreDroppedSilentlyEvenWhenBroken) {
-  const auto d = decode(
-      R"({"type":"note","sid":"ffff0000","feature":"f","status":"on"})" "\n"
-      R"({"type":"note","sid":"ffff0000","feature":7})" "\n");
+  const auto d = decode(R"({"type":"note","sid":"ffff0000","feature":"f","status":"on"})"
+                        "\n"
+                        R"({"type":"note","sid":"ffff0000","feature":7})"
+                        "\n");
   EXPECT_EQ(d->all(), "");
   EXPECT_TRUE(d->v.notes.empty());
 }
 
 TEST(RecordDecoder, NullNumbersReadAsAbsent) {
   const auto d = decode(
-      R"({"type":"host_sample","sid":"abcd1234","ts_ns":5,"cpu_pct":null,"ram_used_bytes":3})" "\n"
-      R"({"type":"range_counters","sid":"abcd1234","range":"r","metrics":{"a":1.5,"b":null}})" "\n");
+      R"({"type":"host_sample","sid":"abcd1234","ts_ns":5,"cpu_pct":null,"ram_used_bytes":3})"
+      "\n"
+      R"({"type":"range_counters","sid":"abcd1234","range":"r","metrics":{"a":1.5,"b":null}})"
+      "\n");
   EXPECT_EQ(d->all(), "");
   ASSERT_EQ(d->v.host_samples.size(), 1u);
   EXPECT_FALSE(d->v.host_samples[0].cpu_pct);

@@ -1,4 +1,5 @@
-// Every record type of docs/log-format.md, written by hand with all its fields, read into its struct.
+// Every record type of docs/log-format.md, written by hand with all its fields, read into its
+// struct.
 #include <gtest/gtest.h>
 
 #include "log/line_source.hpp"
@@ -8,7 +9,8 @@
 namespace gpufl::log {
 namespace {
 
-std::unique_ptr<testing::RecordingVisitor> decodeAll(const std::string& text, std::string* warnings) {
+std::unique_ptr<testing::RecordingVisitor> decodeAll(const std::string& text,
+                                                     std::string* warnings) {
   auto v = std::make_unique<testing::RecordingVisitor>();
   WarningList list(100);
   RecordDecoder decoder("abcd1234", *v, list);
@@ -21,7 +23,8 @@ std::unique_ptr<testing::RecordingVisitor> decodeAll(const std::string& text, st
   return v;
 }
 
-const char* const kLog = R"log({"type":"session_start","sid":"abcd1234","schema":1,"session_id":"abcd1234-1111-2222-3333-444455556666","app":"demo","pid":42,"host":"node1","version":"0.1.0","engine":"PcSamplingWithSass","start_ns":100,"start_unix_ns":1700000000000000000,"options":{"sampling_auto_start":true,"system_sample_rate_ms":100,"app_name":"demo","list":[1,2]},"devices":[{"id":0,"name":"NVIDIA H200","uuid":"GPU-1","cc_major":9,"cc_minor":0,"sm_count":132,"warp_size":32,"max_threads_per_sm":2048,"max_threads_per_block":1024,"max_blocks_per_sm":32,"regs_per_sm":65536,"regs_per_block":65536,"smem_per_sm_bytes":233472,"smem_per_block_bytes":49152,"smem_per_block_optin_bytes":232448,"smem_reserved_per_block_bytes":1024,"l2_bytes":52428800,"global_mem_bytes":150000000000,"mem_bus_bits":6144,"clock_khz":1980000,"mem_clock_khz":2619000}]}
+const char* const kLog =
+    R"log({"type":"session_start","sid":"abcd1234","schema":1,"session_id":"abcd1234-1111-2222-3333-444455556666","app":"demo","pid":42,"host":"node1","version":"0.1.0","engine":"PcSamplingWithSass","start_ns":100,"start_unix_ns":1700000000000000000,"options":{"sampling_auto_start":true,"system_sample_rate_ms":100,"app_name":"demo","list":[1,2]},"devices":[{"id":0,"name":"NVIDIA H200","uuid":"GPU-1","cc_major":9,"cc_minor":0,"sm_count":132,"warp_size":32,"max_threads_per_sm":2048,"max_threads_per_block":1024,"max_blocks_per_sm":32,"regs_per_sm":65536,"regs_per_block":65536,"smem_per_sm_bytes":233472,"smem_per_block_bytes":49152,"smem_per_block_optin_bytes":232448,"smem_reserved_per_block_bytes":1024,"l2_bytes":52428800,"global_mem_bytes":150000000000,"mem_bus_bits":6144,"clock_khz":1980000,"mem_clock_khz":2619000}]}
 {"type":"device","sid":"abcd1234","id":1,"name":"NVIDIA H100","uuid":"GPU-2","cc_major":9,"cc_minor":0,"sm_count":114,"warp_size":32,"max_threads_per_sm":2048,"max_threads_per_block":1024,"max_blocks_per_sm":32,"regs_per_sm":65536,"regs_per_block":65536,"smem_per_sm_bytes":233472,"smem_per_block_bytes":49152,"smem_per_block_optin_bytes":232448,"smem_reserved_per_block_bytes":1024,"l2_bytes":52428800,"global_mem_bytes":85000000000,"mem_bus_bits":5120,"clock_khz":1755000,"mem_clock_khz":1593000}
 {"type":"note","sid":"abcd1234","ts_ns":101,"feature":"nvml","status":"degraded","reason":"no power reading"}
 {"type":"kernel_def","sid":"abcd1234","k":3,"name":"_Z3fooPf","demangled":"foo(float*)","device":0,"context":1,"grid":"(128,2,1)","block":"(256,1,1)","num_regs":32,"static_shared_bytes":1024,"dyn_shared_bytes":2048,"local_bytes":16,"occupancy":0.75,"reg_occupancy":1,"smem_occupancy":0.75,"warp_occupancy":1,"block_occupancy":0.5,"limiting_resource":"shared_mem","max_active_blocks":6,"waves":0.16,"cache_config":"prefer_l1"}
@@ -59,9 +62,9 @@ TEST(RecordTypes, EveryTypeReadsIntoItsStruct) {
   EXPECT_EQ(s.start_ns, 100);
   EXPECT_EQ(s.start_unix_ns, 1700000000000000000);
   EXPECT_EQ(s.options, (std::map<std::string, std::string>{{"sampling_auto_start", "true"},
-                                                          {"system_sample_rate_ms", "100"},
-                                                          {"app_name", "\"demo\""},
-                                                          {"list", "[1,2]"}}));
+                                                           {"system_sample_rate_ms", "100"},
+                                                           {"app_name", "\"demo\""},
+                                                           {"list", "[1,2]"}}));
   ASSERT_EQ(s.devices.size(), 1u);
   const DeviceInfo& d = s.devices[0];
   EXPECT_EQ(d.name, "NVIDIA H200");
@@ -189,10 +192,14 @@ TEST(RecordTypes, EveryTypeReadsIntoItsStruct) {
 TEST(RecordTypes, SyncEventsAndTheirErrors) {
   std::string warnings;
   const auto v = decodeAll(
-      R"({"type":"sync_event","sid":"abcd1234","corr":41,"start_ns":1000,"kind":"stream_synchronize","stream":7,"scope":3,"dur_ns":3500})" "\n"
-      R"({"type":"sync_event","sid":"abcd1234","start_ns":5,"kind":"future_kind","dur_ns":1})" "\n"
-      R"({"type":"sync_event","sid":"abcd1234","start_ns":5,"kind":"stream_synchronize","dur_ns":-1})" "\n"
-      R"({"type":"sync_event","sid":"abcd1234","kind":"stream_synchronize","dur_ns":1})" "\n",
+      R"({"type":"sync_event","sid":"abcd1234","corr":41,"start_ns":1000,"kind":"stream_synchronize","stream":7,"scope":3,"dur_ns":3500})"
+      "\n"
+      R"({"type":"sync_event","sid":"abcd1234","start_ns":5,"kind":"future_kind","dur_ns":1})"
+      "\n"
+      R"({"type":"sync_event","sid":"abcd1234","start_ns":5,"kind":"stream_synchronize","dur_ns":-1})"
+      "\n"
+      R"({"type":"sync_event","sid":"abcd1234","kind":"stream_synchronize","dur_ns":1})"
+      "\n",
       &warnings);
   ASSERT_EQ(v->syncs.size(), 2u);
   const SyncEvent& s = v->syncs[0];
@@ -204,17 +211,23 @@ TEST(RecordTypes, SyncEventsAndTheirErrors) {
   EXPECT_EQ(s.end_ns, 4500);
   EXPECT_EQ(s.scope_path, 3u);
   EXPECT_EQ(v->syncs[1].kind, SyncKind::Unknown);  // a newer writer's kind still counts as a wait
-  EXPECT_NE(warnings.find("f:3: sync_event: field 'dur_ns' is negative"), std::string::npos) << warnings;
-  EXPECT_NE(warnings.find("f:4: sync_event: field 'start_ns' missing"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("f:3: sync_event: field 'dur_ns' is negative"), std::string::npos)
+      << warnings;
+  EXPECT_NE(warnings.find("f:4: sync_event: field 'start_ns' missing"), std::string::npos)
+      << warnings;
 }
 
 TEST(RecordTypes, MemoryEventsAndTheirErrors) {
   std::string warnings;
   const auto v = decodeAll(
-      R"({"type":"memory_event","sid":"abcd1234","corr":9,"ts_ns":500,"op":"alloc","bytes":1048576,"address":4096,"device":1,"kind":"device","scope":2})" "\n"
-      R"({"type":"memory_event","sid":"abcd1234","ts_ns":600,"op":"free","bytes":1048576,"stream":5})" "\n"
-      R"({"type":"memory_event","sid":"abcd1234","ts_ns":700,"op":"resize","bytes":1})" "\n"
-      R"({"type":"memory_event","sid":"abcd1234","ts_ns":800,"op":"alloc"})" "\n",
+      R"({"type":"memory_event","sid":"abcd1234","corr":9,"ts_ns":500,"op":"alloc","bytes":1048576,"address":4096,"device":1,"kind":"device","scope":2})"
+      "\n"
+      R"({"type":"memory_event","sid":"abcd1234","ts_ns":600,"op":"free","bytes":1048576,"stream":5})"
+      "\n"
+      R"({"type":"memory_event","sid":"abcd1234","ts_ns":700,"op":"resize","bytes":1})"
+      "\n"
+      R"({"type":"memory_event","sid":"abcd1234","ts_ns":800,"op":"alloc"})"
+      "\n",
       &warnings);
   ASSERT_EQ(v->memory.size(), 2u);
   const MemoryEvent& a = v->memory[0];
@@ -230,14 +243,17 @@ TEST(RecordTypes, MemoryEventsAndTheirErrors) {
   EXPECT_TRUE(v->memory[1].is_free);
   EXPECT_EQ(v->memory[1].stream, 5u);
   EXPECT_NE(warnings.find("f:3: memory_event: field 'op'"), std::string::npos) << warnings;
-  EXPECT_NE(warnings.find("f:4: memory_event: field 'bytes' missing"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("f:4: memory_event: field 'bytes' missing"), std::string::npos)
+      << warnings;
 }
 
 TEST(RecordTypes, DefaultsForOptionalFields) {
   std::string warnings;
   const auto v = decodeAll(
-      R"({"type":"kernel_def","sid":"abcd1234","k":1,"name":"plain_c_name"})" "\n"
-      R"({"type":"session_start","sid":"abcd1234","session_id":"s","start_ns":1,"start_unix_ns":2,"engine":"FutureEngine"})" "\n",
+      R"({"type":"kernel_def","sid":"abcd1234","k":1,"name":"plain_c_name"})"
+      "\n"
+      R"({"type":"session_start","sid":"abcd1234","session_id":"s","start_ns":1,"start_unix_ns":2,"engine":"FutureEngine"})"
+      "\n",
       &warnings);
   EXPECT_EQ(warnings, "");
   ASSERT_EQ(v->defs.size(), 1u);

@@ -38,21 +38,25 @@ std::optional<SegmentName> parseSegmentName(std::string_view name, std::string_v
 
 namespace {
 
-// Splits "…<base>.<channel>[.<N>].log[.zst]" into channel and N (0 when absent); false for other names.
+// Splits "…<base>.<channel>[.<N>].log[.zst]" into channel and N (0 when absent); false for other
+// names.
 bool splitChannelPath(std::string_view path, std::string_view* channel, uint64_t* number) {
   const auto strip = [&](std::string_view suffix) {
-    if (path.size() < suffix.size() || path.substr(path.size() - suffix.size()) != suffix) return false;
+    if (path.size() < suffix.size() || path.substr(path.size() - suffix.size()) != suffix)
+      return false;
     path.remove_suffix(suffix.size());
     return true;
   };
   strip(".zst");
   if (!strip(".log")) return false;
   size_t digits = 0;
-  while (digits < path.size() && path[path.size() - 1 - digits] >= '0' && path[path.size() - 1 - digits] <= '9')
+  while (digits < path.size() && path[path.size() - 1 - digits] >= '0' &&
+         path[path.size() - 1 - digits] <= '9')
     ++digits;
   *number = 0;
   if (digits > 0 && digits <= 19 && digits < path.size() && path[path.size() - 1 - digits] == '.') {
-    for (const char c : path.substr(path.size() - digits)) *number = *number * 10 + static_cast<uint64_t>(c - '0');
+    for (const char c : path.substr(path.size() - digits))
+      *number = *number * 10 + static_cast<uint64_t>(c - '0');
     path.remove_suffix(digits + 1);
   }
   const size_t dot = path.find_last_of("./");
@@ -83,7 +87,8 @@ std::vector<SegmentGap> segmentGaps(const std::vector<std::string>& inputs) {
     uint64_t number = 0;
     if (!splitChannelPath(inputs[i], &channel, &number) || number == 0) continue;
     uint64_t& prev = last[channel];
-    if (number > prev + 1) gaps.push_back(SegmentGap{std::string(channel), prev + 1, number - 1, i});
+    if (number > prev + 1)
+      gaps.push_back(SegmentGap{std::string(channel), prev + 1, number - 1, i});
     prev = std::max(prev, number);
   }
   return gaps;
@@ -93,10 +98,10 @@ bool isCompressedPath(std::string_view path) {
   return path.size() >= 4 && path.substr(path.size() - 4) == ".zst";
 }
 
-// Segment N may exist both plain and compressed: the writer deletes the plain file only once the .zst is
-// complete, so seeing both means a compression is in progress or was interrupted. The plain file is then the
-// complete one and is taken; the .zst is ignored without a warning because this is the normal state of a
-// live session while its compressor runs.
+// Segment N may exist both plain and compressed: the writer deletes the plain file only once the
+// .zst is complete, so seeing both means a compression is in progress or was interrupted. The plain
+// file is then the complete one and is taken; the .zst is ignored without a warning because this is
+// the normal state of a live session while its compressor runs.
 std::vector<std::string> channelFiles(const std::string& prefix, Channel channel) {
   namespace fs = std::filesystem;
   const fs::path prefix_path(prefix);
@@ -111,7 +116,8 @@ std::vector<std::string> channelFiles(const std::string& prefix, Channel channel
   for (; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     const auto seg = parseSegmentName(name, base, channel_name);
-    // Whatever the entry is (a directory, a FIFO), it is taken: opening it says what is wrong with it.
+    // Whatever the entry is (a directory, a FIFO), it is taken: opening it says what is wrong with
+    // it.
     if (!seg) continue;
     if (seg->number == 0) {
       have_active = true;
@@ -121,11 +127,12 @@ std::vector<std::string> channelFiles(const std::string& prefix, Channel channel
     if (!inserted && !seg->compressed) pos->second = name;
   }
 
-  // Paths keep the directory part of the prefix as the user wrote it ("run" stays "run.device.log").
+  // Paths keep the directory part of the prefix as the user wrote it ("run" stays
+  // "run.device.log").
   const bool ends_with_base = prefix.size() >= base.size() &&
                               prefix.compare(prefix.size() - base.size(), base.size(), base) == 0;
-  const std::string dir_part = ends_with_base ? prefix.substr(0, prefix.size() - base.size())
-                                              : (dir / "").string();
+  const std::string dir_part =
+      ends_with_base ? prefix.substr(0, prefix.size() - base.size()) : (dir / "").string();
   std::vector<std::string> files;
   files.reserve(segments.size() + 1);
   for (const auto& [number, name] : segments) files.push_back(dir_part + name);

@@ -9,23 +9,24 @@
 
 namespace gpufl::log {
 
-// What a file name under a prefix says about itself: `<base>.<channel>.<N>.log[.zst]` or `<base>.<channel>.log`.
+// What a file name under a prefix says about itself: `<base>.<channel>.<N>.log[.zst]` or
+// `<base>.<channel>.log`.
 struct SegmentName {
   uint64_t number = 0;  // 0 = the active file
   bool compressed = false;
 };
 
-// Parses `name` (a file name without directory) as a file of channel `channel` under base name `base`.
-// N must be at least 6 digits (the writer pads to 6 and only grows past 999999).
+// Parses `name` (a file name without directory) as a file of channel `channel` under base name
+// `base`. N must be at least 6 digits (the writer pads to 6 and only grows past 999999).
 std::optional<SegmentName> parseSegmentName(std::string_view name, std::string_view base,
                                             std::string_view channel);
 
-// The channel named by a channel file's path: "dir/run.device.000003.log.zst" -> "device"; empty when the name
-// does not end like a channel file.
+// The channel named by a channel file's path: "dir/run.device.000003.log.zst" -> "device"; empty
+// when the name does not end like a channel file.
 std::string_view channelOfPath(std::string_view path);
 
-// The segment number a channel file's path gives: N for "run.device.00000N.log[.zst]", 0 for the active file
-// or a name that is not a channel file's.
+// The segment number a channel file's path gives: N for "run.device.00000N.log[.zst]", 0 for the
+// active file or a name that is not a channel file's.
 uint64_t segmentNumberOfPath(std::string_view path);
 
 // A hole in the numbering of one channel's segments among `inputs` (channel files in read order, as

@@ -28,9 +28,10 @@ TEST(SegmentName, ParsesActiveAndNumberedFiles) {
 }
 
 TEST(SegmentName, RejectsOtherNames) {
-  for (const char* name : {"run.scope.log", "run.device.12.log", "run.device.000000.log",
-                           "run.device.000001.log.tmp", "run.device.000001.log.zst.tmp",
-                           "runx.device.log", "run.device.log.zst", "run.device.00000a.log", "run"}) {
+  for (const char* name :
+       {"run.scope.log", "run.device.12.log", "run.device.000000.log", "run.device.000001.log.tmp",
+        "run.device.000001.log.zst.tmp", "runx.device.log", "run.device.log.zst",
+        "run.device.00000a.log", "run"}) {
     EXPECT_FALSE(parseSegmentName(name, "run", "device")) << name;
   }
 }
@@ -46,17 +47,18 @@ TEST(SegmentName, ChannelOfPath) {
 
 TEST(ChannelFiles, SegmentsAscendingThenActiveAndPlainWinsOverZst) {
   TempDir dir;
-  for (const char* name : {"run.device.log", "run.device.000010.log", "run.device.000002.log.zst",
-                           "run.device.000001.log", "run.device.000003.log",
-                           "run.device.000003.log.zst", "run.scope.000001.log", "run.device.000004.log.zst.tmp",
-                           "other.device.000001.log"}) {
+  for (const char* name :
+       {"run.device.log", "run.device.000010.log", "run.device.000002.log.zst",
+        "run.device.000001.log", "run.device.000003.log", "run.device.000003.log.zst",
+        "run.scope.000001.log", "run.device.000004.log.zst.tmp", "other.device.000001.log"}) {
     writeFile(dir.path(name), "");
   }
   const std::string prefix = dir.path("run");
-  EXPECT_EQ(channelFiles(prefix, Channel::Device),
-            (std::vector<std::string>{prefix + ".device.000001.log", prefix + ".device.000002.log.zst",
-                                      prefix + ".device.000003.log", prefix + ".device.000010.log",
-                                      prefix + ".device.log"}));
+  EXPECT_EQ(
+      channelFiles(prefix, Channel::Device),
+      (std::vector<std::string>{prefix + ".device.000001.log", prefix + ".device.000002.log.zst",
+                                prefix + ".device.000003.log", prefix + ".device.000010.log",
+                                prefix + ".device.log"}));
   EXPECT_EQ(channelFiles(prefix, Channel::Scope),
             (std::vector<std::string>{prefix + ".scope.000001.log"}));
   EXPECT_TRUE(channelFiles(prefix, Channel::System).empty());

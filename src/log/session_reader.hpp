@@ -1,5 +1,6 @@
-// The part of readPrefix that does not care where lines come from: session scan and selection, then decoding
-// of the chosen session. readPrefix feeds it files; tests and the fuzz target feed it memory.
+// The part of readPrefix that does not care where lines come from: session scan and selection, then
+// decoding of the chosen session. readPrefix feeds it files; tests and the fuzz target feed it
+// memory.
 #pragma once
 
 #include <functional>
@@ -19,13 +20,13 @@ class WarningList;
 using SourceOpener =
     std::function<std::unique_ptr<LineSource>(const std::string& name, std::string* error)>;
 
-// The sessions whose session_start appears in `inputs`, oldest first (by start_unix_ns, then as seen).
-// Unreadable inputs and lines are passed over silently: decoding reports them.
+// The sessions whose session_start appears in `inputs`, oldest first (by start_unix_ns, then as
+// seen). Unreadable inputs and lines are passed over silently: decoding reports them.
 std::vector<SessionListing> scanSessions(const std::vector<std::string>& inputs,
                                          const SourceOpener& open);
 
-// Chooses the session per `options`, then decodes `inputs` in order into `visitor`. Fills every field of
-// `result` except found_files; warnings go to `warnings`. Does not throw for bad input.
+// Chooses the session per `options`, then decodes `inputs` in order into `visitor`. Fills every
+// field of `result` except found_files; warnings go to `warnings`. Does not throw for bad input.
 void readInputs(const std::vector<std::string>& inputs, const SourceOpener& open,
                 const ReadOptions& options, EventVisitor& visitor, WarningList& warnings,
                 ReadResult& result);

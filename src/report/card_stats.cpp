@@ -138,8 +138,8 @@ const FunctionProfile* profileOf(const Report& r, const KernelGroup& g) {
 
 void addBandwidth(const Report& r, const KernelGroup& g, KernelCard& c) {
   if (!c.has_sass || c.sass_launches == 0 || c.sass.sectors_global == 0) return;
-  c.bytes_per_launch = static_cast<double>(c.sass.sectors_global) * 32.0 /
-                       static_cast<double>(c.sass_launches);
+  c.bytes_per_launch =
+      static_cast<double>(c.sass.sectors_global) * 32.0 / static_cast<double>(c.sass_launches);
   c.clean_duration = g.clean.count > 0;
   c.duration_ns = c.clean_duration ? g.clean.median_ns : g.durations.median_ns;
   c.duration_launches = c.clean_duration ? g.clean.count : g.durations.count;

@@ -1,5 +1,5 @@
-// "Why Is This Kernel Slow" cards: per kernel group, the occupancy, SASS, PC-sampling, bandwidth and
-// GPU-sample figures side by side, with the one or two changes most likely to help (rules in
+// "Why Is This Kernel Slow" cards: per kernel group, the occupancy, SASS, PC-sampling, bandwidth
+// and GPU-sample figures side by side, with the one or two changes most likely to help (rules in
 // docs/report.md).
 //
 // Memory stays bounded: each kernel group keeps at most kMaxIntervals coarse time intervals
@@ -53,8 +53,8 @@ class GpuSampleLog {
   struct Sample {
     int64_t ts_ns = 0;
     uint32_t gpu = 0;
-    int clk_sm = -1;       // MHz, -1 = not reported
-    double power_w = -1;   // -1 = not reported
+    int clk_sm = -1;      // MHz, -1 = not reported
+    double power_w = -1;  // -1 = not reported
     bool has_throttle = false;
     uint64_t reasons = 0;  // bits into reason_names_
   };

@@ -151,8 +151,9 @@ std::string centerText(std::string_view s, size_t width) {
 }
 
 std::string shortenKernelName(std::string_view name, size_t width) {
-  // The readable form (core/demangle): no return type or parameters, no ABI tags, Numba's mangling undone.
-  // Template arguments are kept whole here; collapseTemplates shortens them only when the width demands it.
+  // The readable form (core/demangle): no return type or parameters, no ABI tags, Numba's mangling
+  // undone. Template arguments are kept whole here; collapseTemplates shortens them only when the
+  // width demands it.
   ReadableNameOptions whole;
   whole.max_template_depth = 1000;
   whole.strip_argument_namespaces = false;

@@ -78,10 +78,12 @@ TEST(Format, KernelNames) {
                               "OiwU1a0UoLGhDpQE8oxrNQE_3d]",
                               40),
             "__main__::matmul_kernel");
-  // What the demangler gives for a numba-cuda kernel, as seen on the H200: Numba's namespace and tags go.
-  EXPECT_EQ(shortenKernelName("cudapy::__main__::matmul_kernel[abi:v1,cw51cXTLSUwv1sCUt9Uw1VEw0NRRQPK]("
-                              "Array<float, 2, C, mutable, aligned>, Array<float, 2, C, mutable, aligned>)",
-                              40),
+  // What the demangler gives for a numba-cuda kernel, as seen on the H200: Numba's namespace and
+  // tags go.
+  EXPECT_EQ(shortenKernelName(
+                "cudapy::__main__::matmul_kernel[abi:v1,cw51cXTLSUwv1sCUt9Uw1VEw0NRRQPK]("
+                "Array<float, 2, C, mutable, aligned>, Array<float, 2, C, mutable, aligned>)",
+                40),
             "__main__::matmul_kernel");
 }
 

@@ -105,6 +105,7 @@ void kernels(JsonWriter& w, const KernelSummary& k) {
     w.field("static_shared_bytes", g.def.static_shared_bytes);
     w.field("dyn_shared_bytes", g.def.dyn_shared_bytes);
     w.field("local_bytes", g.def.local_bytes);
+    if (g.def.carveout_pct) w.field("carveout_pct", *g.def.carveout_pct);  // only when requested
     w.key("occupancy");
     if (g.def.occupancy) {
       const Occupancy& o = *g.def.occupancy;

@@ -83,9 +83,8 @@ void cards(JsonWriter& w, const Report& r) {
     w.field("share_pct", c.share_pct, 2);
     w.key("occupancy");
     g.def.occupancy ? w.value(g.def.occupancy->occupancy, 6) : w.null();
-    w.field("limiting_resource", g.def.occupancy
-                                     ? limitingResourceName(g.def.occupancy->limiting)
-                                     : "none");
+    w.field("limiting_resource",
+            g.def.occupancy ? limitingResourceName(g.def.occupancy->limiting) : "none");
     w.key("waves");
     g.def.waves ? w.value(*g.def.waves) : w.null();
     sass(w, c);

@@ -1,5 +1,5 @@
-// renderJson pieces for transfers, system metrics, scopes, profile and collection (benchmarks: json_render_bench.cpp)
-// notes.
+// renderJson pieces for transfers, system metrics, scopes, profile and collection (benchmarks:
+// json_render_bench.cpp) notes.
 #include "report/json_render_parts.hpp"
 
 #include "report/scope_stats.hpp"

@@ -17,8 +17,17 @@ size_t KernelAggregator::groupFor(const KernelDef& def) {
   GroupKey key{name, def.grid.x, def.grid.y, def.grid.z, def.block.x, def.block.y, def.block.z};
   auto [it, inserted] = group_index_.try_emplace(key, groups_.size());
   if (inserted) {
-    Group g{name, def.name, def.grid, def.block, def, true, 0, 0, DurationStats(exact_limit_, budget_),
-            DurationStats(0, nullptr), CoarseIntervals{}};
+    Group g{name,
+            def.name,
+            def.grid,
+            def.block,
+            def,
+            true,
+            0,
+            0,
+            DurationStats(exact_limit_, budget_),
+            DurationStats(0, nullptr),
+            CoarseIntervals{}};
     groups_.push_back(std::move(g));
   }
   ++groups_[it->second].defs;
@@ -37,8 +46,8 @@ void KernelAggregator::onKernel(const KernelEvent& e) {
   auto it = def_group_.find(e.def_id);
   if (it == def_group_.end()) {
     ++undefined_refs_;
-    // Named so that it cannot pass for a function (readable-name rules leave "<...>" alone); its launch shape
-    // is unknown, not the default (1,1,1).
+    // Named so that it cannot pass for a function (readable-name rules leave "<...>" alone); its
+    // launch shape is unknown, not the default (1,1,1).
     KernelDef unknown;
     unknown.id = e.def_id;
     unknown.name = unknown.demangled = "<unknown kernel def " + std::to_string(e.def_id) + ">";
@@ -60,8 +69,7 @@ void KernelAggregator::onKernel(const KernelEvent& e) {
   busy_.add(e.start_ns, satAdd(e.start_ns, dur));
 }
 
-void KernelAggregator::finish(int64_t session_ns, KernelSummary& out,
-                              const GpuSampleLog* samples) {
+void KernelAggregator::finish(int64_t session_ns, KernelSummary& out, const GpuSampleLog* samples) {
   out = KernelSummary{};
   out.all = all_.summary();
   out.clean = clean_.summary();
@@ -99,7 +107,8 @@ void KernelAggregator::finish(int64_t session_ns, KernelSummary& out,
     kg.durations = sums[i];
     kg.clean = g.clean.summary();
     if (samples && out.groups.size() < kCardGroups)
-      kg.clocks = samples->window(g.def.device, g.intervals.intervals(), g.intervals.resolutionNs());
+      kg.clocks =
+          samples->window(g.def.device, g.intervals.intervals(), g.intervals.resolutionNs());
     out.groups.push_back(std::move(kg));
   }
   out.unique_functions = names.size();

@@ -1,10 +1,10 @@
-// Range-profiler counters per range name (a scope path, or a kernel), and per kernel when ranges are
-// per kernel launch (GPUFL_RANGE_PER_KERNEL), over all its instances: a scope
-// entered 300 times is 300 range_counters records. Counts (metric names ending in ".sum": bytes,
-// cycles, durations) are totals over the instances; every other metric (percentages, averages,
-// ratios) is a mean over the instances that collected it, weighted by each instance's
-// gpu__time_duration.sum when all of them have one. Summing a percentage over instances, as the
-// report did before, showed a 300-step loop's L1 hit rate as thousands of percent.
+// Range-profiler counters per range name (a scope path, or a kernel), and per kernel when ranges
+// are per kernel launch (GPUFL_RANGE_PER_KERNEL), over all its instances: a scope entered 300 times
+// is 300 range_counters records. Counts (metric names ending in ".sum": bytes, cycles, durations)
+// are totals over the instances; every other metric (percentages, averages, ratios) is a mean over
+// the instances that collected it, weighted by each instance's gpu__time_duration.sum when all of
+// them have one. Summing a percentage over instances, as the report did before, showed a 300-step
+// loop's L1 hit rate as thousands of percent.
 #pragma once
 
 #include <cstdint>

@@ -44,7 +44,8 @@ void ReportBuilder::onSessionStart(const SessionStart& e) {
 
 void ReportBuilder::onDevice(const DeviceEvent& e) {
   ++records_;
-  // A device learned after session_start (gpufl trace): added unless session_start already listed it.
+  // A device learned after session_start (gpufl trace): added unless session_start already listed
+  // it.
   for (const DeviceInfo& d : session_.devices)
     if (d.id == e.device.id) return;
   session_.devices.push_back(e.device);

@@ -11,12 +11,12 @@
 #include "core/event_visitor.hpp"
 #include "report/duration_stats.hpp"
 #include "report/kernel_stats.hpp"
+#include "report/memory_stats.hpp"
 #include "report/profile_stats.hpp"
 #include "report/report_model.hpp"
 #include "report/scope_stats.hpp"
-#include "report/system_stats.hpp"
-#include "report/memory_stats.hpp"
 #include "report/sync_stats.hpp"
+#include "report/system_stats.hpp"
 #include "report/transfer_stats.hpp"
 
 namespace gpufl::report {

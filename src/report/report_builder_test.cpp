@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "report/profile_stats.hpp"
 #include "report/report.hpp"
 #include "report/scope_stats.hpp"
@@ -560,6 +562,32 @@ TEST(ReportBuilder, PastTheExactLimitPercentilesSayApprox) {
   std::string text = renderText(r, {.top_n = 10, .generated_at = "fixed"});
   EXPECT_NE(text.find("  Median Duration:      1.05 us (approx.)\n"), std::string::npos) << text;
   EXPECT_NE(text.find("  Avg Duration:         1.05 us\n"), std::string::npos) << text;
+}
+
+TEST(ReportBuilder, ARequestedCarveoutIsShownBesideTheOccupancy) {
+  for (const std::optional<int> carveout : {std::optional<int>{}, std::optional<int>{25}}) {
+    ReportBuilder b;
+    session(b, 0, 1000000);
+    KernelDef d = def(1, "sgemm", {1000, 1, 1}, {128, 1, 1});
+    d.carveout_pct = carveout;
+    b.onKernelDef(d);
+    b.onKernel(kernel(1, 0, 900000));
+    Report r = b.build();
+    const std::string text = renderText(r, {.top_n = 10, .generated_at = "fixed"});
+    const std::string json = renderJson(r, {.top_n = 10, .generated_at = "fixed"});
+    const std::string line = "    SMem Carveout:";
+    if (carveout) {
+      const size_t at = text.find(line);
+      ASSERT_NE(at, std::string::npos) << text;
+      const std::string shown = text.substr(at, text.find('\n', at) - at);
+      EXPECT_NE(shown.find(" 25% of the SM's shared memory (requested)"), std::string::npos)
+          << shown;
+      EXPECT_NE(json.find("\"carveout_pct\": 25"), std::string::npos) << json;
+    } else {
+      EXPECT_EQ(text.find(line), std::string::npos) << text;
+      EXPECT_EQ(json.find("carveout_pct"), std::string::npos) << json;
+    }
+  }
 }
 
 TEST(ReportBuilder, HintsNameTheLimitingResourceAndDivergence) {

@@ -69,7 +69,8 @@ TEST(ReportLogLoss, CompleteLogSaysNothing) {
   EXPECT_EQ(lineWith(out.text, "Log Incomplete:"), "") << out.text;
   // Reader warnings are listed only when there are some (and always under --verbose).
   EXPECT_EQ(lineWith(out.text, "Reader Warnings:"), "") << out.text;
-  const ReportOutput verbose = reportFromPrefix(p, "", {.top_n = 10, .generated_at = "", .verbose = true}, false);
+  const ReportOutput verbose =
+      reportFromPrefix(p, "", {.top_n = 10, .generated_at = "", .verbose = true}, false);
   EXPECT_EQ(lineWith(verbose.text, "Reader Warnings:"), "  Reader Warnings:      none")
       << verbose.text;
 }

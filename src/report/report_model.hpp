@@ -24,8 +24,8 @@ struct SessionSummary {
   int64_t end_ns = 0;       // session_end's, else the last record's time
   int64_t duration_ns = 0;  // end_ns - start_ns
   std::vector<DeviceInfo> devices;
-  // What the reader found missing from this session's log (records fewer than session_end counts, missing
-  // segments), one phrase each; empty when nothing is known to be missing.
+  // What the reader found missing from this session's log (records fewer than session_end counts,
+  // missing segments), one phrase each; empty when nothing is known to be missing.
   std::vector<std::string> log_incomplete;
 };
 
@@ -57,11 +57,11 @@ struct ClockWindow {
 struct KernelGroup {
   std::string name;     // demangled
   std::string mangled;  // as CUPTI reports it
-  Dim3 grid, block;           // meaningless when !defined
-  bool defined = true;        // false: its events named a kernel_def never seen (launch shape unknown)
-  KernelDef def;              // first definition seen (resources, occupancy); others differ only in
-                              // device/context/smem
-  uint32_t defs = 0;          // definitions folded into this group
+  Dim3 grid, block;     // meaningless when !defined
+  bool defined = true;  // false: its events named a kernel_def never seen (launch shape unknown)
+  KernelDef def;        // first definition seen (resources, occupancy); others differ only in
+                        // device/context/smem
+  uint32_t defs = 0;    // definitions folded into this group
   uint64_t instrumented = 0;  // launches with inflated durations
   DurationSummary durations;
   DurationSummary clean;  // uninstrumented launches only (percentiles from a histogram)
@@ -114,8 +114,9 @@ struct SyncSummary {
   bool enabled = false;  // the session asked for them (enable_sync_events)
   uint64_t count = 0;
   int64_t total_ns = 0;
-  std::vector<SyncStats> kinds;         // kinds seen, by total time
-  std::vector<SyncScopeStats> scopes;   // the scopes that waited longest (SyncAggregator::kTopScopes)
+  std::vector<SyncStats> kinds;  // kinds seen, by total time
+  std::vector<SyncScopeStats>
+      scopes;  // the scopes that waited longest (SyncAggregator::kTopScopes)
 };
 
 struct MemoryKindStats {
@@ -134,9 +135,9 @@ struct MemorySummary {
   uint64_t allocs = 0, frees = 0, bytes = 0;
   uint64_t peak_in_use = 0;  // allocated and not yet released, at its highest
   int64_t peak_ts_ns = 0;
-  uint64_t in_use_at_end = 0;  // never released while recorded
-  std::vector<MemoryKindStats> kinds;     // by bytes
-  std::vector<MemoryScopeStats> scopes;   // most allocations first (MemoryAggregator::kTopScopes)
+  uint64_t in_use_at_end = 0;            // never released while recorded
+  std::vector<MemoryKindStats> kinds;    // by bytes
+  std::vector<MemoryScopeStats> scopes;  // most allocations first (MemoryAggregator::kTopScopes)
 };
 
 struct ThrottleShare {
@@ -243,7 +244,8 @@ struct FunctionProfile {
 struct RangeCounterRow {
   std::string range;
   std::string kernel;  // per-kernel ranges: the kernel (one row per scope and kernel); else empty
-  // ".sum" metrics: totals over the range's instances; others: time-weighted means (range_stats.hpp).
+  // ".sum" metrics: totals over the range's instances; others: time-weighted means
+  // (range_stats.hpp).
   std::map<std::string, double> metrics;
   uint64_t instances = 0;  // range_counters records of this range
   uint32_t path = 0;       // scope path id (0: not a scope), to join the scope's traced kernels
@@ -265,9 +267,10 @@ struct CardAdvice {
 
 // "Why Is This Kernel Slow": what the other sections know about one kernel group, joined.
 struct KernelCard {
-  size_t group = 0;  // index into KernelSummary::groups
+  size_t group = 0;      // index into KernelSummary::groups
   double share_pct = 0;  // of all kernel time
-  // SASS metrics of the group's function (all its shapes together: `function_groups` says how many).
+  // SASS metrics of the group's function (all its shapes together: `function_groups` says how
+  // many).
   bool has_sass = false;
   SassTotals sass;
   uint64_t sass_launches = 0;
@@ -310,7 +313,7 @@ struct Report {
   ScopeSummary scopes;
   ProfileSummary profile;
   std::vector<BenchmarkResult> benchmarks;
-  std::vector<Hint> hints;  // session-wide, most important first
+  std::vector<Hint> hints;        // session-wide, most important first
   std::vector<KernelCard> cards;  // top kernel groups by GPU time
   CollectionInfo collection;
 };

@@ -75,17 +75,18 @@ void stalls(TextOut& out, const KernelCard& c) {
   for (const StallCount& s : c.stalls) {
     if (!v.empty()) v += ", ";
     v += s.label + " " +
-         formatPercent(100.0 * static_cast<double>(s.samples) / static_cast<double>(c.stall_samples));
+         formatPercent(100.0 * static_cast<double>(s.samples) /
+                       static_cast<double>(c.stall_samples));
   }
-  field(out, "Top Stalls",
-        v + " (of " + formatCount(c.stall_samples) + " samples" +
-            (c.patched_samples ? ", " + patchedSamplesText(c.patched_samples, c.stall_samples)
-                               : "") +
-            ")");
+  field(
+      out, "Top Stalls",
+      v + " (of " + formatCount(c.stall_samples) + " samples" +
+          (c.patched_samples ? ", " + patchedSamplesText(c.patched_samples, c.stall_samples) : "") +
+          ")");
 }
 
-// Global sectors are what L1 requested from L2, so the rate is an upper bound on DRAM traffic; above
-// the DRAM peak it can only be L2 (and cache) throughput.
+// Global sectors are what L1 requested from L2, so the rate is an upper bound on DRAM traffic;
+// above the DRAM peak it can only be L2 (and cache) throughput.
 void bandwidth(TextOut& out, const KernelCard& c) {
   if (!c.has_bandwidth) {
     field(out, "Global Traffic", "n/a (needs SASS global sectors and a duration)");
@@ -110,8 +111,9 @@ void bandwidth(TextOut& out, const KernelCard& c) {
 void clocks(TextOut& out, const KernelGroup& g, const KernelCard& c) {
   const ClockWindow& w = g.clocks;
   if (w.samples == 0) {
-    field(out, "Clocks/Power", c.session_has_samples ? "n/a (no GPU samples for this GPU)"
-                                                     : "n/a (no GPU samples in this session)");
+    field(out, "Clocks/Power",
+          c.session_has_samples ? "n/a (no GPU samples for this GPU)"
+                                : "n/a (no GPU samples in this session)");
     return;
   }
   std::string v;
@@ -150,9 +152,9 @@ void renderCards(TextOut& out, const Report& r, const ReportOptions& o) {
     out.line();
     out.line("  " + title);
     out.line("  " + std::string(displayWidth(title), '-'));
-    field(out, "GPU Time", formatDuration(static_cast<double>(g.durations.total_ns)) + " in " +
-                               launches(g.durations.count) + " (" + formatPercent(c.share_pct) +
-                               " of kernel time)");
+    field(out, "GPU Time",
+          formatDuration(static_cast<double>(g.durations.total_ns)) + " in " +
+              launches(g.durations.count) + " (" + formatPercent(c.share_pct) + " of kernel time)");
     occupancy(out, r, g);
     sass(out, r, c);
     stalls(out, c);

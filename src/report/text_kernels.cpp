@@ -105,8 +105,10 @@ void renderKernelDetails(TextOut& out, const Report& r, const ReportOptions& o) 
     out.line();
     out.line("  " + name);
     out.line("  " + std::string(displayWidth(name), '='));
-    out.field(4, "Grid", kSubLabelWidth, g.defined ? formatDim3(g.grid) : "unknown (no kernel_def)");
-    out.field(4, "Block", kSubLabelWidth, g.defined ? formatDim3(g.block) : "unknown (no kernel_def)");
+    out.field(4, "Grid", kSubLabelWidth,
+              g.defined ? formatDim3(g.grid) : "unknown (no kernel_def)");
+    out.field(4, "Block", kSubLabelWidth,
+              g.defined ? formatDim3(g.block) : "unknown (no kernel_def)");
     if (def.occupancy) {
       const Occupancy& occ = *def.occupancy;
       out.field(4, "Occupancy", kSubLabelWidth, formatPercent(occ.occupancy * 100));
@@ -125,6 +127,9 @@ void renderKernelDetails(TextOut& out, const Report& r, const ReportOptions& o) 
     out.field(4, "Local Memory", kSubLabelWidth,
               formatBytes(static_cast<uint64_t>(def.local_bytes)) + "/thread" +
                   (def.local_bytes > 0 ? " (spills or local arrays)" : ""));
+    if (def.carveout_pct)  // the occupancy above is computed for this carveout
+      out.field(4, "SMem Carveout", kSubLabelWidth,
+                std::to_string(*def.carveout_pct) + "% of the SM's shared memory (requested)");
     if (def.occupancy && def.occupancy->max_active_blocks > 0)
       out.field(4, "Max Blocks/SM", kSubLabelWidth,
                 std::to_string(def.occupancy->max_active_blocks));

@@ -130,7 +130,8 @@ void renderSyncs(TextOut& out, const Report& r) {
   }
 }
 
-// Allocations and releases (memory events), below the transfers: only for sessions that recorded them.
+// Allocations and releases (memory events), below the transfers: only for sessions that recorded
+// them.
 void renderMemory(TextOut& out, const Report& r) {
   const MemorySummary& m = r.memory;
   if (!m.enabled && m.allocs == 0 && m.frees == 0) return;
@@ -153,8 +154,9 @@ void renderMemory(TextOut& out, const Report& r) {
   }
   out.line("  Scopes that allocate most:");
   for (const MemoryScopeStats& sc : m.scopes) {
-    out.line("    " + padRight(scopePathName(r.scopes, sc.path), 40) + padLeft(formatCount(sc.allocs), 10) +
-             (sc.allocs == 1 ? " alloc  " : " allocs ") + formatBytes(sc.bytes));
+    out.line("    " + padRight(scopePathName(r.scopes, sc.path), 40) +
+             padLeft(formatCount(sc.allocs), 10) + (sc.allocs == 1 ? " alloc  " : " allocs ") +
+             formatBytes(sc.bytes));
   }
 }
 

@@ -313,7 +313,8 @@ TEST_F(ApiTest, AReplacedLogPathAndAMissingGpuAreSaidPlainly) {
   EXPECT_FALSE(fs::exists(prefix_ + ".scope.log"));
   // CI has no GPU: the one GPU line says so and where scopes went (on a GPU machine, no such line).
   if (err.find("GPU profiling off") != std::string::npos) {
-    EXPECT_NE(err.find("Scopes and system samples still go to " + traced), std::string::npos) << err;
+    EXPECT_NE(err.find("Scopes and system samples still go to " + traced), std::string::npos)
+        << err;
   }
 }
 

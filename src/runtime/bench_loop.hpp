@@ -33,8 +33,8 @@ BenchResult runBench(BenchDevice& device, const std::function<void()>& fn,
 // without the CUDA backend in this build.
 std::unique_ptr<BenchDevice> makeCudaBenchDevice(void* stream, std::string* error);
 
-// `device` with SM clock readings, the max SM clock and throttle reasons from NVML (src/runtime/bench_nvml.cpp);
-// `device` itself when NVML cannot be opened.
+// `device` with SM clock readings, the max SM clock and throttle reasons from NVML
+// (src/runtime/bench_nvml.cpp); `device` itself when NVML cannot be opened.
 std::unique_ptr<BenchDevice> watchWithNvml(std::unique_ptr<BenchDevice> device);
 
 }  // namespace gpufl::runtime

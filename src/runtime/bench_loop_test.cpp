@@ -179,7 +179,9 @@ TEST(BenchLoop, TheSessionWritesTheRecordBeforeItsEnd) {
   o.warmup_ms = 0;
   o.reps = 11;
   BenchmarkResult record;
-  ASSERT_TRUE(runBench(dev, [] {}, o, &record).ok);
+  ASSERT_TRUE(runBench(
+                  dev, [] {}, o, &record)
+                  .ok);
   session->addBenchmark(record);
   session->stop();
   ASSERT_EQ(w.benchmarks.size(), 1u);

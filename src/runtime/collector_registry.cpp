@@ -1,7 +1,7 @@
+#include "runtime/collector_registry.hpp"
+
 #include <algorithm>
 #include <mutex>
-
-#include "runtime/collector_registry.hpp"
 
 namespace gpufl::runtime {
 

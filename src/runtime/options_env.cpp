@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 namespace gpufl::runtime {
 namespace {
@@ -37,7 +38,9 @@ EnvLookup processEnvironment() {
   return [](const char* name) -> const char* { return std::getenv(name); };
 }
 
-const char* profilingEngineName(ProfilingEngine engine) { return engineName(engine); }
+const char* profilingEngineName(ProfilingEngine engine) {
+  return engineName(engine);
+}
 
 std::optional<bool> parseBool(std::string_view text) {
   const std::string t = lowerAlnum(trim(text));
@@ -96,55 +99,109 @@ std::string jsonString(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// One environment value parsed into an option of its type: false (the option unchanged) when it
+// does not parse. Integers are 0..the type's maximum unless the option has a narrower range.
+long long maxValue(std::string_view option, long long type_max) {
+  if (option == "system_sample_rate_ms")
+    return 3'600'000;  // one hour: more is a typo, not a period
+  return type_max;
+}
+
+bool parseValue(std::string_view text, std::string_view, std::string& out) {
+  out = std::string(text);
+  return true;
+}
+bool parseValue(std::string_view text, std::string_view, bool& out) {
+  auto b = parseBool(text);
+  if (b) out = *b;
+  return b.has_value();
+}
+bool parseValue(std::string_view text, std::string_view option, int& out) {
+  auto n = parseInt(text, 0, maxValue(option, std::numeric_limits<int>::max()));
+  if (n) out = static_cast<int>(*n);
+  return n.has_value();
+}
+bool parseValue(std::string_view text, std::string_view option, std::uint64_t& out) {
+  auto n = parseInt(text, 0, maxValue(option, std::numeric_limits<long long>::max()));
+  if (n) out = static_cast<std::uint64_t>(*n);
+  return n.has_value();
+}
+bool parseValue(std::string_view text, std::string_view, ProfilingEngine& out) {
+  auto e = parseEngine(text);
+  if (e) out = *e;
+  return e.has_value();
+}
+
+// What a value of this type must look like, for the issue of a value that did not parse.
+std::string expected(std::string_view, const bool&) {
+  return "is not a boolean (1/0, true/false, yes/no, on/off)";
+}
+std::string expected(std::string_view option, const int&) {
+  return "is not an integer in 0.." +
+         std::to_string(maxValue(option, std::numeric_limits<int>::max()));
+}
+std::string expected(std::string_view option, const std::uint64_t&) {
+  return "is not an integer in 0.." +
+         std::to_string(maxValue(option, std::numeric_limits<long long>::max()));
+}
+std::string expected(std::string_view, const ProfilingEngine&) {
+  return "is not one of None, PcSampling, SassMetrics, PcSamplingWithSass, RangeProfiler";
+}
+std::string expected(std::string_view, const std::string&) {
+  return "";  // never used: every text is a string
+}
+
+// The value as the JSON text of session_start.options, and as an issue's "using ...".
+std::string jsonValue(const std::string& v) {
+  return jsonString(v);
+}
+std::string jsonValue(bool v) {
+  return boolText(v);
+}
+std::string jsonValue(int v) {
+  return std::to_string(v);
+}
+std::string jsonValue(std::uint64_t v) {
+  return std::to_string(v);
+}
+std::string jsonValue(ProfilingEngine v) {
+  return jsonString(profilingEngineName(v));
+}
+
+std::string plainValue(bool v) {
+  return boolText(v);
+}
+std::string plainValue(int v) {
+  return std::to_string(v);
+}
+std::string plainValue(std::uint64_t v) {
+  return std::to_string(v);
+}
+std::string plainValue(ProfilingEngine v) {
+  return profilingEngineName(v);
+}
+std::string plainValue(const std::string& v) {
+  return v;
+}
+
+}  // namespace
+
 void applyEnvOverrides(InitOptions& options, const EnvLookup& env,
                        std::vector<OptionIssue>* issues) {
-  auto value = [&](const char* name) -> std::optional<std::string_view> {
+  auto apply = [&](const char* option, const char* name, auto& member) {
     const char* v = env ? env(name) : nullptr;
-    if (v == nullptr || *v == '\0') return std::nullopt;
-    return std::string_view(v);
-  };
-  auto issue = [&](const char* name, std::string_view v, const std::string& what) {
+    if (v == nullptr || *v == '\0') return;  // unset or empty: no override
+    if (parseValue(v, option, member)) return;
     if (issues != nullptr)
-      issues->push_back({name, std::string(name) + "='" + std::string(v) + "' " + what});
+      issues->push_back({name, std::string(name) + "='" + v + "' " + expected(option, member) +
+                                   "; using " + plainValue(member)});
   };
-  if (auto v = value("GPUFL_LOG_PATH")) options.log_path = std::string(*v);
-  if (auto v = value("GPUFL_APP_NAME")) options.app_name = std::string(*v);
-  if (auto v = value("GPUFL_ENGINE")) {
-    if (auto e = parseEngine(*v)) {
-      options.profiling_engine = *e;
-    } else {
-      issue("GPUFL_ENGINE", *v,
-            std::string("is not one of None, PcSampling, SassMetrics, PcSamplingWithSass, "
-                        "RangeProfiler; using ") +
-                profilingEngineName(options.profiling_engine));
-    }
-  }
-  if (auto v = value("GPUFL_SAMPLE_RATE_MS")) {
-    if (auto n = parseInt(*v, 0, 3'600'000)) {
-      options.system_sample_rate_ms = static_cast<int>(*n);
-    } else {
-      issue("GPUFL_SAMPLE_RATE_MS", *v,
-            "is not an integer in 0..3600000; using " +
-                std::to_string(options.system_sample_rate_ms));
-    }
-  }
-  const std::pair<const char*, bool InitOptions::*> flags[] = {
-      {"GPUFL_DEBUG", &InitOptions::enable_debug_output},
-      {"GPUFL_STACK_TRACE", &InitOptions::enable_stack_trace},
-      {"GPUFL_NVTX", &InitOptions::enable_nvtx},
-      {"GPUFL_SYNC_EVENTS", &InitOptions::enable_sync_events},
-      {"GPUFL_MEMORY_EVENTS", &InitOptions::enable_memory_events}};
-  for (const auto& [name, member] : flags) {
-    if (auto v = value(name)) {
-      if (auto b = parseBool(*v)) {
-        options.*member = *b;
-      } else {
-        issue(name, *v,
-              std::string("is not a boolean (1/0, true/false, yes/no, on/off); using ") +
-                  boolText(options.*member));
-      }
-    }
-  }
+#define GFL_APPLY_ENV_(type, name, default_value, env_name, doc) \
+  apply(#name, env_name, options.name);
+  GFL_INIT_OPTIONS(GFL_APPLY_ENV_)
+#undef GFL_APPLY_ENV_
 }
 
 bool disabledByEnvironment(const EnvLookup& env, std::string* bad_value) {
@@ -181,21 +238,11 @@ void resolveOptions(InitOptions& options, std::vector<OptionIssue>* issues) {
 }
 
 std::map<std::string, std::string> optionsJson(const InitOptions& o) {
-  return {
-      {"app_name", jsonString(o.app_name)},
-      {"log_path", jsonString(o.log_path)},
-      {"sampling_auto_start", boolText(o.sampling_auto_start)},
-      {"system_sample_rate_ms", std::to_string(o.system_sample_rate_ms)},
-      {"enable_kernel_details", boolText(o.enable_kernel_details)},
-      {"enable_stack_trace", boolText(o.enable_stack_trace)},
-      {"enable_debug_output", boolText(o.enable_debug_output)},
-      {"enable_nvtx", boolText(o.enable_nvtx)},
-      {"enable_sync_events", boolText(o.enable_sync_events)},
-      {"enable_memory_events", boolText(o.enable_memory_events)},
-      {"profiling_engine", jsonString(profilingEngineName(o.profiling_engine))},
-      {"deep_launches_per_kernel", std::to_string(o.deep_launches_per_kernel)},
-      {"rotate_bytes", std::to_string(o.rotate_bytes)},
-  };
+  std::map<std::string, std::string> out;
+#define GFL_OPTION_JSON_(type, name, default_value, env, doc) out[#name] = jsonValue(o.name);
+  GFL_INIT_OPTIONS(GFL_OPTION_JSON_)
+#undef GFL_OPTION_JSON_
+  return out;
 }
 
 }  // namespace gpufl::runtime

@@ -1,19 +1,12 @@
 // InitOptions as a session uses them: environment overrides (for `gpufl trace` injection),
 // defaults, validation, and the `options` object of session_start.
 //
-// Environment (each wins over the value passed to init; unset or empty = no override):
-//   GPUFL_LOG_PATH        log prefix
-//   GPUFL_APP_NAME        app name
-//   GPUFL_ENGINE          None|PcSampling|SassMetrics|PcSamplingWithSass|RangeProfiler
-//                         (case, '_' and '-' ignored)
-//   GPUFL_SAMPLE_RATE_MS  system sampling period, integer 0..3600000 (0 = off)
-//   GPUFL_DEBUG           enable_debug_output (1/0, true/false, yes/no, on/off)
-//   GPUFL_STACK_TRACE     enable_stack_trace (same)
-//   GPUFL_NVTX            enable_nvtx (same): 0 keeps NVTX ranges out of the scopes, and `gpufl trace`
-//                         then leaves NVTX_INJECTION64_PATH unset
-//   GPUFL_SYNC_EVENTS     enable_sync_events (1/0, ...): host waits on the GPU as sync_event records
-//   GPUFL_MEMORY_EVENTS   enable_memory_events (same): allocations and releases as memory_event records
-//   GPUFL_DISABLE         1/true/yes/on: init() records nothing and returns false (a kill switch for
+// Environment: each option of include/gpufl/init_options.hpp has its GPUFL_* variable there (the
+// table's fourth column; docs/runtime.md lists them), which wins over the value passed to init;
+// unset or empty = no override. Booleans read 1/0, true/false, yes/no, on/off; engines read their
+// names with case, '_' and '-' ignored; integers are decimal, 0 and up. Besides the table:
+//   GPUFL_DISABLE         1/true/yes/on: init() records nothing and returns false (a kill switch
+//   for
 //                         always-on deployments, and how the oracle runs our examples under ncu)
 // A value that does not parse leaves the option as it was and is reported as an OptionIssue (the
 // session writes it as a note: feature "options", status "degraded"); nothing here aborts or

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
+#include <set>
+#include <sstream>
 #include <string>
 
 namespace gpufl::runtime {
@@ -73,14 +76,19 @@ TEST(OptionsEnvTest, BadValuesKeepTheOptionAndReportIt) {
                              {"GPUFL_STACK_TRACE", "2"},
                              {"GPUFL_LOG_PATH", ""}}),
                     &issues);
+  // One issue per bad value, in the table's order (include/gpufl/init_options.hpp).
   ASSERT_EQ(issues.size(), 4u);
-  EXPECT_EQ(issues[0].option, "GPUFL_ENGINE");
-  EXPECT_NE(issues[0].message.find("'warp9'"), std::string::npos);
-  EXPECT_NE(issues[0].message.find("using PcSampling"), std::string::npos);
-  EXPECT_EQ(issues[1].option, "GPUFL_SAMPLE_RATE_MS");
-  EXPECT_NE(issues[1].message.find("using 100"), std::string::npos);
+  EXPECT_EQ(issues[0].option, "GPUFL_SAMPLE_RATE_MS");
+  EXPECT_EQ(issues[0].message,
+            "GPUFL_SAMPLE_RATE_MS='fast' is not an integer in 0..3600000; using 100");
+  EXPECT_EQ(issues[1].option, "GPUFL_STACK_TRACE");
   EXPECT_EQ(issues[2].option, "GPUFL_DEBUG");
-  EXPECT_EQ(issues[3].option, "GPUFL_STACK_TRACE");
+  EXPECT_EQ(
+      issues[2].message,
+      "GPUFL_DEBUG='perhaps' is not a boolean (1/0, true/false, yes/no, on/off); using false");
+  EXPECT_EQ(issues[3].option, "GPUFL_ENGINE");
+  EXPECT_NE(issues[3].message.find("'warp9'"), std::string::npos);
+  EXPECT_NE(issues[3].message.find("using PcSampling"), std::string::npos);
   EXPECT_EQ(o.profiling_engine, ProfilingEngine::PcSampling);
   EXPECT_EQ(o.system_sample_rate_ms, 100);
   EXPECT_FALSE(o.enable_debug_output);
@@ -175,6 +183,71 @@ TEST(OptionsEnvTest, OptionsJsonIsJsonText) {
   EXPECT_EQ(m.at("system_sample_rate_ms"), "100");
   EXPECT_EQ(m.count("rotate_bytes"), 1u);
   EXPECT_STREQ(profilingEngineName(ProfilingEngine::RangeProfiler), "RangeProfiler");
+}
+
+// The table (include/gpufl/init_options.hpp) against the environment parsing and
+// session_start.options: each variable, set to a value other than the default, changes its own
+// option and nothing else.
+std::string changedText(const std::string& v) {
+  return v + "-from-env";
+}
+std::string changedText(bool v) {
+  return v ? "off" : "on";
+}
+std::string changedText(int v) {
+  return std::to_string(v + 7);
+}
+std::string changedText(std::uint64_t v) {
+  return std::to_string(v + 7);
+}
+std::string changedText(ProfilingEngine v) {
+  return v == ProfilingEngine::RangeProfiler ? "pc_sampling" : "RANGE-PROFILER";
+}
+
+TEST(InitOptionsTable, EveryEnvironmentVariableSetsItsOwnOptionOnly) {
+  const auto defaults = optionsJson(InitOptions{});
+  size_t rows = 0;
+  auto check = [&](const char* option, const char* env_name, const auto& default_value) {
+    ++rows;
+    SCOPED_TRACE(env_name);
+    InitOptions o;
+    std::vector<OptionIssue> issues;
+    applyEnvOverrides(o, fakeEnv({{env_name, changedText(default_value)}}), &issues);
+    EXPECT_TRUE(issues.empty()) << issues.front().message;
+    const auto after = optionsJson(o);
+    ASSERT_EQ(after.size(), defaults.size());
+    for (const auto& [key, json] : after) {
+      if (key == option)
+        EXPECT_NE(json, defaults.at(key)) << key << " did not change";
+      else
+        EXPECT_EQ(json, defaults.at(key)) << key << " changed";
+    }
+  };
+#define GFL_CHECK_ROW_(type, name, default_value, env, doc) \
+  check(#name, env, static_cast<type>(default_value));
+  GFL_INIT_OPTIONS(GFL_CHECK_ROW_)
+#undef GFL_CHECK_ROW_
+  EXPECT_EQ(rows, defaults.size()) << "session_start.options has a key the table lacks";
+}
+
+TEST(InitOptionsTable, NamesAndVariablesAreUniqueAndDocumented) {
+  std::ifstream in(std::string(GPUFL_TEST_DATA_DIR) + "/../../docs/runtime.md");
+  std::stringstream doc;
+  doc << in.rdbuf();
+  ASSERT_FALSE(doc.str().empty());
+  std::set<std::string> names, vars;
+  auto check = [&](const std::string& name, const std::string& env, const std::string& what) {
+    EXPECT_TRUE(names.insert(name).second) << "option " << name << " twice";
+    EXPECT_TRUE(vars.insert(env).second) << "variable " << env << " twice";
+    EXPECT_EQ(env.rfind("GPUFL_", 0), 0u) << env;
+    EXPECT_FALSE(what.empty()) << name << " has no description";
+    // docs/runtime.md, "Options": one table row per option: | `name` | `GPUFL_...` | ...
+    EXPECT_NE(doc.str().find("| `" + name + "` | `" + env + "` |"), std::string::npos)
+        << "docs/runtime.md lacks the row | `" << name << "` | `" << env << "` |";
+  };
+#define GFL_CHECK_ROW_(type, name, default_value, env, doc) check(#name, env, doc);
+  GFL_INIT_OPTIONS(GFL_CHECK_ROW_)
+#undef GFL_CHECK_ROW_
 }
 
 }  // namespace

@@ -34,7 +34,8 @@ struct SessionConfig {
   InitOptions options;  // as used: env overrides applied, defaults resolved
   std::vector<OptionIssue>
       option_issues;  // written as notes (feature "options", status "degraded")
-  std::vector<std::pair<std::string, core::CollectorFactory>> factories;  // usually collectorFactories()
+  std::vector<std::pair<std::string, core::CollectorFactory>>
+      factories;                         // usually collectorFactories()
   EventVisitor* sink = nullptr;          // tests: events go here and no files are opened
   std::chrono::milliseconds period{50};  // writer round period
   std::chrono::milliseconds flush_period{1000};
@@ -61,8 +62,8 @@ class Session final : public core::SessionContext {
   bool gpuProfiling() const { return gpu_profiling_; }
   const std::string& prefix() const { return config_.options.log_path; }
   void setSampling(bool on);
-  // A benchmark measured on any thread: written by the writer thread's next round (sid and, when 0, ts_ns set
-  // here).
+  // A benchmark measured on any thread: written by the writer thread's next round (sid and, when 0,
+  // ts_ns set here).
   void addBenchmark(BenchmarkResult result);
   const SessionEnd& end() const { return end_; }  // filled by stop()
   uint32_t generation() const { return generation_; }
@@ -99,9 +100,10 @@ class Session final : public core::SessionContext {
   WriterThread writer_;
   uint32_t generation_ = 0;
   bool gpu_profiling_ = false;
-  std::atomic<bool> tracing_off_said_{false};  // the stderr line for cupti_activity off, printed once
-  bool write_failure_said_ = false;             // [writer thread]
-  bool starting_ = true;  // addDevice is only accepted while collectors start
+  std::atomic<bool> tracing_off_said_{
+      false};                        // the stderr line for cupti_activity off, printed once
+  bool write_failure_said_ = false;  // [writer thread]
+  bool starting_ = true;             // addDevice is only accepted while collectors start
   bool stopped_ = false;
   int64_t last_flush_ns_ = 0;
   int64_t last_round_ns_ = 0;  // [writer thread] when the latest round drained the buffers
@@ -109,7 +111,7 @@ class Session final : public core::SessionContext {
   uint64_t dropped_[core::kSourceCount] = {};  // [writer thread]
 
   std::mutex notes_mu_;
-  std::vector<Note> pending_notes_;  // guarded by notes_mu_
+  std::vector<Note> pending_notes_;                  // guarded by notes_mu_
   std::vector<BenchmarkResult> pending_benchmarks_;  // guarded by notes_mu_
 };
 

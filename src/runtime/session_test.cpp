@@ -11,8 +11,8 @@
 #include <thread>
 
 #include "core/clock.hpp"
-#include "core/scope_stack.hpp"
 #include "core/event_queue.hpp"
+#include "core/scope_stack.hpp"
 
 namespace gpufl::runtime {
 namespace {

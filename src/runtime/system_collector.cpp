@@ -24,9 +24,10 @@ SystemCollector::~SystemCollector() {
 
 bool SystemCollector::start(core::SessionContext& ctx) {
   ctx_ = &ctx;
-  // NVML opens here, on the init thread. Opening it on the sampler thread instead (so init would not
-  // wait for nvmlInit) hung a PyTorch run under gpufl trace on the H200 (2026-11-29, 4th call): there
-  // init runs inside the program's cuInit, and nvmlInit on another thread meanwhile never returned.
+  // NVML opens here, on the init thread. Opening it on the sampler thread instead (so init would
+  // not wait for nvmlInit) hung a PyTorch run under gpufl trace on the H200 (2026-11-29, 4th call):
+  // there init runs inside the program's cuInit, and nvmlInit on another thread meanwhile never
+  // returned.
   nvml::OpenStatus st = nvml_->open();
   if (st.ok) {
     std::string gpus = std::to_string(nvml_->gpus().size()) + " GPU(s):";
