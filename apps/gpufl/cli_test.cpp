@@ -204,7 +204,8 @@ TEST(Cli, TypoSuggestsTheNearestCommand) {
   CliRun far = run({"xyzzy"});
   EXPECT_EQ(far.code, kExitUsage);
   EXPECT_FALSE(has(far.err, "did you mean")) << far.err;
-  EXPECT_TRUE(has(far.err, "commands: report cat sessions export occupancy trace agent diff monitor"))
+  EXPECT_TRUE(
+      has(far.err, "commands: report cat sessions export occupancy trace agent diff monitor"))
       << far.err;
   EXPECT_EQ(nearestCommand("sesions", {"report", "sessions"}), "sessions");
   EXPECT_EQ(nearestCommand("tarce", {"trace", "cat"}), "trace");

@@ -26,8 +26,8 @@ def run(*args, check=True):
 
 
 def log_records(prefix):
-    """The latest session of `prefix` as gpufl cat prints it, grouped by record type."""
-    out = run("cat", prefix).stdout
+    """The latest session of `prefix` in the order the log stores it (gpufl cat --by-channel), by record type."""
+    out = run("cat", "--by-channel", prefix).stdout
     by_type = collections.defaultdict(list)
     for line in out.splitlines():
         r = json.loads(line)
