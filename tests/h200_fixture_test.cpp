@@ -3,6 +3,7 @@
 // (and Nsight Compute agreed with).
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 #include "report/report.hpp"
@@ -91,6 +92,24 @@ TEST(H200Fixtures, PyTorchTrainingLoopUnderGpuflTrace) {
   expectContains(text, "Memory Transfer Summary");
   expectContains(text, "Utilization:");
   expectContains(text, "Power:");
+}
+
+// Three cuBLAS sm80_xmma_gemm variants and six at::native::multi_tensor_apply_kernel instances
+// are among the top ten: shortened one by one they collapsed into two names.
+TEST(H200Fixtures, PyTorchTopKernelsKeepDistinctNames) {
+  std::string text = reportOf("pytorch_train_trace");
+  size_t at = text.find("Top 10 Kernels by Total GPU Time");
+  ASSERT_NE(at, std::string::npos);
+  std::set<std::string> names;
+  int rows = 0;
+  for (int n = 1; n <= 10; ++n) {  // rows "  <n>   <name, 40 columns>  <calls> ..."
+    const std::string row = "\n  " + std::to_string(n) + std::string(n < 10 ? 3 : 2, ' ');
+    size_t line = text.find(row, at);
+    ASSERT_NE(line, std::string::npos) << "row " << n;
+    names.insert(text.substr(line + row.size(), 40));
+    ++rows;
+  }
+  EXPECT_EQ(names.size(), static_cast<size_t>(rows)) << text.substr(at, 2000);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/demangle.hpp"
+#include "report/short_names.hpp"
 
 namespace gpufl::report {
 namespace {
@@ -148,6 +149,18 @@ std::string centerText(std::string_view s, size_t width) {
   if (w >= width) return std::string(s);
   size_t pad = width - w;
   return std::string((pad + 1) / 2, ' ') + std::string(s);
+}
+
+KernelNames::KernelNames(const std::vector<std::string>& names, size_t width) : width_(width) {
+  ShortNameOptions ascii;
+  ascii.ellipsis = "...";
+  const std::vector<std::string> shorts = shortNames(names, width, ascii);
+  for (size_t i = 0; i < names.size(); ++i) short_.emplace(names[i], shorts[i]);
+}
+
+std::string KernelNames::operator()(const std::string& name) const {
+  auto it = short_.find(name);
+  return it != short_.end() ? it->second : shortenKernelName(name, width_);
 }
 
 std::string shortenKernelName(std::string_view name, size_t width) {

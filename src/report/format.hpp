@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,19 @@ std::string centerText(std::string_view s, size_t width);
 // Readable kernel name in at most `width` columns: drops a leading "void " and the parameter list,
 // then collapses template arguments ("foo<...>"), then cuts the middle ("head...tail").
 std::string shortenKernelName(std::string_view name, size_t width);
+
+// The short names of kernels shown together (one table, one section): report/short_names.hpp's
+// shortener over the whole set, so that names that differ stay different; ASCII ("..."). A name
+// not in the set is shortened alone (shortenKernelName).
+class KernelNames {
+ public:
+  KernelNames(const std::vector<std::string>& names, size_t width);
+  std::string operator()(const std::string& name) const;
+
+ private:
+  size_t width_;
+  std::map<std::string, std::string> short_;
+};
 
 // Greedy word wrap: the first line starts with `first`, the others with `rest`; lines stay within
 // `width` columns unless a single word is longer.

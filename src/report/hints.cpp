@@ -87,6 +87,10 @@ void libraryHints(const Report& r, const std::map<KernelOrigin, std::pair<int, i
 void groupHints(const Report& r, std::vector<Hint>& out) {
   const KernelSummary& k = r.kernels;
   std::map<KernelOrigin, std::pair<int, int64_t>> libraries;  // groups, GPU time
+  std::vector<std::string> group_names;
+  for (size_t i = 0; i < k.groups.size() && i < kHintGroups; ++i)
+    group_names.push_back(k.groups[i].name);
+  const KernelNames names(group_names, kNameWidth);
   for (size_t i = 0; i < k.groups.size() && i < kHintGroups; ++i) {
     const KernelGroup& g = k.groups[i];
     if (k.total_ns > 0 && 100.0 * g.durations.total_ns / k.total_ns < kHintGroupMinSharePct)
@@ -97,8 +101,7 @@ void groupHints(const Report& r, std::vector<Hint>& out) {
       libraries[origin].second += g.durations.total_ns;
     }
     if (!g.defined) continue;  // nothing is known of its launch to advise on
-    std::string who = shortenKernelName(g.name, kNameWidth) + " " + formatDim3(g.grid) + "x" +
-                      formatDim3(g.block) + ": ";
+    std::string who = names(g.name) + " " + formatDim3(g.grid) + "x" + formatDim3(g.block) + ": ";
     const DeviceInfo* dev = deviceOf(r, g.def.device);
     if (origin == KernelOrigin::User && g.def.occupancy &&
         g.def.occupancy->occupancy < kFullOccupancy) {
@@ -150,9 +153,12 @@ void timingHints(const Report& r, std::vector<Hint>& out) {
 
 // Per-function hints, and their session-wide summaries with the figures behind them.
 void profileHints(Report& r, std::vector<Hint>& out) {
+  std::vector<std::string> function_names;
+  for (const FunctionProfile& f : r.profile.functions) function_names.push_back(f.name);
+  const KernelNames names(function_names, kNameWidth);
   for (FunctionProfile& f : r.profile.functions) {
     functionHints(r, f);
-    std::string name = shortenKernelName(f.name, kNameWidth);
+    std::string name = names(f.name);
     for (const Hint& h : f.hints) {
       if (h.kind == "memory_efficiency") {
         out.push_back({h.kind, f.name,

@@ -144,10 +144,13 @@ void renderCards(TextOut& out, const Report& r, const ReportOptions& o) {
     out.line("  No kernels recorded.");
     return;
   }
+  std::vector<std::string> card_names;
+  for (size_t i = 0; i < n; ++i) card_names.push_back(r.kernels.groups[r.cards[i].group].name);
+  const KernelNames names(card_names, kCardNameWidth);
   for (size_t i = 0; i < n; ++i) {
     const KernelCard& c = r.cards[i];
     const KernelGroup& g = r.kernels.groups[c.group];
-    std::string title = std::to_string(i + 1) + ". " + shortenKernelName(g.name, kCardNameWidth);
+    std::string title = std::to_string(i + 1) + ". " + names(g.name);
     if (g.defined) title += " " + formatDim3(g.grid) + "x" + formatDim3(g.block);
     out.line();
     out.line("  " + title);

@@ -68,6 +68,18 @@ void renderKernelSummary(TextOut& out, const Report& r) {
   }
 }
 
+namespace {
+
+// The names of the first `n` kernel groups, shortened together in each table.
+std::vector<std::string> topNames(const Report& r, size_t n) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < n && i < r.kernels.groups.size(); ++i)
+    names.push_back(r.kernels.groups[i].name);
+  return names;
+}
+
+}  // namespace
+
 void renderTopKernels(TextOut& out, const Report& r, const ReportOptions& o) {
   out.banner("Top " + std::to_string(std::max(o.top_n, 0)) + " Kernels by Total GPU Time");
   size_t n = topCount(r, o);
@@ -78,11 +90,11 @@ void renderTopKernels(TextOut& out, const Report& r, const ReportOptions& o) {
   out.line("  " + padRight("#", 4) + padRight("Kernel", kTopNameWidth) + padLeft("Calls", 6) +
            padLeft("Total", 12) + padLeft("Avg", 12) + padLeft("Min", 12) + padLeft("Max", 12));
   out.dashes(4 + kTopNameWidth + 6 + 48);
+  const KernelNames names(topNames(r, n), kTopNameWidth - 1);
   for (size_t i = 0; i < n; ++i) {
     const KernelGroup& g = r.kernels.groups[i];
     const DurationSummary& d = g.durations;
-    out.line("  " + padRight(std::to_string(i + 1), 4) +
-             padRight(shortenKernelName(g.name, kTopNameWidth - 1), kTopNameWidth) +
+    out.line("  " + padRight(std::to_string(i + 1), 4) + padRight(names(g.name), kTopNameWidth) +
              padLeft(formatCount(d.count), 6) + padLeft(dur(static_cast<double>(d.total_ns)), 12) +
              padLeft(dur(d.avg_ns), 12) + padLeft(dur(static_cast<double>(d.min_ns)), 12) +
              padLeft(dur(static_cast<double>(d.max_ns)), 12));
@@ -98,10 +110,11 @@ void renderKernelDetails(TextOut& out, const Report& r, const ReportOptions& o) 
     out.line("  No kernels recorded.");
     return;
   }
+  const KernelNames names(topNames(r, n), kDetailNameWidth);
   for (size_t i = 0; i < n; ++i) {
     const KernelGroup& g = r.kernels.groups[i];
     const KernelDef& def = g.def;
-    std::string name = shortenKernelName(g.name, kDetailNameWidth);
+    std::string name = names(g.name);
     out.line();
     out.line("  " + name);
     out.line("  " + std::string(displayWidth(name), '='));

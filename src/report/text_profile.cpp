@@ -80,8 +80,8 @@ void hotInstructions(TextOut& out, const FunctionProfile& f) {
   }
 }
 
-void functionBlock(TextOut& out, const FunctionProfile& f, int warp) {
-  std::string name = shortenKernelName(f.name, 48);
+void functionBlock(TextOut& out, const FunctionProfile& f, int warp, const KernelNames& names) {
+  std::string name = names(f.name);
   if (f.stall_samples) name += "  (" + formatCount(f.stall_samples) + " stall samples)";
   out.line();
   out.line("  " + name);
@@ -253,7 +253,11 @@ void renderProfile(TextOut& out, const Report& r) {
               p.sass.sectors_global ? formatPercent(p.sass.memoryEfficiencyPct())
                                     : "n/a (no global access)");
   }
-  for (const FunctionProfile* f : inKernelOrder(r)) functionBlock(out, *f, p.warp_size);
+  const std::vector<const FunctionProfile*> functions = inKernelOrder(r);
+  std::vector<std::string> function_names;
+  for (const FunctionProfile* f : functions) function_names.push_back(f->name);
+  const KernelNames names(function_names, 48);
+  for (const FunctionProfile* f : functions) functionBlock(out, *f, p.warp_size, names);
   if (!p.ranges.empty()) ranges(out, p, r.scopes);
 }
 
