@@ -112,6 +112,25 @@ TEST(H200Fixtures, PyTorchTopKernelsKeepDistinctNames) {
   EXPECT_EQ(names.size(), static_cast<size_t>(rows)) << text.substr(at, 2000);
 }
 
+// gpufl report --wide: the same table with every name whole (none elided).
+TEST(H200Fixtures, WideReportPrintsKernelNamesWhole) {
+  gpufl::report::ReportOptions options;
+  options.generated_at = "pinned";
+  options.wide_names = true;
+  auto wide = gpufl::report::reportFromPrefix(
+      std::string(GPUFL_TEST_DATA_DIR) + "/h200/pytorch_train_trace", "", options, false);
+  ASSERT_TRUE(wide.ok) << wide.error;
+  auto topOf = [](const std::string& text) {
+    size_t at = text.find("Top 10 Kernels by Total GPU Time");
+    return text.substr(at, text.find("Kernel Details", at) - at);
+  };
+  const std::string narrow_top = topOf(reportOf("pytorch_train_trace"));
+  const std::string wide_top = topOf(wide.text);
+  EXPECT_NE(narrow_top.find("..."), std::string::npos);
+  EXPECT_EQ(wide_top.find("..."), std::string::npos) << wide_top;
+  expectContains(wide_top, "multi_tensor_apply_kernel<");
+}
+
 }  // namespace
 
 // The "Why Is This Kernel Slow" section of a text report ("" when absent).
@@ -160,9 +179,10 @@ TEST(H200Fixtures, TraceCardsShowClocksAndPower) {
                  "Try First:      Fill the GPU: 2 blocks run on 132 SMs: 130 SMs get no");
 }
 
-// Seed 01's case in C++ (matmul_tiling_demo, PcSamplingWithSass, n = 2048): the naive kernel reads 3.4x
-// the ideal sectors (4,565,499,904 vs 1,342,701,568 per launch, ncu's count; x3 SASS launches here),
-// requests more than the DRAM peak (L2 hits), and has a stall histogram from its PC-sampled launches.
+// Seed 01's case in C++ (matmul_tiling_demo, PcSamplingWithSass, n = 2048): the naive kernel
+// reads 3.4x the ideal sectors (4,565,499,904 vs 1,342,701,568 per launch, ncu's count; x3 SASS
+// launches here), requests more than the DRAM peak (L2 hits), and has a stall histogram from its
+// PC-sampled launches.
 TEST(H200Fixtures, NaiveMatmulCardAndStallsFromOneDeepRun) {
   std::string text = reportOf("matmul_tiling");
   std::string cards = cardsOf(text);

@@ -21,6 +21,7 @@ struct ReportArgs {
   std::string session;
   bool json = false;
   bool verbose = false;
+  bool wide = false;
 };
 
 void runReport(const ReportArgs& a, CliContext& ctx) {
@@ -32,6 +33,7 @@ void runReport(const ReportArgs& a, CliContext& ctx) {
   report::ReportOptions options;
   options.top_n = a.top;
   options.verbose = a.verbose;
+  options.wide_names = a.wide;
   // Each argument may be a prefix, a channel file or a directory holding one prefix's logs.
   std::vector<std::string> prefixes;
   for (const std::string& arg : a.prefixes) {
@@ -79,6 +81,7 @@ void addReportCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--json", args->json, "Print the report as JSON");
   cmd->add_flag("-v,--verbose", args->verbose,
                 "Collection Notes in full: every feature note, drops and gpufl's costs by thread");
+  cmd->add_flag("--wide", args->wide, "Kernel names whole in the kernel tables and cards");
   cmd->callback([args, &ctx] { runReport(*args, ctx); });
 }
 

@@ -151,7 +151,12 @@ std::string centerText(std::string_view s, size_t width) {
   return std::string((pad + 1) / 2, ' ') + std::string(s);
 }
 
-KernelNames::KernelNames(const std::vector<std::string>& names, size_t width) : width_(width) {
+KernelNames::KernelNames(const std::vector<std::string>& names, size_t width, bool whole)
+    : width_(whole ? std::string::npos : width) {
+  if (whole) {
+    for (const std::string& name : names) short_.emplace(name, shortenKernelName(name, width_));
+    return;
+  }
   ShortNameOptions ascii;
   ascii.ellipsis = "...";
   const std::vector<std::string> shorts = shortNames(names, width, ascii);

@@ -42,7 +42,8 @@ std::string shortenKernelName(std::string_view name, size_t width);
 // not in the set is shortened alone (shortenKernelName).
 class KernelNames {
  public:
-  KernelNames(const std::vector<std::string>& names, size_t width);
+  // `whole`: the readable names uncut (report --wide), whatever `width` says.
+  KernelNames(const std::vector<std::string>& names, size_t width, bool whole = false);
   std::string operator()(const std::string& name) const;
 
  private:

@@ -18,6 +18,8 @@ struct ReportOptions {
   int top_n = 10;
   std::string generated_at;  // "2026-05-22 05:05:33 UTC"; empty = now (golden tests pin it)
   bool verbose = false;      // Collection Notes in full (every feature note, gpufl's own costs)
+  bool wide_names =
+      false;  // kernel names whole in the kernel tables and cards (gpufl report --wide)
   // Called every kProgressRecords records read (and not at all for small sessions), so a caller can
   // show progress on a large one. Runs on the reading thread.
   std::function<void(uint64_t records)> on_progress = {};

@@ -146,7 +146,7 @@ void renderCards(TextOut& out, const Report& r, const ReportOptions& o) {
   }
   std::vector<std::string> card_names;
   for (size_t i = 0; i < n; ++i) card_names.push_back(r.kernels.groups[r.cards[i].group].name);
-  const KernelNames names(card_names, kCardNameWidth);
+  const KernelNames names(card_names, kCardNameWidth, o.wide_names);
   for (size_t i = 0; i < n; ++i) {
     const KernelCard& c = r.cards[i];
     const KernelGroup& g = r.kernels.groups[c.group];

@@ -90,13 +90,14 @@ void renderTopKernels(TextOut& out, const Report& r, const ReportOptions& o) {
   out.line("  " + padRight("#", 4) + padRight("Kernel", kTopNameWidth) + padLeft("Calls", 6) +
            padLeft("Total", 12) + padLeft("Avg", 12) + padLeft("Min", 12) + padLeft("Max", 12));
   out.dashes(4 + kTopNameWidth + 6 + 48);
-  const KernelNames names(topNames(r, n), kTopNameWidth - 1);
+  const KernelNames names(topNames(r, n), kTopNameWidth - 1, o.wide_names);
   for (size_t i = 0; i < n; ++i) {
     const KernelGroup& g = r.kernels.groups[i];
     const DurationSummary& d = g.durations;
-    out.line("  " + padRight(std::to_string(i + 1), 4) + padRight(names(g.name), kTopNameWidth) +
-             padLeft(formatCount(d.count), 6) + padLeft(dur(static_cast<double>(d.total_ns)), 12) +
-             padLeft(dur(d.avg_ns), 12) + padLeft(dur(static_cast<double>(d.min_ns)), 12) +
+    out.line("  " + padRight(std::to_string(i + 1), 4) +
+             padRight(names(g.name) + " ", kTopNameWidth) + padLeft(formatCount(d.count), 6) +
+             padLeft(dur(static_cast<double>(d.total_ns)), 12) + padLeft(dur(d.avg_ns), 12) +
+             padLeft(dur(static_cast<double>(d.min_ns)), 12) +
              padLeft(dur(static_cast<double>(d.max_ns)), 12));
     out.line(g.defined ? "      grid " + formatDim3(g.grid) + "  block " + formatDim3(g.block)
                        : std::string("      launch shape unknown (no kernel_def)"));
@@ -110,7 +111,7 @@ void renderKernelDetails(TextOut& out, const Report& r, const ReportOptions& o) 
     out.line("  No kernels recorded.");
     return;
   }
-  const KernelNames names(topNames(r, n), kDetailNameWidth);
+  const KernelNames names(topNames(r, n), kDetailNameWidth, o.wide_names);
   for (size_t i = 0; i < n; ++i) {
     const KernelGroup& g = r.kernels.groups[i];
     const KernelDef& def = g.def;
