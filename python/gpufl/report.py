@@ -113,12 +113,14 @@ def _not_found(prefix: str) -> str:
             f"{os.path.basename(prefix)}.device.log, .scope.log or .system.log){listing}")
 
 
-def _run(log_dir, log_prefix, top_n: int, session_id: Optional[str], as_json: bool) -> str:
-    return _render(resolve_prefix(log_dir, log_prefix), top_n, session_id, as_json, warn=True)
+def _run(log_dir, log_prefix, top_n: int, session_id: Optional[str], as_json: bool, **text_options) -> str:
+    return _render(resolve_prefix(log_dir, log_prefix), top_n, session_id, as_json, warn=True, **text_options)
 
 
-def _render(prefix: str, top_n: int, session_id: Optional[str], as_json: bool, warn: bool) -> str:
-    ok, text, read_warnings, error = _C.report(prefix, session_id or "", int(top_n), bool(as_json))
+def _render(prefix: str, top_n: int, session_id: Optional[str], as_json: bool, warn: bool,
+            verbose: bool = False, wide: bool = False) -> str:
+    ok, text, read_warnings, error = _C.report(prefix, session_id or "", int(top_n), bool(as_json),
+                                               verbose=bool(verbose), wide=bool(wide))
     if ok and warn and read_warnings:
         shown = "\n  ".join(read_warnings[:5])
         more = f"\n  ... and {len(read_warnings) - 5} more" if len(read_warnings) > 5 else ""
@@ -133,10 +135,13 @@ def generate_report(
     log_prefix: Optional[str] = None,
     top_n: int = 10,
     session_id: Optional[str] = None,
+    verbose: bool = False,
+    wide: bool = False,
 ) -> str:
     """Returns the text report of one session of the log `log_dir`/`log_prefix` (the latest session, or the one
-    whose id starts with `session_id`). Raises FileNotFoundError when no readable log is there."""
-    return _run(log_dir, log_prefix, top_n, session_id, False)
+    whose id starts with `session_id`). `verbose`: Collection Notes in full (`gpufl report -v`); `wide`: kernel
+    names whole (`gpufl report --wide`). Raises FileNotFoundError when no readable log is there."""
+    return _run(log_dir, log_prefix, top_n, session_id, False, verbose=verbose, wide=wide)
 
 
 def generate_report_json(

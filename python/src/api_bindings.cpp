@@ -71,12 +71,15 @@ bool initPy(nb::kwargs options) {
 }
 
 // (ok, text, warnings, error)
-nb::tuple reportPy(const std::string& prefix, const std::string& session, int top_n, bool as_json) {
+nb::tuple reportPy(const std::string& prefix, const std::string& session, int top_n, bool as_json,
+                   bool verbose, bool wide) {
   report::ReportOutput out;
   {
     nb::gil_scoped_release release;
     report::ReportOptions options;
     options.top_n = top_n;
+    options.verbose = verbose;
+    options.wide_names = wide;
     out = report::reportFromPrefix(prefix, session, options, as_json);
   }
   return nb::make_tuple(out.ok, out.text, out.warnings, out.error);
@@ -130,7 +133,7 @@ void bindApi(nb::module_& m) {
   m.def("scope_end", &scopeEnd, nb::arg("id"));
 
   m.def("report", &reportPy, nb::arg("prefix"), nb::arg("session") = "", nb::arg("top_n") = 10,
-        nb::arg("as_json") = false);
+        nb::arg("as_json") = false, nb::arg("verbose") = false, nb::arg("wide") = false);
   m.def("report_ranks", &reportRanksPy, nb::arg("prefixes"), nb::arg("session") = "",
         nb::arg("top_n") = 10);
   m.def("short_kernel_name", [](std::string_view name) { return readableKernelName(name); }, nb::arg("name"));

@@ -63,3 +63,23 @@ def test_default_prefix_is_last_init(tmp_path):
     gpufl.shutdown()
     assert gpufl.last_log_path() == str(tmp_path / "lastrun")
     assert "lastrun" in generate_report()
+
+
+def test_verbose_and_wide_as_in_the_cli():
+    """generate_report(verbose=, wide=) are `gpufl report -v` and `--wide`."""
+    h200 = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "h200")
+
+    def notes(text):
+        return text[text.index("Collection Notes"):]
+
+    plain = generate_report(h200, log_prefix="pytorch_train_trace")
+    verbose = generate_report(h200, log_prefix="pytorch_train_trace", verbose=True)
+    assert len(notes(verbose).splitlines()) > len(notes(plain).splitlines())
+
+    def top(text):
+        start = text.index("Top 10 Kernels")
+        return text[start:text.index("Kernel Details", start)]
+
+    wide = generate_report(h200, log_prefix="pytorch_train_trace", wide=True)
+    assert "..." in top(plain) and "..." not in top(wide)
+    assert "multi_tensor_apply_kernel<" in top(wide)
