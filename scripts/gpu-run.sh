@@ -44,7 +44,7 @@ if has build; then
   { nvidia-smi; nvcc --version; cmake --version | head -1; } > "$RES/machine.txt" 2>&1
   cmake --preset h200 -DCMAKE_PREFIX_PATH=$DEPS/usr > "$RES/configure.txt" 2>&1 || { cat "$RES/configure.txt"; exit 1; }
   # GPUFL_BUILD_TARGETS: only these targets (a quicker call), e.g. "gpufl gpufl_inject gpufl_torture".
-  cmake --build "$BUILD" -j 16 ${GPUFL_BUILD_TARGETS:+--target $GPUFL_BUILD_TARGETS} > "$RES/build.txt" 2>&1 \
+  cmake --build "$BUILD" -j 16 ${GPUFL_BUILD_TARGETS:+--target $GPUFL_BUILD_TARGETS} -- -k 0 > "$RES/build.txt" 2>&1 \
     || { tail -50 "$RES/build.txt"; exit 1; }
 fi
 
