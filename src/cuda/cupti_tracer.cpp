@@ -469,6 +469,7 @@ TracerStats CuptiTracer::stats() const {
   s.memsets = memsets_;
   s.unattributed = unattributed_;
   s.tool_kernels = tool_kernels_;
+  s.untimed_kernels = untimed_kernels_;
   s.tool_kernel_ns = tool_kernel_ns_;
   s.records_dropped_by_cupti = dropped_.load(std::memory_order_relaxed);
   s.buffer_refusals = pool_.refusals();
@@ -541,6 +542,10 @@ void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out,
       // Attributed or not: a tool kernel launched inside the program's launch callback (the range
       // profiler's WaitNs around a launch outside scopes) carries that launch's correlation id.
       if (isToolKernel(*kernel)) continue;
+      if (!kernel->has_timestamps) {  // start = end = 0: a time of 0 would break every duration
+        ++untimed_kernels_;
+        continue;
+      }
       bool created = false;
       KernelDef def;
       kernel->event.def_id =

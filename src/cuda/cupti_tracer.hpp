@@ -37,7 +37,9 @@ struct TracerStats {
   uint64_t buffer_refusals = 0;           // CUPTI asked for a buffer while all were in use
   uint64_t buffers_allocated = 0;
   uint64_t unattributed = 0;  // kernels whose launch info was gone (slot reused) or never seen
-  uint64_t callback_ns = 0;   // time spent in our launch callbacks (sampled estimate)
+  uint64_t untimed_kernels =
+      0;                     // kernel records CUPTI could not time (start = end = 0): not logged
+  uint64_t callback_ns = 0;  // time spent in our launch callbacks (sampled estimate)
   uint64_t tool_kernels = 0, tool_kernel_ns = 0;  // kernels CUPTI itself launched (left out)
   std::string engine_time;  // wall time per deep-engine hook (EngineTime::summary), "" without
 };
@@ -117,6 +119,7 @@ class CuptiTracer {
   void* subscriber_ = nullptr;
   std::atomic<uint64_t> dropped_{0};
   uint64_t kernels_ = 0, memcpys_ = 0, memsets_ = 0, unattributed_ = 0;  // writer thread only
+  uint64_t untimed_kernels_ = 0;                                         // writer thread only
 };
 
 }  // namespace gpufl::cuda

@@ -119,6 +119,24 @@ bool synchronizeContext(const DriverApi* driver, CUcontext context) {
   return ok;
 }
 
+bool holdPrimaryContext(const DriverApi* driver, CUcontext context) {
+  if (driver == nullptr || context == nullptr || driver->primaryCtxRetain == nullptr ||
+      driver->primaryCtxRelease == nullptr || driver->ctxPushCurrent == nullptr ||
+      driver->ctxPopCurrent == nullptr || driver->ctxGetDevice == nullptr)
+    return false;
+  const DriverApi& api = *driver;
+  if (api.ctxPushCurrent(context) != CUDA_SUCCESS) return false;
+  CUdevice device = 0;
+  const bool known = api.ctxGetDevice(&device) == CUDA_SUCCESS;
+  CUcontext popped = nullptr;
+  api.ctxPopCurrent(&popped);
+  CUcontext primary = nullptr;
+  if (!known || api.primaryCtxRetain(&primary, device) != CUDA_SUCCESS) return false;
+  if (primary == context) return true;  // the reference stays: released by the driver at exit
+  api.primaryCtxRelease(device);        // another context: give the reference back at once
+  return false;
+}
+
 std::string gpuBusId(const DriverApi* driver, uint32_t device) {
   CUdevice handle = 0;
   char id[32] = {};

@@ -64,6 +64,14 @@ bool deepCapableGpu(const DriverApi* driver, const std::string& driver_error, st
 // effort: returns false when the driver (or one of its context calls) is absent or the sync failed.
 bool synchronizeContext(const DriverApi* driver, CUcontext context);
 
+// Takes one reference on `context` if it is its device's primary context, kept until the process
+// exits: a program that releases the primary context itself (cuDevicePrimaryCtxRelease) then no
+// longer destroys it under CUPTI's SASS patching, which crashed libcupti's exit handler on the H200
+// (torture case driver_api). The cost: that program's device memory stays allocated until exit,
+// as in every program that never releases. Returns true when held; false for another context or
+// without the driver calls.
+bool holdPrimaryContext(const DriverApi* driver, CUcontext context);
+
 // What a bounded wait for a context found.
 enum class ContextWait : uint8_t {
   Done,      // every kernel submitted before the call has finished

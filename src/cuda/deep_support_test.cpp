@@ -209,6 +209,32 @@ TEST(DeepSupport, BusIdThroughTheDriverTable) {
   EXPECT_EQ(gpuBusId(nullptr, 1), "device1");
 }
 
+// A reference is kept only on the device's primary context, and given back for any other one.
+TEST(DeepSupport, HoldsOnlyThePrimaryContext) {
+  static CUcontext primary = reinterpret_cast<CUcontext>(0x50);
+  static int retained = 0;
+  DriverApi api = fakeDriver();
+  EXPECT_FALSE(holdPrimaryContext(&api, primary));  // the driver lacks the primary-context calls
+  api.ctxGetDevice = [](CUdevice* d) {
+    *d = 0;
+    return CUDA_SUCCESS;
+  };
+  api.primaryCtxRetain = [](CUcontext* c, CUdevice) {
+    ++retained;
+    *c = primary;
+    return CUDA_SUCCESS;
+  };
+  api.primaryCtxRelease = [](CUdevice) {
+    --retained;
+    return CUDA_SUCCESS;
+  };
+  EXPECT_TRUE(holdPrimaryContext(&api, primary));
+  EXPECT_EQ(retained, 1);
+  EXPECT_FALSE(holdPrimaryContext(&api, reinterpret_cast<CUcontext>(0x60)));  // cuCtxCreate's
+  EXPECT_EQ(retained, 1);
+  EXPECT_FALSE(holdPrimaryContext(nullptr, primary));
+}
+
 TEST(DeepSupport, NoDriverSaysWhy) {
   std::string why;
   EXPECT_FALSE(deepCapableGpu(nullptr, "no NVIDIA driver (libcuda.so.1 not found)", &why));

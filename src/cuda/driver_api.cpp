@@ -61,6 +61,8 @@ std::unique_ptr<DriverLibrary> DriverLibrary::open(std::string* reason, const st
   bind(handle, a.ctxRecordEvent, "cuCtxRecordEvent");
   bind(handle, a.eventQuery, "cuEventQuery");
   bind(handle, a.eventDestroy, "cuEventDestroy_v2");
+  bind(handle, a.primaryCtxRetain, "cuDevicePrimaryCtxRetain");
+  bind(handle, a.primaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
   const char* missing = !a.init                 ? "cuInit"
                         : !a.deviceGetCount     ? "cuDeviceGetCount"
                         : !a.deviceGet          ? "cuDeviceGet"

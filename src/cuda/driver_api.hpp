@@ -42,6 +42,9 @@ struct DriverApi {
   CUresult (*ctxRecordEvent)(CUcontext, CUevent) = nullptr;       // cuCtxRecordEvent
   CUresult (*eventQuery)(CUevent) = nullptr;                      // cuEventQuery
   CUresult (*eventDestroy)(CUevent) = nullptr;                    // cuEventDestroy_v2
+  // Optional for the SASS engines: they hold a reference on the primary context they patch in.
+  CUresult (*primaryCtxRetain)(CUcontext*, CUdevice) = nullptr;  // cuDevicePrimaryCtxRetain
+  CUresult (*primaryCtxRelease)(CUdevice) = nullptr;             // cuDevicePrimaryCtxRelease_v2
 };
 
 // "CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)", or "CUDA error <n>" without the

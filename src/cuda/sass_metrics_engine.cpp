@@ -391,6 +391,12 @@ void SassMetricsEngine::onLaunchEnter(const LaunchSite& launch) {
     it->second.configured = true;
     it->second.usable = configureDeviceLocked(it->second.device);
     if (!it->second.usable) scheduler_->sassUnavailable();
+    if (it->second.usable && holdPrimaryContext(ctx_.driver, launch.context) &&
+        noted_.insert("primary_held").second)
+      note("on",
+           "gpufl holds a reference on the primary context it patches SASS in, to the "
+           "process's end: a program that releases the primary context keeps its device "
+           "memory until exit");
   }
   if (!it->second.usable) return;
   if (!want && it->second.enabled && it->second.in_flight == 0) {

@@ -44,6 +44,7 @@ std::unique_ptr<Library> Library::open(const std::string& path, std::string* rea
   bind(handle, a.deviceGetUuid, "nvmlDeviceGetUUID");
   bind(handle, a.deviceGetUtilizationRates, "nvmlDeviceGetUtilizationRates");
   bind(handle, a.deviceGetMemoryInfo, "nvmlDeviceGetMemoryInfo");
+  bind(handle, a.deviceGetMemoryInfoV2, "nvmlDeviceGetMemoryInfo_v2");
   bind(handle, a.deviceGetTemperature, "nvmlDeviceGetTemperature");
   bind(handle, a.deviceGetPowerUsage, "nvmlDeviceGetPowerUsage");
   bind(handle, a.deviceGetEnforcedPowerLimit, "nvmlDeviceGetEnforcedPowerLimit");

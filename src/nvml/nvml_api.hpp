@@ -41,6 +41,19 @@ struct Memory {              // nvmlMemory_t (v1)
   unsigned long long used;
 };
 
+// nvmlMemory_v2_t: `used` without the driver's reserved memory, as nvidia-smi shows it (v1's `used`
+// includes the reservation: 1.56 GB against nvidia-smi's 0.92 GB on the H200, 2026-12-02).
+struct MemoryV2 {
+  unsigned int version;  // kMemoryV2Version
+  unsigned long long total;
+  unsigned long long reserved;
+  unsigned long long free;
+  unsigned long long used;
+};
+// NVML_STRUCT_VERSION(Memory, 2): the struct's size, and the version in the top byte.
+inline constexpr unsigned int kMemoryV2Version =
+    static_cast<unsigned int>(sizeof(MemoryV2)) | (2u << 24);
+
 inline constexpr int kTemperatureGpu = 0;  // nvmlTemperatureSensors_t NVML_TEMPERATURE_GPU
 inline constexpr int kClockGraphics = 0;   // nvmlClockType_t
 inline constexpr int kClockSm = 1;
@@ -78,6 +91,8 @@ struct Api {
   Return (*deviceGetUtilizationRates)(Device,
                                       Utilization*) = nullptr;  // nvmlDeviceGetUtilizationRates
   Return (*deviceGetMemoryInfo)(Device, Memory*) = nullptr;     // nvmlDeviceGetMemoryInfo
+  Return (*deviceGetMemoryInfoV2)(Device,
+                                  MemoryV2*) = nullptr;  // nvmlDeviceGetMemoryInfo_v2, preferred
   Return (*deviceGetTemperature)(Device, int,
                                  unsigned int*) = nullptr;  // nvmlDeviceGetTemperature, deg C
   Return (*deviceGetPowerUsage)(Device, unsigned int*) = nullptr;          // mW

@@ -205,11 +205,20 @@ std::vector<GpuSample> NvmlSampler::sample(int64_t ts_ns) {
       s.util_gpu = static_cast<int>(util.gpu);
       s.util_mem = static_cast<int>(util.memory);
     }
-    Memory mem{};
-    if (read(gpu, kMem, api.deviceGetMemoryInfo,
-             [&] { return api.deviceGetMemoryInfo(d, &mem); })) {
-      s.mem_used_bytes = mem.used;
-      s.mem_total_bytes = mem.total;
+    if (api.deviceGetMemoryInfoV2 != nullptr) {
+      MemoryV2 mem{};
+      mem.version = kMemoryV2Version;
+      if (read(gpu, kMem, true, [&] { return api.deviceGetMemoryInfoV2(d, &mem); })) {
+        s.mem_used_bytes = mem.used;
+        s.mem_total_bytes = mem.total;
+      }
+    } else {
+      Memory mem{};
+      if (read(gpu, kMem, api.deviceGetMemoryInfo,
+               [&] { return api.deviceGetMemoryInfo(d, &mem); })) {
+        s.mem_used_bytes = mem.used;
+        s.mem_total_bytes = mem.total;
+      }
     }
     unsigned int v = 0;
     if (read(gpu, kTemp, api.deviceGetTemperature,

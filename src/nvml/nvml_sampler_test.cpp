@@ -74,6 +74,12 @@ Return fakeUtil(Device d, Utilization* u) {
 Return fakeMem(Device, Memory* m) {
   return *m = {150'000'000'000ull, 100'000'000'000ull, 50'000'000'000ull}, answer("mem");
 }
+Return fakeMemV2(Device, MemoryV2* m) {
+  if (m->version != kMemoryV2Version) return kErrorInvalidArgument;  // as NVML checks it
+  return *m = {kMemoryV2Version, 150'000'000'000ull, 700'000'000ull, 100'000'000'000ull,
+               49'300'000'000ull},
+         answer("mem");
+}
 Return fakeTemp(Device, int sensor, unsigned int* t) {
   return *t = sensor == kTemperatureGpu ? 45 : 0, answer("temp");
 }
@@ -171,6 +177,18 @@ TEST_F(NvmlSamplerTest, AllFieldsGood) {
     EXPECT_EQ(g.inits, 1);
   }
   EXPECT_EQ(g.shutdowns, 1);  // the destructor shuts NVML down
+}
+
+// Where NVML has the v2 call, memory used leaves out the driver's reservation, as nvidia-smi does.
+TEST_F(NvmlSamplerTest, MemoryUsedWithoutTheReservationWhereV2Exists) {
+  api_.deviceGetMemoryInfoV2 = fakeMemV2;
+  NvmlSampler sampler(api_);
+  ASSERT_TRUE(sampler.open().ok);
+  const auto samples = sampler.sample(1);
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].mem_used_bytes, 49'300'000'000ull);
+  EXPECT_EQ(samples[0].mem_total_bytes, 150'000'000'000ull);
+  EXPECT_TRUE(sampler.takeNewIssues().empty());
 }
 
 TEST_F(NvmlSamplerTest, UnsupportedFieldsAreOmittedAndReportedOnce) {
