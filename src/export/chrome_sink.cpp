@@ -12,15 +12,11 @@ namespace {
 constexpr size_t kFlushBytes = size_t{1} << 20;
 }
 
-ChromeSink::ChromeSink(const std::string& path) : path_(path) {
-  file_ = std::fopen(path.c_str(), "wb");
-  if (!file_) error_ = path + ": cannot write: " + std::strerror(errno);
+ChromeSink::ChromeSink(const std::string& path) : out_(path) {
   buffer_ = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
 }
 
-ChromeSink::~ChromeSink() {
-  if (file_) std::fclose(file_);
-}
+ChromeSink::~ChromeSink() = default;
 
 void ChromeSink::appendTs(int64_t ns) {
   // Microseconds with exactly three decimals: "12.345" is 12345 ns.
@@ -42,12 +38,7 @@ void ChromeSink::startEvent(char phase, const Place& at, int64_t ts_ns) {
 
 void ChromeSink::closeEvent() {
   buffer_ += '}';
-  if (buffer_.size() >= kFlushBytes) {
-    if (file_ && error_.empty() &&
-        std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size())
-      error_ = path_ + ": write failed: " + std::strerror(errno);
-    buffer_.clear();
-  }
+  out_.flushWhenOver(kFlushBytes);
 }
 
 void ChromeSink::appendArgs(std::span<const SliceArg> args) {
@@ -160,15 +151,7 @@ void ChromeSink::counter(uint64_t track, int64_t ts_ns, double value) {
 
 bool ChromeSink::finish(std::string* error) {
   buffer_ += "\n]}\n";
-  if (file_ && error_.empty() &&
-      std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size())
-    error_ = path_ + ": write failed: " + std::strerror(errno);
-  buffer_.clear();
-  if (file_ && std::fclose(file_) != 0 && error_.empty())
-    error_ = path_ + ": close failed: " + std::strerror(errno);
-  file_ = nullptr;
-  if (!error_.empty() && error) *error = error_;
-  return error_.empty();
+  return out_.finish(error);
 }
 
 }  // namespace gpufl::exporter

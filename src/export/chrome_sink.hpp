@@ -11,6 +11,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "export/buffered_file.hpp"
 #include "export/timeline_sink.hpp"
 
 namespace gpufl::exporter {
@@ -21,8 +22,8 @@ class ChromeSink : public TimelineSink {
 
   explicit ChromeSink(const std::string& path);
   ~ChromeSink() override;
-  bool ok() const { return file_ != nullptr; }
-  const std::string& error() const { return error_; }
+  bool ok() const { return out_.ok(); }
+  const std::string& error() const { return out_.error(); }
 
   void process(uint64_t uuid, int64_t pid, std::string_view name) override;
   void thread(uint64_t uuid, uint64_t process_uuid, int64_t pid, int64_t tid,
@@ -51,8 +52,8 @@ class ChromeSink : public TimelineSink {
   void appendTs(int64_t ns);
   void closeEvent();
 
-  std::FILE* file_ = nullptr;
-  std::string path_, error_, buffer_;
+  BufferedFile out_;
+  std::string& buffer_ = out_.text();
   bool first_event_ = true;
   std::unordered_map<uint64_t, Place> tracks_;
   std::unordered_map<uint64_t, int64_t> next_gpu_tid_;  // by process uuid

@@ -59,22 +59,14 @@ struct PerfettoSink::NewEntries {
   }
 };
 
-PerfettoSink::PerfettoSink(const std::string& path) : path_(path) {
-  file_ = std::fopen(path.c_str(), "wb");
-  if (!file_) error_ = path + ": cannot write: " + std::strerror(errno);
+PerfettoSink::PerfettoSink(const std::string& path) : out_(path) {
   buffer_.reserve(kFlushBytes + (kFlushBytes >> 2));
 }
 
-PerfettoSink::~PerfettoSink() {
-  if (file_) std::fclose(file_);
-}
+PerfettoSink::~PerfettoSink() = default;
 
 void PerfettoSink::flushIfFull() {
-  if (buffer_.size() < kFlushBytes) return;
-  if (file_ && error_.empty() &&
-      std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size())
-    error_ = path_ + ": write failed: " + std::strerror(errno);
-  buffer_.clear();
+  out_.flushWhenOver(kFlushBytes);
 }
 
 void PerfettoSink::writeDescriptor(const std::string& descriptor) {
@@ -226,15 +218,7 @@ void PerfettoSink::counter(uint64_t track, int64_t ts_ns, double value) {
 }
 
 bool PerfettoSink::finish(std::string* error) {
-  if (file_ && error_.empty() && !buffer_.empty() &&
-      std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size())
-    error_ = path_ + ": write failed: " + std::strerror(errno);
-  buffer_.clear();
-  if (file_ && std::fclose(file_) != 0 && error_.empty())
-    error_ = path_ + ": close failed: " + std::strerror(errno);
-  file_ = nullptr;
-  if (!error_.empty() && error) *error = error_;
-  return error_.empty();
+  return out_.finish(error);
 }
 
 }  // namespace gpufl::exporter

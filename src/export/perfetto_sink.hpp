@@ -13,6 +13,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "export/buffered_file.hpp"
 #include "export/timeline_sink.hpp"
 
 namespace gpufl::exporter {
@@ -23,8 +24,8 @@ class PerfettoSink : public TimelineSink {
   // opened.
   explicit PerfettoSink(const std::string& path);
   ~PerfettoSink() override;
-  bool ok() const { return file_ != nullptr; }
-  const std::string& error() const { return error_; }
+  bool ok() const { return out_.ok(); }
+  const std::string& error() const { return out_.error(); }
 
   void process(uint64_t uuid, int64_t pid, std::string_view name) override;
   void thread(uint64_t uuid, uint64_t process_uuid, int64_t pid, int64_t tid,
@@ -63,9 +64,8 @@ class PerfettoSink : public TimelineSink {
   void writeDescriptor(const std::string& descriptor);
   void flushIfFull();
 
-  std::FILE* file_ = nullptr;
-  std::string path_, error_;
-  std::string buffer_;                                    // serialized packets not yet written
+  BufferedFile out_;
+  std::string& buffer_ = out_.text();                     // serialized packets not yet written
   std::map<uint64_t, Sequence> sequences_;                // by process uuid
   std::unordered_map<uint64_t, uint64_t> track_process_;  // track uuid -> process uuid
   uint32_t next_sequence_ = 1;

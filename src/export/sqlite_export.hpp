@@ -5,8 +5,8 @@
 // those joins. docs/export.md documents the schema and gives example queries.
 #pragma once
 
-#include <string>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace gpufl::exporter {
