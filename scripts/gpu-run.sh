@@ -6,6 +6,7 @@
 # Usage: scripts/gpu-run.sh [step ...]   steps: build test examples bench ncu python (default: all of these)
 #                                        and, only when named: deep (deep engines vs ncu), cost (engine slowdown),
 #                                        edges (gpufl trace: signals, children, exit codes, no CUDA, Numba),
+#                                        diff (gpufl diff on two real runs and a planted 10% slower kernel),
 #                                        torch-engines (a PyTorch loop under gpufl trace with each engine),
 #                                        monitor (`gpufl monitor` beside a PyTorch loop vs nvidia-smi, and its
 #                                        CPU at 1 Hz over 60 s),
@@ -149,6 +150,21 @@ if has torch-engines; then
   # Start-up vs shutdown, and the engines' own account of their time (deep_engine_time note).
   python3 bench/log_phases.py $(for e in $runs; do echo "$RES/torch_engines/t_$e"; done) 2>&1 \
     | cut -c1-400 | tee "$RES/torch_engines/phases.txt"
+fi
+
+if has diff; then
+  log "gpufl diff on real pairs: two runs of kernel_zoo, and one with matmul_row 10% slower"
+  mkdir -p "$RES/diff"
+  for run in a b slower; do
+    KERNEL_ZOO_SLOWER=$([ $run = slower ] && echo 1 || echo 0) bounded timeout -k 5 120 \
+      "$BUILD/apps/gpufl/gpufl" trace -q -o "$RES/diff/$run" -- "$BUILD/examples/cuda/kernel_zoo" 40 \
+      > "$RES/diff/$run.txt" 2>&1
+  done
+  for pair in "a b" "b a" "a slower"; do
+    "$BUILD/apps/gpufl/gpufl" diff "$RES/diff/${pair% *}" "$RES/diff/${pair#* }" --threshold 5% \
+      > "$RES/diff/diff_${pair// /_}.txt" 2>&1
+    echo "diff $pair: exit $? (0 pass, 3 regression)"; grep -E "^gate|regress" "$RES/diff/diff_${pair// /_}.txt" | head -5
+  done
 fi
 
 if has torture; then
