@@ -240,67 +240,25 @@ def stop_system_sampling() -> None:
 F = TypeVar("F", bound=Callable)
 
 
-class Scope:
-    """A named region: everything launched on this thread while it is open is attributed to it.
+# gpufl.Scope is native (python/src/scope_bindings.cpp, where its docstring is): construction, __enter__ and
+# __exit__ in C++, because their Python bookkeeping cost six times the scope itself (bench/python_scope.py). Its
+# __call__ (the decorator) comes back here: a Python function wrapper binds to instances when it decorates a method.
+Scope = _C.Scope
 
-    As a context manager::
 
-        with gpufl.Scope("matrix_mul_compute", "math"):
-            ...
+def _decorate_with_scope(scope: Scope, func: F) -> F:
+    if not callable(func):
+        raise TypeError("Scope(...) decorates a callable")
+    name = scope.name if scope.name is not None else getattr(func, "__qualname__", repr(func))
+    tag = scope.tag
+    begin, end = _C.scope_begin, _C.scope_end
 
-    As a decorator (every call of the function is one scope; the name defaults to the function's qualified
-    name)::
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        sid = begin(name, tag)
+        try:
+            return func(*args, **kwargs)
+        finally:
+            end(sid)
 
-        @gpufl.Scope("train_step")
-        def step(): ...
-
-    Scopes nest per thread (the C++ runtime keeps one stack per OS thread, and Python threads are OS threads).
-    One Scope object may be entered from several threads or recursively: each entry is tracked separately.
-    """
-
-    __slots__ = ("name", "tag", "_open", "__weakref__")
-
-    def __init__(self, name: Optional[str] = None, tag: str = ""):
-        if name is not None and not isinstance(name, str):
-            if callable(name):
-                raise TypeError("use @gpufl.Scope() or @gpufl.Scope('name'), not a bare @gpufl.Scope")
-            raise TypeError(f"scope name must be a str, not {type(name).__name__}")
-        self.name = name
-        self.tag = "" if tag is None else str(tag)
-        self._open: dict = {}  # thread ident -> stack of open instance ids
-
-    def __enter__(self) -> "Scope":
-        if self.name is None:
-            raise TypeError("a Scope used with `with` needs a name")
-        sid = _C.scope_begin(self.name, self.tag)
-        self._open.setdefault(threading.get_ident(), []).append(sid)
-        return self
-
-    def __exit__(self, exc_type, exc, tb) -> bool:
-        ident = threading.get_ident()
-        stack = self._open.get(ident)
-        if stack:
-            _C.scope_end(stack.pop())
-            if not stack:
-                del self._open[ident]
-        return False
-
-    def __call__(self, func: F) -> F:
-        if not callable(func):
-            raise TypeError("Scope(...) decorates a callable")
-        name = self.name if self.name is not None else getattr(func, "__qualname__", repr(func))
-        tag = self.tag
-        begin, end = _C.scope_begin, _C.scope_end
-
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            sid = begin(name, tag)
-            try:
-                return func(*args, **kwargs)
-            finally:
-                end(sid)
-
-        return wrapper  # type: ignore[return-value]
-
-    def __repr__(self) -> str:
-        return f"Scope({self.name!r}, {self.tag!r})"
+    return wrapper  # type: ignore[return-value]

@@ -7,4 +7,5 @@ NB_MODULE(_gpufl, m) {
   gpufl::py::bindApi(m);
   gpufl::py::bindLoader(m);
   gpufl::py::bindBench(m);
+  gpufl::py::bindScope(m);
 }
