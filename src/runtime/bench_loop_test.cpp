@@ -151,7 +151,8 @@ TEST(BenchLoop, ADeviceFailureIsAnErrorNamingTheStep) {
 
 TEST(BenchLoop, WithoutAGpuBenchSaysWhy) {
   std::string why;
-  if (makeCudaBenchDevice(nullptr, &why)) GTEST_SKIP() << "a GPU is here: this test is for machines without one";
+  if (makeCudaBenchDevice(nullptr, &why))
+    GTEST_SKIP() << "a GPU is here: this test is for machines without one";
   const BenchResult r = bench([] {});
   EXPECT_FALSE(r.ok);
   EXPECT_FALSE(r.error.empty());
