@@ -18,7 +18,18 @@ UNIX0 = 1_790_000_000_000_000_000
 JITTER_NS = 3 * US
 
 
-def step_ns(rank):
+# The collective job (write_job(..., collective=True)): the allreduce is a real NCCL kernel, and rank SLOW is late
+# by HOST_DELAY_NS of host work before each step's gemm. Every rank's allreduce ends when the last rank joins,
+# so the other ranks wait that long inside it and all steps take the same time: only the time outside the
+# collective tells who held the others up.
+NCCL_NAME = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
+NCCL_MANGLED = "_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE"
+HOST_DELAY_NS = 3 * MS
+
+
+def step_ns(rank, collective=False):
+    if collective:
+        return GEMM_NS + HOST_DELAY_NS + ALLREDUCE_NS + 2 * MS
     return gemm_ns(rank) + ALLREDUCE_NS + 2 * MS  # kernels plus host work between them
 
 
@@ -26,7 +37,7 @@ def gemm_ns(rank):
     return int(GEMM_NS * (GEMM_SLOWDOWN if rank == SLOW else 1))
 
 
-def write_rank(directory, rank):
+def write_rank(directory, rank, collective=False):
     sid = f"{0xabc00000 + rank:08x}"
     start = T0 + rank * 10 * MS  # launched one after another
     pairing = UNIX0 - T0 + (rank % 2) * JITTER_NS
@@ -42,10 +53,15 @@ def write_rank(directory, rank):
         scope.append(rec("scope_begin", sid, p=2, name="step", tag="", depth=1, tid=100 + rank, id=2 + s,
                          ts_ns=begin))
         g = begin + 1 * MS
-        kernels.append((1, 7, 2, g, gemm_ns(rank), corr, {}))
-        kernels.append((2, 7, 2, g + gemm_ns(rank) + 5 * US, ALLREDUCE_NS, corr + 1, {}))
+        if collective:  # the late rank's gemm starts HOST_DELAY_NS later; the others wait in the allreduce
+            late = HOST_DELAY_NS if rank == SLOW else 0
+            kernels.append((1, 7, 2, g + late, GEMM_NS, corr, {}))
+            kernels.append((2, 7, 2, g + late + GEMM_NS + 5 * US, ALLREDUCE_NS + HOST_DELAY_NS - late, corr + 1, {}))
+        else:
+            kernels.append((1, 7, 2, g, gemm_ns(rank), corr, {}))
+            kernels.append((2, 7, 2, g + gemm_ns(rank) + 5 * US, ALLREDUCE_NS, corr + 1, {}))
         corr += 2
-        t = begin + step_ns(rank)
+        t = begin + step_ns(rank, collective)
         scope.append(rec("scope_end", sid, p=2, tid=100 + rank, id=2 + s, ts_ns=t))
     scope.append(rec("scope_end", sid, p=1, tid=100 + rank, id=1, ts_ns=t + 10 * US))
     end_ns = t + 1 * MS
@@ -54,7 +70,8 @@ def write_rank(directory, rank):
     occ = (1, 1, 1, 1, 1)
     device = [session_start,
               kernel_def(sid, 1, "_Z4gemmv", "gemm()", "(132,1,1)", "(256,1,1)", 64, 0, occ, "warps", 8, 1.0),
-              kernel_def(sid, 2, "_Z9allreducev", "allreduce()", "(32,1,1)", "(512,1,1)", 32, 0, occ, "warps", 4,
+              kernel_def(sid, 2, NCCL_MANGLED if collective else "_Z9allreducev",
+                         NCCL_NAME if collective else "allreduce()", "(32,1,1)", "(512,1,1)", 32, 0, occ, "warps", 4,
                          0.25)] + kernel_events(sid, kernels) + [end]
     prefix = os.path.join(directory, f"rank{rank}")
     for channel, lines in (("device", device), ("scope", [session_start] + scope + [end]),
@@ -64,8 +81,8 @@ def write_rank(directory, rank):
     return prefix
 
 
-def write_job(directory):
-    return [write_rank(str(directory), r) for r in range(RANKS)]
+def write_job(directory, collective=False):
+    return [write_rank(str(directory), r, collective) for r in range(RANKS)]
 
 
 if __name__ == "__main__":

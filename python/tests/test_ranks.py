@@ -42,6 +42,18 @@ def test_no_straggler_when_ranks_are_alike(prefixes):
     assert "None: every rank is within" in stragglers_section(text)
 
 
+def test_a_late_rank_in_a_collective_job_is_named_though_every_step_takes_as_long(tmp_path):
+    prefixes = job.write_job(tmp_path, collective=True)
+    text = run("report", *prefixes).stdout
+    assert "In NCCL collectives (GPU time):" in text
+    strag = stragglers_section(text)
+    assert "Work measured as time in top-level scopes outside NCCL collectives" in strag
+    behind_ms = job.STEPS * job.HOST_DELAY_NS / 1e6  # the others' extra wait, over the steps
+    assert f"rank {job.SLOW} (pid {5000 + job.SLOW} @node1) is {behind_ms:.2f} ms behind" in strag, strag
+    assert len(re.findall(r"^  rank \d .* behind", strag, re.M)) == 1
+    assert f"the other ranks spent {behind_ms:.2f} ms more in NCCL collectives" in strag
+
+
 def test_json_is_refused_for_several_prefixes(prefixes):
     p = run("report", "--json", *prefixes, check=False)
     assert p.returncode == 2 and "--json" in p.stderr

@@ -39,6 +39,9 @@ struct Straggler {
     uint64_t count = 0, median_count = 0;
   };
   std::vector<Excess> scopes, kernels;
+  // With collectives: how much longer the other ranks' median spent in NCCL kernels than this rank,
+  // the time they waited for it there.
+  int64_t others_waited_ns = 0;
 };
 
 struct RanksReport {
@@ -52,6 +55,10 @@ struct RanksReport {
   std::string
       work_measure;  // "scope time" (top-level scopes) or "GPU time" (no scopes on some rank)
   std::vector<int64_t> work_ns;
+  // GPU time in NCCL kernels per rank. Ranks wait for the slowest inside a collective, so that wait
+  // shows on the fast ranks: when any rank has NCCL kernels, work_ns leaves this time out.
+  std::vector<int64_t> collective_ns;
+  bool collectives = false;
   std::vector<AcrossRanks> scopes, kernels;  // by largest spread (max - min) first
   std::vector<Straggler> stragglers;         // most behind first
 };

@@ -2,6 +2,7 @@
 #include <map>
 #include <set>
 
+#include "report/kernel_origin.hpp"
 #include "report/ranks.hpp"
 
 namespace gpufl::report {
@@ -128,19 +129,29 @@ RanksReport compareRanks(std::vector<RankInput> ranks) {
       if (row.depth == 0) top_scope_ns[i] += row.total_ns;
     }
     if (rep.scopes.rows.empty()) all_have_scopes = false;
+    int64_t in_nccl = 0;
     for (const KernelGroup& g : rep.kernels.groups) {
       auto& v = kernels[i][g.name];
       v.first += g.durations.total_ns;
       v.second += g.durations.count;
+      if (kernelOrigin(g.name, g.mangled) == KernelOrigin::Nccl) in_nccl += g.durations.total_ns;
     }
+    out.collective_ns.push_back(in_nccl);
+    out.collectives = out.collectives || in_nccl > 0;
   }
   out.scopes = across(scopes);
   out.kernels = across(kernels);
 
   // Stragglers: work beyond the other ranks' median.
+  // A rank that waits for a slower one in a collective spends the wait inside the NCCL kernel:
+  // counted as work, it would make every rank but the slow one look behind.
   out.work_measure = all_have_scopes ? "time in top-level scopes" : "GPU time";
-  for (size_t i = 0; i < n; ++i)
-    out.work_ns.push_back(all_have_scopes ? top_scope_ns[i] : out.ranks[i].report.kernels.total_ns);
+  if (out.collectives) out.work_measure += " outside NCCL collectives";
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t work = all_have_scopes ? top_scope_ns[i] : out.ranks[i].report.kernels.total_ns;
+    out.work_ns.push_back(out.collectives ? std::max<int64_t>(0, work - out.collective_ns[i])
+                                          : work);
+  }
   for (size_t i = 0; n > 1 && i < n; ++i) {
     std::vector<int64_t> others;
     for (size_t j = 0; j < n; ++j)
@@ -156,6 +167,12 @@ RanksReport compareRanks(std::vector<RankInput> ranks) {
     s.behind_pct = pct;
     s.scopes = excessOf(out.scopes, i, 3);
     s.kernels = excessOf(out.kernels, i, 3);
+    if (out.collectives) {
+      std::vector<int64_t> others_in_nccl;
+      for (size_t j = 0; j < n; ++j)
+        if (j != i) others_in_nccl.push_back(out.collective_ns[j]);
+      s.others_waited_ns = median(others_in_nccl) - out.collective_ns[i];
+    }
     out.stragglers.push_back(std::move(s));
   }
   std::stable_sort(

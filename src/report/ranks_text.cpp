@@ -89,6 +89,18 @@ std::string renderRanksText(const RanksReport& r, const ReportOptions& options) 
   for (size_t i = 0; i < r.ranks.size(); ++i)
     out += "  rank " + std::to_string(i) + ": " + r.ranks[i].prefix + " (session " +
            r.ranks[i].report.session.sid + ")\n";
+  if (r.collectives) {
+    out += "\n  In NCCL collectives (GPU time):";
+    for (size_t i = 0; i < r.ranks.size(); ++i)  // four ranks a line
+      out += std::string(i == 0       ? " "
+                         : i % 4 == 0 ? ",\n   "
+                                      : ", ") +
+             "rank " + std::to_string(i) + " " +
+             formatDuration(static_cast<double>(r.collective_ns[i]));
+    out +=
+        ".\n  A rank waiting for a slower one spends the wait inside the collective: that time is "
+        "not\n  counted as work when stragglers are named below.\n";
+  }
   out +=
       "\n  Clocks: each session's monotonic start is paired with the wall clock read at the same "
       "moment, and\n"
@@ -112,7 +124,7 @@ std::string renderRanksText(const RanksReport& r, const ReportOptions& options) 
 
   section(out, "Stragglers");
   out += "  Work measured as " + r.work_measure +
-         "; a straggler exceeds the other ranks' median by at least " +
+         ";\n  a straggler exceeds the other ranks' median by at least " +
          formatFixed(kStragglerMinPct, 0) + "% and " +
          formatDuration(static_cast<double>(kStragglerMinNs)) + ".\n";
   if (r.ranks.size() < 2)
@@ -123,7 +135,7 @@ std::string renderRanksText(const RanksReport& r, const ReportOptions& options) 
     out += "\n  " + rankLabel(r, s.rank) + " is " +
            formatDuration(static_cast<double>(s.behind_ns)) +
            " behind the other ranks' median\n    (" + formatPercent(s.behind_pct) + " more " +
-           r.work_measure + "); it finished " +
+           r.work_measure + ");\n    it finished " +
            formatDuration(static_cast<double>(r.end_offset_ns[s.rank])) +
            " after the first rank to finish. Where:\n";
     for (const auto& e : s.scopes)
@@ -134,6 +146,14 @@ std::string renderRanksText(const RanksReport& r, const ReportOptions& options) 
       out += "    kernel " + padRight(shortenKernelName(e.name, 40), 41) +
              padLeft(signedDuration(e.excess_ns), 12) + "  (" + formatCount(e.count) +
              " launches; others " + formatCount(e.median_count) + ")\n";
+    if (s.others_waited_ns > 0)
+      out += "    the other ranks spent " +
+             formatDuration(static_cast<double>(s.others_waited_ns)) +
+             " more in NCCL collectives: waiting for it there\n";
+    if (s.scopes.empty() && s.kernels.empty())
+      out +=
+          "    no scope or kernel of its own took longer: the delay is host work outside "
+          "scopes\n";
   }
   return out;
 }
