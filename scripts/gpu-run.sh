@@ -201,6 +201,10 @@ if has monitor; then
   tail -45 "$RES/monitor/check.txt"
   bounded timeout 100 bash scripts/measure-monitor-cpu.sh "$BUILD/apps/gpufl/gpufl" 60 > "$RES/monitor/cpu.txt" 2>&1
   cat "$RES/monitor/cpu.txt"
+  # Where the CPU goes: the same without the PCIe counters (NVML's throughput read waits ~20 ms per counter).
+  bounded timeout 100 bash scripts/measure-monitor-cpu.sh "$BUILD/apps/gpufl/gpufl" 60 --no-pcie \
+    > "$RES/monitor/cpu_no_pcie.txt" 2>&1
+  echo "without PCIe:"; cat "$RES/monitor/cpu_no_pcie.txt"
 fi
 
 if has python; then
