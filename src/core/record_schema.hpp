@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "core/events.hpp"
+#include "core/record_list.hpp"
 
 namespace gpufl::schema {
 
@@ -293,28 +294,35 @@ enum class Kind {
   X(clk_sm_limit_mhz, "clk_sm_limit_mhz", Optional, "MHz")                   \
   X(warnings, "warnings", OmitDefault, "")
 
-// Every record type: R(struct, "type", "channel"). Channel "all": written to every channel.
-#define GFL_RECORDS(R)                                                       \
-  R(SessionStart, "session_start", "all")                                    \
-  R(SessionEnd, "session_end", "all")                                        \
-  R(DeviceEvent, "device", "device")                                         \
-  R(Note, "note", "device")                                                  \
-  R(KernelDef, "kernel_def", "device")                                       \
-  R(KernelEvent, "kernel_event", "device")                                   \
-  R(MemcpyEvent, "memcpy_event", "device")                                   \
-  R(SyncEvent, "sync_event", "device")                                       \
-  R(MemoryEvent, "memory_event", "device")                                   \
-  R(StackDef, "stack", "device")                                             \
-  R(ScopePath, "scope_path", "scope")                                        \
-  R(ScopeBegin, "scope_begin", "scope")                                      \
-  R(ScopeEnd, "scope_end", "scope")                                          \
-  R(GpuSample, "system_sample", "system")                                    \
-  R(HostSample, "host_sample", "system")                                     \
-  R(SassMetric, "sass_metric", "device")                                     \
-  R(PcSample, "pc_sample", "device")                                         \
-  R(RangeCounters, "range_counters", "scope")                                \
-  R(BenchmarkResult, "benchmark", "device")
 // clang-format on
+
+// The wire names of the enum-valued fields (the event model's names, events.hpp), for the
+// writer and parser generated from the tables. A name this reader does not know (a newer writer's)
+// reads as the enum's first value (None / Unknown) rather than losing the record.
+inline const char* wireName(LimitingResource v) {
+  return limitingResourceName(v);
+}
+inline const char* wireName(Engine v) {
+  return engineName(v);
+}
+inline const char* wireName(CopyKind v) {
+  return copyKindName(v);
+}
+inline const char* wireName(SyncKind v) {
+  return syncKindName(v);
+}
+inline void fromWireName(const std::string& name, LimitingResource& out) {
+  out = limitingResourceFromName(name).value_or(LimitingResource{});
+}
+inline void fromWireName(const std::string& name, Engine& out) {
+  out = engineFromName(name).value_or(Engine{});
+}
+inline void fromWireName(const std::string& name, CopyKind& out) {
+  out = copyKindFromName(name).value_or(CopyKind{});
+}
+inline void fromWireName(const std::string& name, SyncKind& out) {
+  out = syncKindFromName(name).value_or(SyncKind{});
+}
 
 struct FieldInfo {
   std::string_view member;
@@ -414,13 +422,13 @@ constexpr Kind kindOf() {
       GFL_FIELDS_##T(GFL_SCHEMA_VISIT2_)                                                   \
     }                                                                                      \
   };
-#define GFL_SCHEMA_RECORD_(T, type_, channel_) GFL_SCHEMA_DEFINE_(T, type_, channel_)
+#define GFL_SCHEMA_RECORD_(T, type_, channel_, on) GFL_SCHEMA_DEFINE_(T, type_, channel_)
 
 GFL_SCHEMA_DEFINE_(DeviceInfo, "", "")
 GFL_SCHEMA_DEFINE_(Occupancy, "", "")
 GFL_RECORDS(GFL_SCHEMA_RECORD_)
 
-#define GFL_SCHEMA_CALL_(T, type_, channel_) f.template operator()<T>();
+#define GFL_SCHEMA_CALL_(T, type_, channel_, on) f.template operator()<T>();
 // Calls f.template operator()<T>() for every record type T, in table order
 // (f: a lambda []<typename T>() {...}).
 template <typename F>
@@ -430,7 +438,7 @@ void forEachRecordType(F&& f) {
 #undef GFL_SCHEMA_CALL_
 
 // Each table lists every field of its struct: records have `sid` besides their table's rows.
-#define GFL_SCHEMA_CHECK_(T, type_, channel_)                                 \
+#define GFL_SCHEMA_CHECK_(T, type_, channel_, on)                             \
   static_assert(detail::memberCount<T>() == std::size(Schema<T>::fields) + 1, \
                 "the field table of " #T " does not list every field of the struct");
 GFL_RECORDS(GFL_SCHEMA_CHECK_)
