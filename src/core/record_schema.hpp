@@ -12,12 +12,16 @@
 // - unit: "ns", "bytes", "%", ... or "" (a count, an id, a name).
 // The C++ type, and from it the kind of JSON value, comes from the member's declaration.
 //
-// Generated from the tables: the writer and parser of the simple records (src/log), the
-// round-trip test over every field of every record (src/log/schema_roundtrip_test.cpp), and the
-// checks that docs/log-format.md and the fuzz dictionary name every key (record_schema_test.cpp).
-// Rows whose wire form is not the member's value as such (a duration written for an end time, a
-// flag carried by the record type) are marked in a comment; their record's writer and parser are
-// hand-written.
+// Generated from the tables: the writer (formatRecord) and parser (parseRecord) of most records
+// (src/log: kernel_def's occupancy flattened, enums by their wire names, session_start's devices),
+// the Python column tables of the records whose DataFrame is their fields
+// (python/src/record_columns.hpp), the round-trip test over every field of every record
+// (src/log/schema_roundtrip_test.cpp), and the checks that docs/log-format.md and the fuzz
+// dictionary name every key (record_schema_test.cpp). The record types themselves are listed in
+// record_list.hpp. Rows whose wire form is not the member's value as such (a duration written for
+// an end time, a flag carried by the record type) are marked in a comment; their record's writer
+// and parser are hand-written, each with the reason beside it (ndjson_format.cpp,
+// record_types.cpp).
 #pragma once
 
 #include <cstddef>

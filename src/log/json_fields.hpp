@@ -36,6 +36,15 @@ struct Key {
   }
 };
 
+// True when key K is `name` (compile time: generated writers special-case a few keys).
+template <size_t N, size_t M>
+constexpr bool sameKey(const Key<N>& k, const char (&name)[M]) {
+  if (N != M) return false;
+  for (size_t i = 0; i + 1 < M; ++i)
+    if (k.text[2 + i] != name[i]) return false;
+  return true;
+}
+
 template <Key K>
 inline void key(std::string& out) {
   out.append(K.text, sizeof(K.text));

@@ -11,7 +11,19 @@ using json::appendNumber, json::dim, json::end, json::head, json::key, json::num
     json::opt, json::optStr, json::str, json::strings;
 
 #define GFL_WRITE_FIELD_(member, key_, presence, unit) \
-  json::field<key_, schema::Presence::presence>(out, e.member);
+  recordField<key_, schema::Presence::presence>(out, e, e.member);
+
+// One field of record `e`: as json::field writes the member, except a "dur_ns" row, whose member is
+// the end time: the record carries the duration, end_ns - start_ns (wrapping: the reader's wrapAdd
+// restores any times exactly).
+template <json::Key K, schema::Presence P, typename E, typename M>
+inline void recordField(std::string& out, const E& e, const M& m) {
+  if constexpr (json::sameKey(K, "dur_ns")) {
+    json::num<K>(out, wrapSub(e.end_ns, e.start_ns));
+  } else {
+    json::field<K, P>(out, m);
+  }
+}
 
 // Every field of a device, each with its leading comma: shared by session_start.devices and
 // `device`.
@@ -31,8 +43,8 @@ void device(std::string& out, const DeviceInfo& d) {
 // The records whose fields are written exactly as their table (core/record_schema.hpp) lists them,
 // in its order. The others below are hand-written where the wire form is not the members' values as
 // such: session_start (option values as JSON text, devices only in the device channel),
-// kernel_event (the delta encoding), copies, syncs and memory events (durations, the memset type,
-// alloc/free), system_sample (throttle_reasons follows throttle).
+// kernel_event (the delta encoding), copies and memory events (the memset type, alloc/free),
+// system_sample (throttle_reasons follows throttle).
 #define GFL_FORMAT_RECORD_(T)                        \
   void formatRecord(std::string& out, const T& e) {  \
     json::recordHead<T>(out, e.sid);                 \
@@ -194,16 +206,7 @@ void formatRecord(std::string& out, const MemcpyEvent& e) {
   end(out);
 }
 
-void formatRecord(std::string& out, const SyncEvent& e) {
-  head(out, "{\"type\":\"sync_event\",\"sid\":", e.sid);
-  num<"corr">(out, e.correlation_id);
-  num<"start_ns">(out, e.start_ns);
-  str<"kind">(out, syncKindName(e.kind));
-  if (e.stream) num<"stream">(out, e.stream);
-  if (e.scope_path) num<"scope">(out, e.scope_path);
-  num<"dur_ns">(out, wrapSub(e.end_ns, e.start_ns));
-  end(out);
-}
+GFL_FORMAT_RECORD_(SyncEvent)
 
 void formatRecord(std::string& out, const MemoryEvent& e) {
   head(out, "{\"type\":\"memory_event\",\"sid\":", e.sid);

@@ -104,14 +104,24 @@ bool readField(std::string_view key, std::string_view field_key, od::value& v, R
   return true;
 }
 
-// What a record's fields imply beyond their values, once all are read: nothing, except where an
-// overload below says.
+// What a record's fields imply beyond their values, once all are read (before the required ones are
+// checked): a "dur_ns" row, read into end_ns, was the duration (ndjson_format.cpp's recordField);
+// nothing else, except where an overload below says.
 template <typename T, typename Have>
-void finishRecord(T&, const Have&) {}
+void finishRecord(T& out, const Have& have, RecordContext& c) {
+  if constexpr (requires {
+                  have.end_ns;
+                  out.start_ns;
+                }) {
+    if (!have.end_ns) return;
+    if (out.end_ns < 0) c.fieldError("dur_ns", "is negative");
+    out.end_ns = wrapAdd(out.start_ns, out.end_ns);
+  }
+}
 
 // A writer that predates `demangled` wrote only the name.
 template <typename Have>
-void finishRecord(KernelDef& out, const Have& have) {
+void finishRecord(KernelDef& out, const Have& have, RecordContext&) {
   if (!have.demangled) out.demangled = out.name;
 }
 
@@ -131,8 +141,8 @@ void finishRecord(KernelDef& out, const Have& have) {
       }                                                            \
       GFL_FIELDS_##T(GFL_READ_FIELD_)                              \
     });                                                            \
+    finishRecord(out, have, c);                                    \
     c.require({GFL_FIELDS_##T(GFL_REQUIRE_FIELD_)});               \
-    finishRecord(out, have);                                       \
   }
 
 GFL_PARSE_RECORD_(SessionStart)
@@ -174,27 +184,7 @@ GFL_PARSE_RECORD_(RangeCounters)
 
 GFL_PARSE_RECORD_(BenchmarkResult)
 
-void parseRecord(od::object& obj, RecordContext& c, SyncEvent& out) {
-  bool start = false, have_dur = false;
-  int64_t dur = 0;
-  forEachField(obj, c, [&](std::string_view key, od::value& v) {
-    if (key == "start_ns")
-      start = c.number(v, key, out.start_ns);
-    else if (key == "dur_ns")
-      have_dur = c.number(v, key, dur);
-    else if (key == "kind")
-      c.field(v, key, out.kind);
-    else if (key == "stream")
-      c.number(v, key, out.stream);
-    else if (key == "corr")
-      c.number(v, key, out.correlation_id);
-    else if (key == "scope")
-      c.number(v, key, out.scope_path);
-  });
-  if (dur < 0) c.fieldError("dur_ns", "is negative");
-  c.require({{"start_ns", start}, {"dur_ns", have_dur}});
-  out.end_ns = wrapAdd(out.start_ns, dur);
-}
+GFL_PARSE_RECORD_(SyncEvent)
 
 void parseRecord(od::object& obj, RecordContext& c, MemoryEvent& out) {
   bool ts = false, op = false, bytes = false;
