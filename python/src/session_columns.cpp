@@ -286,48 +286,20 @@ nb::dict loadSessionPy(const std::string& prefix, const std::string& session, si
   return out;
 }
 
-const char* kindName(schema::Kind k) {
-  using schema::Kind;
-  switch (k) {
-    case Kind::Int: return "int";
-    case Kind::UInt: return "uint";
-    case Kind::Double: return "double";
-    case Kind::Bool: return "bool";
-    case Kind::String: return "string";
-    case Kind::Enum: return "enum";
-    case Kind::Dim3: return "dim3";
-    case Kind::StringList: return "string_list";
-    case Kind::NumberMap: return "number_map";
-    case Kind::JsonMap: return "json_map";
-    case Kind::Object: return "object";
-    case Kind::ObjectList: return "object_list";
-  }
-  return "?";
-}
-
-const char* presenceName(schema::Presence p) {
-  switch (p) {
-    case schema::Presence::Required: return "required";
-    case schema::Presence::Optional: return "optional";
-    case schema::Presence::OmitDefault: return "omit_default";
-  }
-  return "?";
-}
-
-// The rows of T's field table; a nested object's rows (a device, kernel_def's occupancy) follow its own row,
-// with `parent` naming it.
+// The rows of T's field table; a nested object's rows (a device, kernel_def's occupancy) follow its own row, with
+// `parent` naming it.
 template <typename T>
-void schemaRows(nb::list& rows, std::string_view parent) {
-  for (const schema::FieldInfo& f : schema::Schema<T>::fields) {
+void schemaRows(nb::list& rows) {
+  schema::forEachRow<T>([&](const schema::FieldInfo& f, std::string_view parent) {
     nb::dict row;
     row["key"] = std::string(f.key);
     row["member"] = std::string(f.member);
-    row["presence"] = presenceName(f.presence);
+    row["presence"] = std::string(schema::presenceName(f.presence));
     row["unit"] = std::string(f.unit);
-    row["kind"] = kindName(f.kind);
+    row["kind"] = std::string(schema::kindName(f.kind));
     row["parent"] = std::string(parent);
     rows.append(row);
-  }
+  });
 }
 
 nb::dict recordSchema() {
@@ -335,10 +307,7 @@ nb::dict recordSchema() {
   schema::forEachRecordType([&]<typename T>() {
     nb::dict record;
     nb::list rows;
-    schemaRows<T>(rows, "");
-    if constexpr (std::is_same_v<T, SessionStart>) schemaRows<DeviceInfo>(rows, "devices");
-    if constexpr (std::is_same_v<T, DeviceEvent>) schemaRows<DeviceInfo>(rows, "device");
-    if constexpr (std::is_same_v<T, KernelDef>) schemaRows<Occupancy>(rows, "occupancy");
+    schemaRows<T>(rows);
     record["channel"] = std::string(schema::Schema<T>::channel);
     record["fields"] = rows;
     out[nb::str(schema::Schema<T>::type.data(), schema::Schema<T>::type.size())] = record;

@@ -441,6 +441,73 @@ void forEachRecordType(F&& f) {
 }
 #undef GFL_SCHEMA_CALL_
 
+constexpr std::string_view kindName(Kind k) {
+  switch (k) {
+    case Kind::Int:
+      return "int";
+    case Kind::UInt:
+      return "uint";
+    case Kind::Double:
+      return "double";
+    case Kind::Bool:
+      return "bool";
+    case Kind::String:
+      return "string";
+    case Kind::Enum:
+      return "enum";
+    case Kind::Dim3:
+      return "dim3";
+    case Kind::StringList:
+      return "string_list";
+    case Kind::NumberMap:
+      return "number_map";
+    case Kind::JsonMap:
+      return "json_map";
+    case Kind::Object:
+      return "object";
+    case Kind::ObjectList:
+      return "object_list";
+  }
+  return "?";
+}
+
+constexpr std::string_view presenceName(Presence p) {
+  switch (p) {
+    case Presence::Required:
+      return "required";
+    case Presence::Optional:
+      return "optional";
+    case Presence::OmitDefault:
+      return "omit_default";
+  }
+  return "?";
+}
+
+namespace detail {
+// The object type inside an Object / ObjectList member (std::optional<N>, std::vector<N>, N).
+template <typename M>
+constexpr auto nestedType() {
+  if constexpr (IsOptional<M>::value || IsVector<M>::value)
+    return nestedType<typename M::value_type>();
+  else
+    return std::type_identity<M>{};
+}
+}  // namespace detail
+
+// Calls f(const FieldInfo&, std::string_view parent) for every row of T's table, in order; the rows
+// of a nested object's table (session_start.devices, device, kernel_def's occupancy) follow its own
+// row, with `parent` its key.
+template <typename T, typename F>
+void forEachRow(F&& f, std::string_view parent = "") {
+  const T probe{};
+  Schema<T>::forEach(probe, [&](const FieldInfo& info, const auto& m) {
+    f(info, parent);
+    using M = std::remove_cvref_t<decltype(m)>;
+    if constexpr (kindOf<M>() == Kind::Object || kindOf<M>() == Kind::ObjectList)
+      forEachRow<typename decltype(detail::nestedType<M>())::type>(f, info.key);
+  });
+}
+
 // Each table lists every field of its struct: records have `sid` besides their table's rows.
 #define GFL_SCHEMA_CHECK_(T, type_, channel_, on)                             \
   static_assert(detail::memberCount<T>() == std::size(Schema<T>::fields) + 1, \
