@@ -42,13 +42,13 @@ constexpr bool kOptionalObject = [] {
     return false;
 }();
 
-// The column(s) a member of type M takes, appended to `out` (absent: inside an unset optional object).
+// The column(s) a member of type M takes, appended to `out` (nested: inside an optional object, numbers as double).
 template <typename M>
-void add(std::vector<std::pair<std::string, Column>>& out, const std::string& key, bool absent) {
+void add(std::vector<std::pair<std::string, Column>>& out, const std::string& key, bool nested) {
   if constexpr (std::is_same_v<M, bool>) {
     out.emplace_back(key, std::vector<uint8_t>{});
   } else if constexpr (std::is_arithmetic_v<M>) {
-    if (absent)
+    if (nested)
       out.emplace_back(key, std::vector<double>{});
     else
       out.emplace_back(key, std::vector<M>{});
@@ -70,16 +70,16 @@ void add(std::vector<std::pair<std::string, Column>>& out, const std::string& ke
   }
 }
 
-// Appends member `m` to its column(s), starting at out[i] (i moves past them). `absent`: inside an unset optional
-// object, so numbers are NaN and strings missing.
+// Appends member `m` to its column(s), starting at out[i] (i moves past them). `nested`: inside an optional object,
+// whose numbers are double columns; `absent`: that object is unset, so numbers are NaN and strings missing.
 template <typename M>
 void push(std::vector<std::pair<std::string, Column>>& out, size_t& i, schema::Presence presence, const M& m,
-          bool absent) {
+          bool nested = false, bool absent = false) {
   if constexpr (std::is_same_v<M, bool>) {
     std::get<std::vector<uint8_t>>(out[i++].second).push_back(m ? 1 : 0);
   } else if constexpr (std::is_arithmetic_v<M>) {
-    if (absent)
-      std::get<std::vector<double>>(out[i++].second).push_back(kNaN);
+    if (nested)
+      std::get<std::vector<double>>(out[i++].second).push_back(absent ? kNaN : static_cast<double>(m));
     else
       std::get<std::vector<M>>(out[i++].second).push_back(m);
   } else if constexpr (std::is_same_v<M, Dim3>) {
@@ -110,7 +110,7 @@ void push(std::vector<std::pair<std::string, Column>>& out, size_t& i, schema::P
     using N = typename M::value_type;
     const N& value = m ? *m : N{};
     schema::Schema<N>::forEach(value, [&](const schema::FieldInfo& f, const auto& x) {
-      push(out, i, f.presence, x, !m.has_value());
+      push(out, i, f.presence, x, true, !m.has_value());
     });
   } else {
     std::get<std::vector<double>>(out[i++].second).push_back(m ? static_cast<double>(*m) : kNaN);
@@ -132,7 +132,7 @@ class RecordColumns {
   void push(const T& e) {
     size_t i = 0;
     schema::Schema<T>::forEach(e, [&](const schema::FieldInfo& f, const auto& m) {
-      columns::push(columns_, i, f.presence, m, false);
+      columns::push(columns_, i, f.presence, m);
     });
   }
 
