@@ -1,12 +1,13 @@
 // The column table of one record type, generated from its field table (core/record_schema.hpp): a record type
 // whose DataFrame is its fields as such needs no code here when a field is added. One column per field, under its
 // JSON key, in table order, typed by the member:
-//   bool -> uint8; an integer or a double -> that type; std::optional<number> -> double (NaN: unset);
+//   bool -> uint8; a signed integer -> int64 (pandas' integer); an unsigned one or a double -> that type;
+//   std::optional<number> -> double (NaN: unset);
 //   std::string -> StringColumn (an empty OmitDefault string: missing); an enum -> StringColumn of its wire name;
 //   Dim3 -> "(x,y,z)" StringColumn plus <key>_x, <key>_y, <key>_z (uint32);
 //   std::vector<std::string> -> StringColumn of the items joined with ',' (none: missing);
-//   std::optional<object> (kernel_def's occupancy, flattened on the wire) -> the object's own columns, numbers as
-//   double (NaN when the object is absent), strings missing then.
+//   std::optional<object> (kernel_def's occupancy, flattened on the wire) -> the object's own columns; when the
+//   object is absent: integers -1 (int64), doubles NaN, strings missing.
 // Tables whose rows are not their record's fields as such (kernels: the def join; scopes: begin and end joined;
 // range counters: one row per metric) stay hand-written in session_loader.*.
 #pragma once
@@ -42,16 +43,18 @@ constexpr bool kOptionalObject = [] {
     return false;
 }();
 
-// The column(s) a member of type M takes, appended to `out` (nested: inside an optional object, numbers as double).
+// The column type of a number member M: signed integers widen to int64 (also inside an optional object, where -1
+// stands for absent).
 template <typename M>
-void add(std::vector<std::pair<std::string, Column>>& out, const std::string& key, bool nested) {
+using NumberColumn = std::conditional_t<std::is_integral_v<M> && std::is_signed_v<M>, int64_t, M>;
+
+// The column(s) a member of type M takes, appended to `out`.
+template <typename M>
+void add(std::vector<std::pair<std::string, Column>>& out, const std::string& key) {
   if constexpr (std::is_same_v<M, bool>) {
     out.emplace_back(key, std::vector<uint8_t>{});
   } else if constexpr (std::is_arithmetic_v<M>) {
-    if (nested)
-      out.emplace_back(key, std::vector<double>{});
-    else
-      out.emplace_back(key, std::vector<M>{});
+    out.emplace_back(key, std::vector<NumberColumn<M>>{});
   } else if constexpr (std::is_same_v<M, Dim3>) {
     out.emplace_back(key, StringColumn{});
     for (const char* axis : {"_x", "_y", "_z"}) out.emplace_back(key + axis, std::vector<uint32_t>{});
@@ -61,7 +64,7 @@ void add(std::vector<std::pair<std::string, Column>>& out, const std::string& ke
   } else if constexpr (kOptionalObject<M>) {
     const typename M::value_type probe{};
     schema::Schema<typename M::value_type>::forEach(probe, [&](const schema::FieldInfo& f, const auto& m) {
-      add<std::remove_cvref_t<decltype(m)>>(out, std::string(f.key), true);
+      add<std::remove_cvref_t<decltype(m)>>(out, std::string(f.key));
     });
   } else {
     static_assert(schema::detail::IsOptional<M>::value && std::is_arithmetic_v<typename M::value_type>,
@@ -70,18 +73,21 @@ void add(std::vector<std::pair<std::string, Column>>& out, const std::string& ke
   }
 }
 
-// Appends member `m` to its column(s), starting at out[i] (i moves past them). `nested`: inside an optional object,
-// whose numbers are double columns; `absent`: that object is unset, so numbers are NaN and strings missing.
+// Appends member `m` to its column(s), starting at out[i] (i moves past them). `absent`: inside an unset optional
+// object (integers -1, doubles NaN, strings missing).
 template <typename M>
 void push(std::vector<std::pair<std::string, Column>>& out, size_t& i, schema::Presence presence, const M& m,
-          bool nested = false, bool absent = false) {
+          bool absent = false) {
   if constexpr (std::is_same_v<M, bool>) {
     std::get<std::vector<uint8_t>>(out[i++].second).push_back(m ? 1 : 0);
   } else if constexpr (std::is_arithmetic_v<M>) {
-    if (nested)
-      std::get<std::vector<double>>(out[i++].second).push_back(absent ? kNaN : static_cast<double>(m));
+    auto& c = std::get<std::vector<NumberColumn<M>>>(out[i++].second);
+    if (!absent)
+      c.push_back(m);
+    else if constexpr (std::is_floating_point_v<M>)
+      c.push_back(kNaN);
     else
-      std::get<std::vector<M>>(out[i++].second).push_back(m);
+      c.push_back(static_cast<NumberColumn<M>>(-1));
   } else if constexpr (std::is_same_v<M, Dim3>) {
     std::get<StringColumn>(out[i++].second).push(dimText(m));
     for (const uint32_t v : {m.x, m.y, m.z}) std::get<std::vector<uint32_t>>(out[i++].second).push_back(v);
@@ -110,7 +116,7 @@ void push(std::vector<std::pair<std::string, Column>>& out, size_t& i, schema::P
     using N = typename M::value_type;
     const N& value = m ? *m : N{};
     schema::Schema<N>::forEach(value, [&](const schema::FieldInfo& f, const auto& x) {
-      push(out, i, f.presence, x, true, !m.has_value());
+      push(out, i, f.presence, x, !m.has_value());
     });
   } else {
     std::get<std::vector<double>>(out[i++].second).push_back(m ? static_cast<double>(*m) : kNaN);
@@ -125,7 +131,7 @@ class RecordColumns {
   RecordColumns() {
     const T probe{};
     schema::Schema<T>::forEach(probe, [&](const schema::FieldInfo& f, const auto& m) {
-      columns::add<std::remove_cvref_t<decltype(m)>>(columns_, std::string(f.key), false);
+      columns::add<std::remove_cvref_t<decltype(m)>>(columns_, std::string(f.key));
     });
   }
 
