@@ -2,6 +2,7 @@
 
 #include <deque>
 
+#include "core/record_schema.hpp"
 #include "log/line_source.hpp"
 #include "log/record_fields.hpp"
 #include "log/segments.hpp"
@@ -233,9 +234,19 @@ struct RecordDecoder::Impl {
   using Decode = void (Impl::*)(object&, RecordContext&, document&, uint64_t, bool);
   // The decoder of a record's "type": every type of core/record_list.hpp, memset_event (a
   // MemcpyEvent) and kernel_chain (not an event); nullptr for a type this reader does not know.
+  // The most frequent types are looked up first (they repeat in the list; the later entry is never
+  // reached).
+  template <typename T>
+  static constexpr std::pair<std::string_view, Decode> entry() {
+    return {schema::Schema<T>::type, &Impl::decode<T>};
+  }
   static Decode decoderOf(std::string_view type) {
-#define GFL_DECODER_ENTRY_(T, type_, channel, on) {type_, &Impl::decode<T>},
+#define GFL_DECODER_ENTRY_(T, type_, channel, on) entry<T>(),
     static constexpr std::pair<std::string_view, Decode> kTypes[] = {
+        entry<KernelEvent>(),
+        entry<ScopeBegin>(),
+        entry<ScopeEnd>(),
+        entry<MemcpyEvent>(),
         GFL_RECORDS(GFL_DECODER_ENTRY_){"memset_event", &Impl::decodeMemset},
         {"kernel_chain", &Impl::decodeChain},
     };
