@@ -11,11 +11,8 @@ namespace gpufl {
 enum class Channel { Device, Scope, System };
 const char* channelName(Channel c);
 
-// One virtual handler per record type of record_list.hpp, named there:
-//   onSessionStart, onSessionEnd, onDevice, onNote, onKernelDef, onKernel, onMemcpy, onSync,
-//   onMemory, onStack, onScopePath, onScopeBegin, onScopeEnd, onGpuSample, onHostSample,
-//   onSassMetric, onPcSample, onRangeCounters, onBenchmark
-// each `virtual void onX(const Event&) {}`.
+// One handler per record type, `virtual void onX(const Event&) {}`, named in record_list.hpp (the
+// last column there: onSessionStart, onKernel, onMemcpy, ...).
 #define GFL_VISITOR_HANDLER_(T, type, channel, on) \
   virtual void on(const T&) {}
 class EventVisitor {
