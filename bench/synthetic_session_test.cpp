@@ -21,7 +21,7 @@ struct Checker : EventVisitor {
   void onSessionStart(const SessionStart& e) override { log::formatSessionStart(text, e, true); }
   void onKernelDef(const KernelDef& e) override {
     EXPECT_TRUE(defs.insert(e.id).second) << "kernel_def written twice: " << e.id;
-    log::formatKernelDef(text, e);
+    log::formatRecord(text, e);
   }
   void onKernel(const KernelEvent& e) override {
     EXPECT_TRUE(defs.count(e.def_id)) << "kernel_event before its kernel_def";
@@ -33,19 +33,19 @@ struct Checker : EventVisitor {
   }
   void onMemcpy(const MemcpyEvent& e) override {
     ++memcpys;
-    log::formatMemcpy(text, e);
+    log::formatRecord(text, e);
   }
   void onScopeBegin(const ScopeBegin& e) override {
     ++begins;
-    log::formatScopeBegin(text, e);
+    log::formatRecord(text, e);
   }
   void onScopeEnd(const ScopeEnd& e) override {
     ++ends;
-    log::formatScopeEnd(text, e);
+    log::formatRecord(text, e);
   }
   void onGpuSample(const GpuSample& e) override {
     ++gpu_samples;
-    log::formatGpuSample(text, e);
+    log::formatRecord(text, e);
   }
   void onSessionEnd(const SessionEnd& e) override { end = e; }
 };

@@ -126,11 +126,17 @@ class SessionData:
     warnings: List[Tuple[str, int, str]] = field(default_factory=list)
 
 
-_KERNEL_DEF_COLUMNS = [
-    "name", "demangled", "grid", "block", "occupancy", "reg_occupancy", "smem_occupancy", "warp_occupancy",
-    "block_occupancy", "limiting_resource", "max_active_blocks", "num_regs", "static_shared_bytes",
-    "dyn_shared_bytes", "local_bytes", "carveout_pct", "waves", "device",
-]
+def _kernel_def_columns() -> List[str]:
+    """The kernel_def columns each kernel row carries: every field of the record's table (so a new field reaches
+    the kernels table with no change here), less the def's id and context, and grid/block as text only."""
+    keys = []
+    for f in _C.record_schema()["kernel_def"]["fields"]:
+        if f["kind"] != "object" and f["key"] not in ("k", "context"):
+            keys.append(f["key"])
+    return keys
+
+
+_KERNEL_DEF_COLUMNS = _kernel_def_columns()
 
 
 def _kernels(raw: dict, defs: pd.DataFrame, path_names: Dict[int, str], t0: int) -> pd.DataFrame:
@@ -222,7 +228,7 @@ def load(prefix: str, session_id: Optional[str] = None, max_warnings: int = 100)
     sc = sc.rename(columns={"p": "path_id"})
 
     def timed(name: str) -> pd.DataFrame:
-        df = _frame(tables[name])
+        df = _frame(tables[name], ["ts_ns"])
         if len(df.columns):
             df.insert(1, "t_s", (df["ts_ns"] - t0) / 1e9)
         return df

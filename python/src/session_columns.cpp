@@ -5,6 +5,8 @@
 #include <nanobind/stl/string.h>
 
 #include <memory>
+#include <type_traits>
+#include <variant>
 
 #include "bindings.hpp"
 #include "core/events.hpp"
@@ -38,35 +40,22 @@ nb::list stringList(const std::vector<std::string>& v) {
   return out;
 }
 
-nb::dict kernelDefs(KernelDefTable& t) {
+
+// A table generated from its record's field table: every column under its key (record_columns.hpp).
+template <typename T>
+nb::dict recordColumns(RecordColumns<T>& t) {
   nb::dict d;
-  d["k"] = array(t.k);
-  d["name"] = strings(t.name);
-  d["demangled"] = strings(t.demangled);
-  d["short_name"] = strings(t.short_name);
-  d["device"] = array(t.device);
-  d["context"] = array(t.context);
-  d["grid"] = strings(t.grid);
-  d["block"] = strings(t.block);
-  d["grid_x"] = array(t.grid_x);
-  d["grid_y"] = array(t.grid_y);
-  d["grid_z"] = array(t.grid_z);
-  d["block_x"] = array(t.block_x);
-  d["block_y"] = array(t.block_y);
-  d["block_z"] = array(t.block_z);
-  d["num_regs"] = array(t.num_regs);
-  d["static_shared_bytes"] = array(t.static_shared_bytes);
-  d["dyn_shared_bytes"] = array(t.dyn_shared_bytes);
-  d["local_bytes"] = array(t.local_bytes);
-  d["carveout_pct"] = array(t.carveout_pct);
-  d["occupancy"] = array(t.occupancy);
-  d["reg_occupancy"] = array(t.reg_occupancy);
-  d["smem_occupancy"] = array(t.smem_occupancy);
-  d["warp_occupancy"] = array(t.warp_occupancy);
-  d["block_occupancy"] = array(t.block_occupancy);
-  d["limiting_resource"] = strings(t.limiting_resource);
-  d["max_active_blocks"] = array(t.max_active_blocks);
-  d["waves"] = array(t.waves);
+  for (auto& [key, column] : t.columns()) {
+    const nb::str name(key.data(), key.size());
+    std::visit(
+        [&](auto& c) {
+          if constexpr (std::is_same_v<std::remove_cvref_t<decltype(c)>, StringColumn>)
+            d[name] = strings(c);
+          else
+            d[name] = array(c);
+        },
+        column);
+  }
   return d;
 }
 
@@ -148,64 +137,9 @@ nb::dict scopes(ScopeTable& t) {
   return d;
 }
 
-nb::dict gpuSamples(GpuSampleTable& t) {
-  nb::dict d;
-  d["ts_ns"] = array(t.ts_ns);
-  d["gpu"] = array(t.gpu);
-  d["util_gpu"] = array(t.util_gpu);
-  d["util_mem"] = array(t.util_mem);
-  d["mem_used_bytes"] = array(t.mem_used_bytes);
-  d["mem_total_bytes"] = array(t.mem_total_bytes);
-  d["temp_c"] = array(t.temp_c);
-  d["power_mw"] = array(t.power_mw);
-  d["power_limit_mw"] = array(t.power_limit_mw);
-  d["energy_mj"] = array(t.energy_mj);
-  d["clk_sm"] = array(t.clk_sm);
-  d["clk_mem"] = array(t.clk_mem);
-  d["clk_gfx"] = array(t.clk_gfx);
-  d["pcie_rx_kbps"] = array(t.pcie_rx_kbps);
-  d["pcie_tx_kbps"] = array(t.pcie_tx_kbps);
-  d["throttle"] = array(t.throttle);
-  d["throttle_reasons"] = strings(t.throttle_reasons);
-  return d;
-}
 
-nb::dict hostSamples(HostSampleTable& t) {
-  nb::dict d;
-  d["ts_ns"] = array(t.ts_ns);
-  d["cpu_pct"] = array(t.cpu_pct);
-  d["proc_cpu_pct"] = array(t.proc_cpu_pct);
-  d["ram_used_bytes"] = array(t.ram_used_bytes);
-  d["ram_total_bytes"] = array(t.ram_total_bytes);
-  d["proc_rss_bytes"] = array(t.proc_rss_bytes);
-  return d;
-}
 
-nb::dict sassMetrics(SassTable& t) {
-  nb::dict d;
-  d["func"] = strings(t.func);
-  d["pc"] = array(t.pc);
-  d["launches"] = array(t.launches);
-  d["inst_executed"] = array(t.inst_executed);
-  d["thread_inst_executed"] = array(t.thread_inst_executed);
-  d["sectors_global"] = array(t.sectors_global);
-  d["sectors_global_ideal"] = array(t.sectors_global_ideal);
-  d["sass"] = strings(t.sass);
-  d["source"] = strings(t.source);
-  return d;
-}
 
-nb::dict pcSamples(PcSampleTable& t) {
-  nb::dict d;
-  d["func"] = strings(t.func);
-  d["pc"] = array(t.pc);
-  d["stall"] = strings(t.stall);
-  d["count"] = array(t.count);
-  d["sass"] = strings(t.sass);
-  d["source"] = strings(t.source);
-  d["patched"] = array(t.patched);
-  return d;
-}
 
 nb::dict rangeCounters(RangeCounterTable& t) {
   nb::dict d;
@@ -218,14 +152,6 @@ nb::dict rangeCounters(RangeCounterTable& t) {
   return d;
 }
 
-nb::dict notes(NoteTable& t) {
-  nb::dict d;
-  d["ts_ns"] = array(t.ts_ns);
-  d["feature"] = strings(t.feature);
-  d["status"] = strings(t.status);
-  d["reason"] = stringList(t.reason);
-  return d;
-}
 
 nb::dict stacks(StackTable& t) {
   nb::dict d;
@@ -336,19 +262,21 @@ nb::dict loadSessionPy(const std::string& prefix, const std::string& session, si
   }
   SessionColumns& c = result->columns;
   nb::dict tables;
-  tables["kernel_defs"] = kernelDefs(c.kernel_defs);
+  nb::dict defs = recordColumns(c.kernel_defs);
+  defs["short_name"] = strings(c.kernel_short_names);
+  tables["kernel_defs"] = defs;
   tables["kernels"] = kernels(c.kernels);
   tables["memcpy"] = memcpys(c.memcpy);
   tables["syncs"] = syncs(c.syncs);
   tables["memory"] = memoryEvents(c.memory);
   tables["scope_paths"] = scopePaths(c.scope_paths);
   tables["scopes"] = scopes(c.scopes);
-  tables["gpu_samples"] = gpuSamples(c.gpu_samples);
-  tables["host_samples"] = hostSamples(c.host_samples);
-  tables["sass_metrics"] = sassMetrics(c.sass);
-  tables["pc_samples"] = pcSamples(c.pc_samples);
+  tables["gpu_samples"] = recordColumns(c.gpu_samples);
+  tables["host_samples"] = recordColumns(c.host_samples);
+  tables["sass_metrics"] = recordColumns(c.sass);
+  tables["pc_samples"] = recordColumns(c.pc_samples);
   tables["range_counters"] = rangeCounters(c.range_counters);
-  tables["notes"] = notes(c.notes);
+  tables["notes"] = recordColumns(c.notes);
   tables["stacks"] = stacks(c.stacks);
   tables["benchmarks"] = benchmarks(c.benchmarks);
   nb::dict out;
@@ -358,48 +286,20 @@ nb::dict loadSessionPy(const std::string& prefix, const std::string& session, si
   return out;
 }
 
-const char* kindName(schema::Kind k) {
-  using schema::Kind;
-  switch (k) {
-    case Kind::Int: return "int";
-    case Kind::UInt: return "uint";
-    case Kind::Double: return "double";
-    case Kind::Bool: return "bool";
-    case Kind::String: return "string";
-    case Kind::Enum: return "enum";
-    case Kind::Dim3: return "dim3";
-    case Kind::StringList: return "string_list";
-    case Kind::NumberMap: return "number_map";
-    case Kind::JsonMap: return "json_map";
-    case Kind::Object: return "object";
-    case Kind::ObjectList: return "object_list";
-  }
-  return "?";
-}
-
-const char* presenceName(schema::Presence p) {
-  switch (p) {
-    case schema::Presence::Required: return "required";
-    case schema::Presence::Optional: return "optional";
-    case schema::Presence::OmitDefault: return "omit_default";
-  }
-  return "?";
-}
-
-// The rows of T's field table; a nested object's rows (a device, kernel_def's occupancy) follow its own row,
-// with `parent` naming it.
+// The rows of T's field table; a nested object's rows (a device, kernel_def's occupancy) follow its own row, with
+// `parent` naming it.
 template <typename T>
-void schemaRows(nb::list& rows, std::string_view parent) {
-  for (const schema::FieldInfo& f : schema::Schema<T>::fields) {
+void schemaRows(nb::list& rows) {
+  schema::forEachRow<T>([&](const schema::FieldInfo& f, std::string_view parent) {
     nb::dict row;
     row["key"] = std::string(f.key);
     row["member"] = std::string(f.member);
-    row["presence"] = presenceName(f.presence);
+    row["presence"] = std::string(schema::presenceName(f.presence));
     row["unit"] = std::string(f.unit);
-    row["kind"] = kindName(f.kind);
+    row["kind"] = std::string(schema::kindName(f.kind));
     row["parent"] = std::string(parent);
     rows.append(row);
-  }
+  });
 }
 
 nb::dict recordSchema() {
@@ -407,10 +307,7 @@ nb::dict recordSchema() {
   schema::forEachRecordType([&]<typename T>() {
     nb::dict record;
     nb::list rows;
-    schemaRows<T>(rows, "");
-    if constexpr (std::is_same_v<T, SessionStart>) schemaRows<DeviceInfo>(rows, "devices");
-    if constexpr (std::is_same_v<T, DeviceEvent>) schemaRows<DeviceInfo>(rows, "device");
-    if constexpr (std::is_same_v<T, KernelDef>) schemaRows<Occupancy>(rows, "occupancy");
+    schemaRows<T>(rows);
     record["channel"] = std::string(schema::Schema<T>::channel);
     record["fields"] = rows;
     out[nb::str(schema::Schema<T>::type.data(), schema::Schema<T>::type.size())] = record;

@@ -24,10 +24,6 @@ void StringColumn::push(std::string_view s) {
 
 namespace {
 
-std::string dimText(const Dim3& d) {
-  return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
-}
-
 void pushOptionalString(StringColumn& c, const std::string& s) {
   if (s.empty()) {
     c.pushMissing();
@@ -72,49 +68,12 @@ void SessionColumns::onSessionEnd(const SessionEnd& e) {
 }
 
 void SessionColumns::onNote(const Note& e) {
-  notes.ts_ns.push_back(e.ts_ns);
-  notes.feature.push(e.feature);
-  notes.status.push(e.status);
-  notes.reason.push_back(e.reason);
+  notes.push(e);
 }
 
 void SessionColumns::onKernelDef(const KernelDef& e) {
-  auto& t = kernel_defs;
-  t.k.push_back(e.id);
-  t.device.push_back(e.device);
-  t.context.push_back(e.context);
-  t.name.push(e.name);
-  t.demangled.push(e.demangled.empty() ? e.name : e.demangled);
-  t.short_name.push(readableKernelName(e.name.empty() ? e.demangled : e.name));
-  t.grid.push(dimText(e.grid));
-  t.block.push(dimText(e.block));
-  t.grid_x.push_back(e.grid.x);
-  t.grid_y.push_back(e.grid.y);
-  t.grid_z.push_back(e.grid.z);
-  t.block_x.push_back(e.block.x);
-  t.block_y.push_back(e.block.y);
-  t.block_z.push_back(e.block.z);
-  t.num_regs.push_back(e.num_regs);
-  t.static_shared_bytes.push_back(e.static_shared_bytes);
-  t.dyn_shared_bytes.push_back(e.dyn_shared_bytes);
-  t.local_bytes.push_back(e.local_bytes);
-  t.carveout_pct.push_back(e.carveout_pct.value_or(-1));
-  if (e.occupancy) {
-    const Occupancy& o = *e.occupancy;
-    t.occupancy.push_back(o.occupancy);
-    t.reg_occupancy.push_back(o.reg_occupancy);
-    t.smem_occupancy.push_back(o.smem_occupancy);
-    t.warp_occupancy.push_back(o.warp_occupancy);
-    t.block_occupancy.push_back(o.block_occupancy);
-    t.max_active_blocks.push_back(o.max_active_blocks);
-    t.limiting_resource.push(limitingResourceName(o.limiting));
-  } else {
-    for (auto* v : {&t.occupancy, &t.reg_occupancy, &t.smem_occupancy, &t.warp_occupancy, &t.block_occupancy})
-      v->push_back(kNaN);
-    t.max_active_blocks.push_back(-1);
-    t.limiting_resource.pushMissing();
-  }
-  t.waves.push_back(optToDouble(e.waves));
+  kernel_defs.push(e);
+  kernel_short_names.push(readableKernelName(e.name.empty() ? e.demangled : e.name));
 }
 
 void SessionColumns::onKernel(const KernelEvent& e) {
@@ -215,69 +174,21 @@ void SessionColumns::onScopeEnd(const ScopeEnd& e) {
 }
 
 void SessionColumns::onGpuSample(const GpuSample& e) {
-  auto& t = gpu_samples;
-  t.ts_ns.push_back(e.ts_ns);
-  t.gpu.push_back(e.gpu);
-  t.util_gpu.push_back(optToDouble(e.util_gpu));
-  t.util_mem.push_back(optToDouble(e.util_mem));
-  t.mem_used_bytes.push_back(optToDouble(e.mem_used_bytes));
-  t.mem_total_bytes.push_back(optToDouble(e.mem_total_bytes));
-  t.temp_c.push_back(optToDouble(e.temp_c));
-  t.power_mw.push_back(optToDouble(e.power_mw));
-  t.power_limit_mw.push_back(optToDouble(e.power_limit_mw));
-  t.energy_mj.push_back(optToDouble(e.energy_mj));
-  t.clk_sm.push_back(optToDouble(e.clk_sm));
-  t.clk_mem.push_back(optToDouble(e.clk_mem));
-  t.clk_gfx.push_back(optToDouble(e.clk_gfx));
-  t.pcie_rx_kbps.push_back(optToDouble(e.pcie_rx_kbps));
-  t.pcie_tx_kbps.push_back(optToDouble(e.pcie_tx_kbps));
-  t.throttle.push_back(optToDouble(e.throttle));
-  if (e.throttle_reasons.empty()) {
-    t.throttle_reasons.pushMissing();
-  } else {
-    std::string joined;
-    for (size_t i = 0; i < e.throttle_reasons.size(); ++i) {
-      if (i) joined.push_back(',');
-      joined += e.throttle_reasons[i];
-    }
-    t.throttle_reasons.push(joined);
-  }
+  gpu_samples.push(e);
   seen(e.ts_ns);
 }
 
 void SessionColumns::onHostSample(const HostSample& e) {
-  auto& t = host_samples;
-  t.ts_ns.push_back(e.ts_ns);
-  t.cpu_pct.push_back(optToDouble(e.cpu_pct));
-  t.proc_cpu_pct.push_back(optToDouble(e.proc_cpu_pct));
-  t.ram_used_bytes.push_back(optToDouble(e.ram_used_bytes));
-  t.ram_total_bytes.push_back(optToDouble(e.ram_total_bytes));
-  t.proc_rss_bytes.push_back(optToDouble(e.proc_rss_bytes));
+  host_samples.push(e);
   seen(e.ts_ns);
 }
 
 void SessionColumns::onSassMetric(const SassMetric& e) {
-  auto& t = sass;
-  t.func.push(e.func);
-  pushOptionalString(t.sass, e.sass);
-  pushOptionalString(t.source, e.source);
-  t.pc.push_back(e.pc);
-  t.launches.push_back(e.launches);
-  t.inst_executed.push_back(e.inst_executed);
-  t.thread_inst_executed.push_back(e.thread_inst_executed);
-  t.sectors_global.push_back(e.sectors_global);
-  t.sectors_global_ideal.push_back(e.sectors_global_ideal);
+  sass.push(e);
 }
 
 void SessionColumns::onPcSample(const PcSample& e) {
-  auto& t = pc_samples;
-  t.func.push(e.func);
-  t.stall.push(e.stall);
-  pushOptionalString(t.sass, e.sass);
-  pushOptionalString(t.source, e.source);
-  t.pc.push_back(e.pc);
-  t.count.push_back(e.count);
-  t.patched.push_back(e.patched ? 1 : 0);
+  pc_samples.push(e);
 }
 
 void SessionColumns::onRangeCounters(const RangeCounters& e) {

@@ -17,44 +17,16 @@
 #include <vector>
 
 #include "core/event_visitor.hpp"
+#include "record_columns.hpp"
+#include "string_column.hpp"
 #include "log/reader.hpp"
 
 namespace gpufl::py {
-
-inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// A string column stored as codes into a table of distinct values (-1 = missing).
-class StringColumn {
- public:
-  void push(std::string_view s);
-  void pushMissing() { codes.push_back(-1); }
-  size_t size() const { return codes.size(); }
-
-  std::vector<int32_t> codes;
-  std::vector<std::string> values;
-
- private:
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, int32_t, Hash, std::equal_to<>> index_;
-  int32_t last_ = -1;  // rows often repeat the previous value: one compare instead of a hash
-};
 
 template <typename T>
 inline double optToDouble(const std::optional<T>& v) {
   return v ? static_cast<double>(*v) : kNaN;
 }
-
-struct KernelDefTable {
-  std::vector<uint32_t> k, device, context;
-  StringColumn name, demangled, short_name, grid, block, limiting_resource;
-  std::vector<uint32_t> grid_x, grid_y, grid_z, block_x, block_y, block_z;
-  std::vector<int64_t> num_regs, static_shared_bytes, dyn_shared_bytes, local_bytes, max_active_blocks;
-  std::vector<int32_t> carveout_pct;  // -1: no preference (CUDA's cudaSharedmemCarveoutDefault)
-  std::vector<double> occupancy, reg_occupancy, smem_occupancy, warp_occupancy, block_occupancy, waves;
-};
 
 struct KernelTable {
   std::vector<uint32_t> k, stream, scope, stack, graph;
@@ -103,42 +75,12 @@ struct ScopeTable {
   uint64_t unmatched_ends = 0;
 };
 
-struct GpuSampleTable {
-  std::vector<int64_t> ts_ns;
-  std::vector<uint32_t> gpu;
-  std::vector<double> util_gpu, util_mem, mem_used_bytes, mem_total_bytes, temp_c, power_mw, power_limit_mw,
-      energy_mj, clk_sm, clk_mem, clk_gfx, pcie_rx_kbps, pcie_tx_kbps, throttle;
-  StringColumn throttle_reasons;  // comma separated
-};
-
-struct HostSampleTable {
-  std::vector<int64_t> ts_ns;
-  std::vector<double> cpu_pct, proc_cpu_pct, ram_used_bytes, ram_total_bytes, proc_rss_bytes;
-};
-
-struct SassTable {
-  StringColumn func, sass, source;
-  std::vector<uint64_t> pc, launches, inst_executed, thread_inst_executed, sectors_global, sectors_global_ideal;
-};
-
-struct PcSampleTable {
-  StringColumn func, stall, sass, source;
-  std::vector<uint64_t> pc, count;
-  std::vector<uint8_t> patched;  // 1: sampled on SASS-patched code (pc_sample `patched`)
-};
-
 // Long format: one row per (range, metric).
 struct RangeCounterTable {
   StringColumn range, kernel, metric;  // kernel: "" unless ranges are per kernel launch
   std::vector<uint32_t> p;
   std::vector<uint32_t> instance;  // which range_counters record (0, 1, ...): one row per metric of it
   std::vector<double> value;
-};
-
-struct NoteTable {
-  std::vector<int64_t> ts_ns;
-  StringColumn feature, status;
-  std::vector<std::string> reason;
 };
 
 struct StackTable {
@@ -183,19 +125,21 @@ class SessionColumns : public EventVisitor {
   int64_t last_ts_ns = std::numeric_limits<int64_t>::min();  // latest timestamp seen in any record
   uint64_t range_records_ = 0;  // range_counters records so far (RangeCounterTable::instance)
 
-  KernelDefTable kernel_defs;
+  // Generated from the field tables (record_columns.hpp); kernel_short_names: a column beside kernel_defs'.
+  RecordColumns<KernelDef> kernel_defs;
+  StringColumn kernel_short_names;
   KernelTable kernels;
   MemcpyTable memcpy;
   SyncTable syncs;
   MemoryTable memory;
   ScopePathTable scope_paths;
   ScopeTable scopes;
-  GpuSampleTable gpu_samples;
-  HostSampleTable host_samples;
-  SassTable sass;
-  PcSampleTable pc_samples;
+  RecordColumns<GpuSample> gpu_samples;
+  RecordColumns<HostSample> host_samples;
+  RecordColumns<SassMetric> sass;
+  RecordColumns<PcSample> pc_samples;
   RangeCounterTable range_counters;
-  NoteTable notes;
+  RecordColumns<Note> notes;
   StackTable stacks;
   BenchmarkTable benchmarks;
 

@@ -5,58 +5,43 @@
 #include <map>
 #include <string>
 
+#include "core/record_schema.hpp"
+
 namespace gpufl {
 namespace {
 
-// Counts each handler by name; every EventVisitor handler is overridden here.
+// Counts each handler by its record's type name.
+#define GFL_COUNT_HANDLER_(T, type, channel, on) \
+  void on(const T&) override {                   \
+    ++seen[type];                                \
+  }
 struct Counting : EventVisitor {
   std::map<std::string, int> seen;
-  void onSessionStart(const SessionStart&) override { ++seen["session_start"]; }
-  void onSessionEnd(const SessionEnd&) override { ++seen["session_end"]; }
-  void onNote(const Note&) override { ++seen["note"]; }
-  void onDevice(const DeviceEvent&) override { ++seen["device"]; }
-  void onKernelDef(const KernelDef&) override { ++seen["kernel_def"]; }
-  void onKernel(const KernelEvent&) override { ++seen["kernel"]; }
-  void onMemcpy(const MemcpyEvent&) override { ++seen["memcpy"]; }
-  void onSync(const SyncEvent&) override { ++seen["sync"]; }
-  void onMemory(const MemoryEvent&) override { ++seen["memory"]; }
-  void onStack(const StackDef&) override { ++seen["stack"]; }
-  void onScopePath(const ScopePath&) override { ++seen["scope_path"]; }
-  void onScopeBegin(const ScopeBegin&) override { ++seen["scope_begin"]; }
-  void onScopeEnd(const ScopeEnd&) override { ++seen["scope_end"]; }
-  void onGpuSample(const GpuSample&) override { ++seen["gpu_sample"]; }
-  void onHostSample(const HostSample&) override { ++seen["host_sample"]; }
-  void onSassMetric(const SassMetric&) override { ++seen["sass_metric"]; }
-  void onPcSample(const PcSample&) override { ++seen["pc_sample"]; }
-  void onRangeCounters(const RangeCounters&) override { ++seen["range_counters"]; }
-  void onBenchmark(const BenchmarkResult&) override { ++seen["benchmark"]; }
+  GFL_RECORDS(GFL_COUNT_HANDLER_)
 };
+#undef GFL_COUNT_HANDLER_
 
 TEST(ForwardingVisitor, ForwardsEveryEventType) {
   Counting sink;
   ForwardingVisitor forward(sink);
-  EventVisitor& v = forward;
-  v.onSessionStart({});
-  v.onSessionEnd({});
-  v.onNote({});
-  v.onDevice({});
-  v.onKernelDef({});
-  v.onKernel({});
-  v.onMemcpy({});
-  v.onSync({});
-  v.onMemory({});
-  v.onStack({});
-  v.onScopePath({});
-  v.onScopeBegin({});
-  v.onScopeEnd({});
-  v.onGpuSample({});
-  v.onHostSample({});
-  v.onSassMetric({});
-  v.onPcSample({});
-  v.onRangeCounters({});
-  v.onBenchmark({});
-  EXPECT_EQ(sink.seen.size(), 19u);
+  size_t types = 0;
+  schema::forEachRecordType([&]<typename T>() {
+    visit(forward, T{});
+    ++types;
+  });
+  EXPECT_EQ(types, 19u);
+  EXPECT_EQ(sink.seen.size(), types);
   for (const auto& [name, count] : sink.seen) EXPECT_EQ(count, 1) << name;
+}
+
+TEST(EventVisitor, VisitCallsTheHandlerNamedInTheRecordList) {
+  Counting sink;
+  visit(sink, KernelEvent{});
+  visit(sink, GpuSample{});
+  visit(sink, GpuSample{});
+  EXPECT_EQ(sink.seen["kernel_event"], 1);
+  EXPECT_EQ(sink.seen["system_sample"], 2);
+  EXPECT_EQ(sink.seen.size(), 2u);
 }
 
 }  // namespace

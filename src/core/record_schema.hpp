@@ -12,12 +12,16 @@
 // - unit: "ns", "bytes", "%", ... or "" (a count, an id, a name).
 // The C++ type, and from it the kind of JSON value, comes from the member's declaration.
 //
-// Generated from the tables: the writer and parser of the simple records (src/log), the
-// round-trip test over every field of every record (src/log/schema_roundtrip_test.cpp), and the
-// checks that docs/log-format.md and the fuzz dictionary name every key (record_schema_test.cpp).
-// Rows whose wire form is not the member's value as such (a duration written for an end time, a
-// flag carried by the record type) are marked in a comment; their record's writer and parser are
-// hand-written.
+// Generated from the tables: the writer (formatRecord) and parser (parseRecord) of most records
+// (src/log: kernel_def's occupancy flattened, enums by their wire names, session_start's devices),
+// the Python column tables of the records whose DataFrame is their fields
+// (python/src/record_columns.hpp), the round-trip test over every field of every record
+// (src/log/schema_roundtrip_test.cpp), and the checks that docs/log-format.md and the fuzz
+// dictionary name every key (record_schema_test.cpp). The record types themselves are listed in
+// record_list.hpp. Rows whose wire form is not the member's value as such (a duration written for
+// an end time, a flag carried by the record type) are marked in a comment; their record's writer
+// and parser are hand-written, each with the reason beside it (ndjson_format.cpp,
+// record_types.cpp).
 #pragma once
 
 #include <cstddef>
@@ -30,6 +34,7 @@
 #include <vector>
 
 #include "core/events.hpp"
+#include "core/record_list.hpp"
 
 namespace gpufl::schema {
 
@@ -293,28 +298,35 @@ enum class Kind {
   X(clk_sm_limit_mhz, "clk_sm_limit_mhz", Optional, "MHz")                   \
   X(warnings, "warnings", OmitDefault, "")
 
-// Every record type: R(struct, "type", "channel"). Channel "all": written to every channel.
-#define GFL_RECORDS(R)                                                       \
-  R(SessionStart, "session_start", "all")                                    \
-  R(SessionEnd, "session_end", "all")                                        \
-  R(DeviceEvent, "device", "device")                                         \
-  R(Note, "note", "device")                                                  \
-  R(KernelDef, "kernel_def", "device")                                       \
-  R(KernelEvent, "kernel_event", "device")                                   \
-  R(MemcpyEvent, "memcpy_event", "device")                                   \
-  R(SyncEvent, "sync_event", "device")                                       \
-  R(MemoryEvent, "memory_event", "device")                                   \
-  R(StackDef, "stack", "device")                                             \
-  R(ScopePath, "scope_path", "scope")                                        \
-  R(ScopeBegin, "scope_begin", "scope")                                      \
-  R(ScopeEnd, "scope_end", "scope")                                          \
-  R(GpuSample, "system_sample", "system")                                    \
-  R(HostSample, "host_sample", "system")                                     \
-  R(SassMetric, "sass_metric", "device")                                     \
-  R(PcSample, "pc_sample", "device")                                         \
-  R(RangeCounters, "range_counters", "scope")                                \
-  R(BenchmarkResult, "benchmark", "device")
 // clang-format on
+
+// The wire names of the enum-valued fields (the event model's names, events.hpp), for the
+// writer and parser generated from the tables. A name this reader does not know (a newer writer's)
+// reads as the enum's first value (None / Unknown) rather than losing the record.
+inline const char* wireName(LimitingResource v) {
+  return limitingResourceName(v);
+}
+inline const char* wireName(Engine v) {
+  return engineName(v);
+}
+inline const char* wireName(CopyKind v) {
+  return copyKindName(v);
+}
+inline const char* wireName(SyncKind v) {
+  return syncKindName(v);
+}
+inline void fromWireName(const std::string& name, LimitingResource& out) {
+  out = limitingResourceFromName(name).value_or(LimitingResource{});
+}
+inline void fromWireName(const std::string& name, Engine& out) {
+  out = engineFromName(name).value_or(Engine{});
+}
+inline void fromWireName(const std::string& name, CopyKind& out) {
+  out = copyKindFromName(name).value_or(CopyKind{});
+}
+inline void fromWireName(const std::string& name, SyncKind& out) {
+  out = syncKindFromName(name).value_or(SyncKind{});
+}
 
 struct FieldInfo {
   std::string_view member;
@@ -414,13 +426,13 @@ constexpr Kind kindOf() {
       GFL_FIELDS_##T(GFL_SCHEMA_VISIT2_)                                                   \
     }                                                                                      \
   };
-#define GFL_SCHEMA_RECORD_(T, type_, channel_) GFL_SCHEMA_DEFINE_(T, type_, channel_)
+#define GFL_SCHEMA_RECORD_(T, type_, channel_, on) GFL_SCHEMA_DEFINE_(T, type_, channel_)
 
 GFL_SCHEMA_DEFINE_(DeviceInfo, "", "")
 GFL_SCHEMA_DEFINE_(Occupancy, "", "")
 GFL_RECORDS(GFL_SCHEMA_RECORD_)
 
-#define GFL_SCHEMA_CALL_(T, type_, channel_) f.template operator()<T>();
+#define GFL_SCHEMA_CALL_(T, type_, channel_, on) f.template operator()<T>();
 // Calls f.template operator()<T>() for every record type T, in table order
 // (f: a lambda []<typename T>() {...}).
 template <typename F>
@@ -429,8 +441,75 @@ void forEachRecordType(F&& f) {
 }
 #undef GFL_SCHEMA_CALL_
 
+constexpr std::string_view kindName(Kind k) {
+  switch (k) {
+    case Kind::Int:
+      return "int";
+    case Kind::UInt:
+      return "uint";
+    case Kind::Double:
+      return "double";
+    case Kind::Bool:
+      return "bool";
+    case Kind::String:
+      return "string";
+    case Kind::Enum:
+      return "enum";
+    case Kind::Dim3:
+      return "dim3";
+    case Kind::StringList:
+      return "string_list";
+    case Kind::NumberMap:
+      return "number_map";
+    case Kind::JsonMap:
+      return "json_map";
+    case Kind::Object:
+      return "object";
+    case Kind::ObjectList:
+      return "object_list";
+  }
+  return "?";
+}
+
+constexpr std::string_view presenceName(Presence p) {
+  switch (p) {
+    case Presence::Required:
+      return "required";
+    case Presence::Optional:
+      return "optional";
+    case Presence::OmitDefault:
+      return "omit_default";
+  }
+  return "?";
+}
+
+namespace detail {
+// The object type inside an Object / ObjectList member (std::optional<N>, std::vector<N>, N).
+template <typename M>
+constexpr auto nestedType() {
+  if constexpr (IsOptional<M>::value || IsVector<M>::value)
+    return nestedType<typename M::value_type>();
+  else
+    return std::type_identity<M>{};
+}
+}  // namespace detail
+
+// Calls f(const FieldInfo&, std::string_view parent) for every row of T's table, in order; the rows
+// of a nested object's table (session_start.devices, device, kernel_def's occupancy) follow its own
+// row, with `parent` its key.
+template <typename T, typename F>
+void forEachRow(F&& f, std::string_view parent = "") {
+  const T probe{};
+  Schema<T>::forEach(probe, [&](const FieldInfo& info, const auto& m) {
+    f(info, parent);
+    using M = std::remove_cvref_t<decltype(m)>;
+    if constexpr (kindOf<M>() == Kind::Object || kindOf<M>() == Kind::ObjectList)
+      forEachRow<typename decltype(detail::nestedType<M>())::type>(f, info.key);
+  });
+}
+
 // Each table lists every field of its struct: records have `sid` besides their table's rows.
-#define GFL_SCHEMA_CHECK_(T, type_, channel_)                                 \
+#define GFL_SCHEMA_CHECK_(T, type_, channel_, on)                             \
   static_assert(detail::memberCount<T>() == std::size(Schema<T>::fields) + 1, \
                 "the field table of " #T " does not list every field of the struct");
 GFL_RECORDS(GFL_SCHEMA_CHECK_)

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -22,19 +23,16 @@ std::string readFile(const std::string& path) {
 
 const std::string kRoot = std::string(GPUFL_TEST_DATA_DIR) + "/../..";
 
-// Every (key, nested?) of T's table, nested objects' keys included.
+// Every key of T's table, nested objects' keys included.
 template <typename T>
 void keysOf(std::vector<std::string>& out) {
-  for (const FieldInfo& f : Schema<T>::fields) {
-    if (f.kind == Kind::Object || f.kind == Kind::ObjectList) continue;
-    out.emplace_back(f.key);
-  }
-  if constexpr (std::is_same_v<T, SessionStart> || std::is_same_v<T, DeviceEvent>)
-    keysOf<DeviceInfo>(out);
-  if constexpr (std::is_same_v<T, KernelDef>) keysOf<Occupancy>(out);
+  forEachRow<T>([&](const FieldInfo& f, std::string_view) {
+    if (f.kind != Kind::Object && f.kind != Kind::ObjectList) out.emplace_back(f.key);
+  });
 }
 
-// The "### " section of docs/log-format.md whose heading names `type`, up to the next heading.
+// The "### " section of docs/log-format.md whose heading names `type`, up to the next "### " or "##
+// " heading (the generated field reference, a "## " section, does not count as documentation).
 std::string section(const std::string& doc, std::string_view type) {
   size_t at = 0;
   while ((at = doc.find("\n### ", at)) != std::string::npos) {
@@ -42,7 +40,9 @@ std::string section(const std::string& doc, std::string_view type) {
     const std::string heading = doc.substr(at + 5, eol - at - 5);
     std::istringstream words(heading);
     for (std::string w; words >> w;)
-      if (w == type) return heading + "\n" + doc.substr(eol, doc.find("\n### ", eol) - eol);
+      if (w == type)
+        return heading + "\n" +
+               doc.substr(eol, std::min(doc.find("\n### ", eol), doc.find("\n## ", eol)) - eol);
     at = eol;
   }
   return "";

@@ -36,6 +36,15 @@ struct Key {
   }
 };
 
+// True when key K is `name` (compile time: generated writers special-case a few keys).
+template <size_t N, size_t M>
+constexpr bool sameKey(const Key<N>& k, const char (&name)[M]) {
+  if (N != M) return false;
+  for (size_t i = 0; i + 1 < M; ++i)
+    if (k.text[2 + i] != name[i]) return false;
+  return true;
+}
+
 template <Key K>
 inline void key(std::string& out) {
   out.append(K.text, sizeof(K.text));
@@ -149,8 +158,12 @@ inline void recordHead(std::string& out, const std::string& sid) {
   appendJsonString(out, sid);
 }
 
+// A nested object whose fields are written flattened into the record (kernel_def's occupancy).
+void flattened(std::string& out, const Occupancy& o);
+
 // One field as its row of the field table says (presence P): OmitDefault leaves out an empty
-// string, a zero, false; a std::optional is written when set.
+// string, a zero, false; a std::optional is written when set; an optional nested object that has
+// a flattened() writes its own fields in its place.
 template <Key K, schema::Presence P, typename T>
 inline void field(std::string& out, const T& v) {
   if constexpr (P == schema::Presence::OmitDefault) {
@@ -160,14 +173,27 @@ inline void field(std::string& out, const T& v) {
     str<K>(out, v);
   } else if constexpr (std::is_arithmetic_v<T>) {
     num<K>(out, v);
+  } else if constexpr (std::is_enum_v<T>) {
+    str<K>(out, schema::wireName(v));
+  } else if constexpr (std::is_same_v<T, Dim3>) {
+    dim<K>(out, v);
   } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
     strings<K>(out, v);
+  } else if constexpr (requires { flattened(out, *v); }) {
+    if (v) flattened(out, *v);
   } else if constexpr (requires { v.has_value(); }) {
     opt<K>(out, v);
   } else {  // a map of numbers
     object<K>(out, v, [&](const auto& x) { appendNumber(out, x); });
   }
 }
+
+#define GFL_JSON_FIELD_(member, key_, presence, unit) \
+  field<key_, schema::Presence::presence>(out, o.member);
+inline void flattened(std::string& out, const Occupancy& o) {
+  GFL_FIELDS_Occupancy(GFL_JSON_FIELD_)
+}
+#undef GFL_JSON_FIELD_
 
 inline void end(std::string& out) {
   out.append("}\n", 2);

@@ -1,11 +1,20 @@
 #include "log/log_writer.hpp"
 
+#include "core/record_schema.hpp"
 #include "log/compressor.hpp"
 #include "log/ndjson_format.hpp"
 #include "log/segment_file.hpp"
 
 namespace gpufl::log {
 namespace {
+
+// The channel named in record_list.hpp ("all" is not one: session records are written to each).
+constexpr Channel channelOf(std::string_view name) {
+  if (name == "device") return Channel::Device;
+  if (name == "scope") return Channel::Scope;
+  if (name == "system") return Channel::System;
+  throw "a record written to one channel must name device, scope or system";  // compile-time error
+}
 
 // The one LogWriter: files with rotation, or a single stream. Each handler formats straight into
 // the buffer of the record's channel (docs/log-format.md's routing table), so a record costs no
@@ -44,54 +53,15 @@ class NdjsonLogWriter final : public LogWriter {
 
   ~NdjsonLogWriter() override { close(); }
 
-  void onSessionStart(const SessionStart& e) override {
-    formatSessionStart(line(Channel::Device), e, true);
-    commit(Channel::Device);
-    if (stream_mode_) return;
-    formatSessionStart(line(Channel::Scope), e, false);
-    commit(Channel::Scope);
-    formatSessionStart(line(Channel::System), e, false);
-    commit(Channel::System);
+  // Every handler goes to write(): the overloads below for session records (every channel) and
+  // kernel events (the delta encoding), the template for the rest, to the channel that
+  // record_list.hpp names for their type.
+#define GFL_WRITER_HANDLER_(T, type, channel, on) \
+  void on(const T& e) override {                  \
+    write(e);                                     \
   }
-
-  void onSessionEnd(const SessionEnd& e) override {
-    formatSessionEnd(line(Channel::Device), e);
-    commit(Channel::Device);
-    if (stream_mode_) return;
-    formatSessionEnd(line(Channel::Scope), e);
-    commit(Channel::Scope);
-    formatSessionEnd(line(Channel::System), e);
-    commit(Channel::System);
-  }
-
-  void onKernel(const KernelEvent& e) override {
-    if (skipped(Channel::Device)) return;
-    if (stream_mode_) {
-      formatKernelEventAbsolute(line(Channel::Device), e);
-    } else {
-      formatKernelEvent(line(Channel::Device), e, delta_);
-    }
-    commit(Channel::Device);
-  }
-
-  void onNote(const Note& e) override { put(Channel::Device, formatNote, e); }
-  void onDevice(const DeviceEvent& e) override { put(Channel::Device, formatDevice, e); }
-  void onKernelDef(const KernelDef& e) override { put(Channel::Device, formatKernelDef, e); }
-  void onMemcpy(const MemcpyEvent& e) override { put(Channel::Device, formatMemcpy, e); }
-  void onSync(const SyncEvent& e) override { put(Channel::Device, formatSync, e); }
-  void onMemory(const MemoryEvent& e) override { put(Channel::Device, formatMemory, e); }
-  void onStack(const StackDef& e) override { put(Channel::Device, formatStack, e); }
-  void onSassMetric(const SassMetric& e) override { put(Channel::Device, formatSassMetric, e); }
-  void onPcSample(const PcSample& e) override { put(Channel::Device, formatPcSample, e); }
-  void onBenchmark(const BenchmarkResult& e) override { put(Channel::Device, formatBenchmark, e); }
-  void onScopePath(const ScopePath& e) override { put(Channel::Scope, formatScopePath, e); }
-  void onScopeBegin(const ScopeBegin& e) override { put(Channel::Scope, formatScopeBegin, e); }
-  void onScopeEnd(const ScopeEnd& e) override { put(Channel::Scope, formatScopeEnd, e); }
-  void onRangeCounters(const RangeCounters& e) override {
-    put(Channel::Scope, formatRangeCounters, e);
-  }
-  void onGpuSample(const GpuSample& e) override { put(Channel::System, formatGpuSample, e); }
-  void onHostSample(const HostSample& e) override { put(Channel::System, formatHostSample, e); }
+  GFL_RECORDS(GFL_WRITER_HANDLER_)
+#undef GFL_WRITER_HANDLER_
 
   void flush() override {
     if (closed_) return;
@@ -100,7 +70,9 @@ class NdjsonLogWriter final : public LogWriter {
     }
   }
 
-  void finishCompression(std::chrono::milliseconds wait) override { compressor_.drain(wait); }
+  void finishCompression(std::chrono::milliseconds wait) override {
+    compressor_.drain(wait);
+  }
 
   void close() override {
     if (closed_) return;
@@ -130,11 +102,17 @@ class NdjsonLogWriter final : public LogWriter {
   }
 
  private:
-  int channelCount() const { return stream_mode_ ? 1 : 3; }
+  int channelCount() const {
+    return stream_mode_ ? 1 : 3;
+  }
   // A stream limited to one channel leaves the others' records out (every handler routes through
-  // put() or checks here, so a new record kind is filtered by the channel it is written to).
-  bool skipped(Channel c) const { return only_ && *only_ != c; }
-  ChannelFile& file(Channel c) { return files_[stream_mode_ ? 0 : static_cast<int>(c)]; }
+  // write(), which checks here, so a new record kind is filtered by the channel it is written to).
+  bool skipped(Channel c) const {
+    return only_ && *only_ != c;
+  }
+  ChannelFile& file(Channel c) {
+    return files_[stream_mode_ ? 0 : static_cast<int>(c)];
+  }
 
   // The buffer a record of channel `c` is formatted into; commit(c) must follow.
   std::string& line(Channel c) {
@@ -164,10 +142,41 @@ class NdjsonLogWriter final : public LogWriter {
   }
 
   template <typename Event>
-  void put(Channel c, void (*format)(std::string&, const Event&), const Event& e) {
+  void write(const Event& e) {
+    constexpr Channel c = channelOf(schema::Schema<Event>::channel);
     if (skipped(c)) return;
-    format(line(c), e);
+    formatRecord(line(c), e);
     commit(c);
+  }
+
+  void write(const SessionStart& e) {
+    formatSessionStart(line(Channel::Device), e, true);
+    commit(Channel::Device);
+    if (stream_mode_) return;
+    formatSessionStart(line(Channel::Scope), e, false);
+    commit(Channel::Scope);
+    formatSessionStart(line(Channel::System), e, false);
+    commit(Channel::System);
+  }
+
+  void write(const SessionEnd& e) {
+    formatRecord(line(Channel::Device), e);
+    commit(Channel::Device);
+    if (stream_mode_) return;
+    formatRecord(line(Channel::Scope), e);
+    commit(Channel::Scope);
+    formatRecord(line(Channel::System), e);
+    commit(Channel::System);
+  }
+
+  void write(const KernelEvent& e) {
+    if (skipped(Channel::Device)) return;
+    if (stream_mode_) {
+      formatKernelEventAbsolute(line(Channel::Device), e);
+    } else {
+      formatKernelEvent(line(Channel::Device), e, delta_);
+    }
+    commit(Channel::Device);
   }
 
   // The device file is about to end (rotation, close): where each kernel chain stands, so that a

@@ -11,7 +11,19 @@ using json::appendNumber, json::dim, json::end, json::head, json::key, json::num
     json::opt, json::optStr, json::str, json::strings;
 
 #define GFL_WRITE_FIELD_(member, key_, presence, unit) \
-  json::field<key_, schema::Presence::presence>(out, e.member);
+  recordField<key_, schema::Presence::presence>(out, e, e.member);
+
+// One field of record `e`: as json::field writes the member, except a "dur_ns" row, whose member is
+// the end time: the record carries the duration, end_ns - start_ns (wrapping: the reader's wrapAdd
+// restores any times exactly).
+template <json::Key K, schema::Presence P, typename E, typename M>
+inline void recordField(std::string& out, const E& e, const M& m) {
+  if constexpr (json::sameKey(K, "dur_ns")) {
+    json::num<K>(out, wrapSub(e.end_ns, e.start_ns));
+  } else {
+    json::field<K, P>(out, m);
+  }
+}
 
 // Every field of a device, each with its leading comma: shared by session_start.devices and
 // `device`.
@@ -30,11 +42,11 @@ void device(std::string& out, const DeviceInfo& d) {
 
 // The records whose fields are written exactly as their table (core/record_schema.hpp) lists them,
 // in its order. The others below are hand-written where the wire form is not the members' values as
-// such: session_start (option values as JSON text, devices only in the device channel), kernel_def
-// (occupancy flattened), kernel_event (the delta encoding), copies, syncs and memory events
-// (durations, the memset type, alloc/free), system_sample (throttle_reasons follows throttle).
-#define GFL_FORMAT_RECORD_(T, fn)                    \
-  void fn(std::string& out, const T& e) {            \
+// such: session_start (option values as JSON text, devices only in the device channel),
+// kernel_event (the delta encoding), copies and memory events (the memset type, alloc/free),
+// system_sample (throttle_reasons follows throttle).
+#define GFL_FORMAT_RECORD_(T)                        \
+  void formatRecord(std::string& out, const T& e) {  \
     json::recordHead<T>(out, e.sid);                 \
     GFL_FIELDS_##T(GFL_WRITE_FIELD_) json::end(out); \
   }
@@ -57,6 +69,14 @@ void KernelDeltaEncoder::appendChainEnds(std::string& out) const {
     num<"start_ns">(out, s.last_start_ns);
     end(out);
   }
+}
+
+void formatRecord(std::string& out, const SessionStart& e) {
+  formatSessionStart(out, e, true);
+}
+
+void formatRecord(std::string& out, const KernelEvent& e) {
+  formatKernelEventAbsolute(out, e);
 }
 
 void formatSessionStart(std::string& out, const SessionStart& e, bool with_devices) {
@@ -91,43 +111,17 @@ void formatSessionStart(std::string& out, const SessionStart& e, bool with_devic
   end(out);
 }
 
-GFL_FORMAT_RECORD_(SessionEnd, formatSessionEnd)
+GFL_FORMAT_RECORD_(SessionEnd)
 
-void formatDevice(std::string& out, const DeviceEvent& e) {
+void formatRecord(std::string& out, const DeviceEvent& e) {
   head(out, "{\"type\":\"device\",\"sid\":", e.sid);
   deviceFields(out, e.device);
   end(out);
 }
 
-GFL_FORMAT_RECORD_(Note, formatNote)
+GFL_FORMAT_RECORD_(Note)
 
-void formatKernelDef(std::string& out, const KernelDef& e) {
-  head(out, "{\"type\":\"kernel_def\",\"sid\":", e.sid);
-  num<"k">(out, e.id);
-  str<"name">(out, e.name);
-  str<"demangled">(out, e.demangled);
-  num<"device">(out, e.device);
-  num<"context">(out, e.context);
-  dim<"grid">(out, e.grid);
-  dim<"block">(out, e.block);
-  num<"num_regs">(out, e.num_regs);
-  num<"static_shared_bytes">(out, e.static_shared_bytes);
-  num<"dyn_shared_bytes">(out, e.dyn_shared_bytes);
-  num<"local_bytes">(out, e.local_bytes);
-  opt<"carveout_pct">(out, e.carveout_pct);
-  if (e.occupancy) {
-    const Occupancy& o = *e.occupancy;
-    num<"occupancy">(out, o.occupancy);
-    num<"reg_occupancy">(out, o.reg_occupancy);
-    num<"smem_occupancy">(out, o.smem_occupancy);
-    num<"warp_occupancy">(out, o.warp_occupancy);
-    num<"block_occupancy">(out, o.block_occupancy);
-    str<"limiting_resource">(out, limitingResourceName(o.limiting));
-    num<"max_active_blocks">(out, o.max_active_blocks);
-  }
-  opt<"waves">(out, e.waves);
-  end(out);
-}
+GFL_FORMAT_RECORD_(KernelDef)
 
 // Hand-written, not generated from the field table: start and correlation id are differences from
 // the previous kernel of the session (absolute at resync points), and the end is written as a
@@ -190,7 +184,7 @@ void formatKernelEventAbsolute(std::string& out, const KernelEvent& e) {
   end(out);
 }
 
-void formatMemcpy(std::string& out, const MemcpyEvent& e) {
+void formatRecord(std::string& out, const MemcpyEvent& e) {
   if (e.is_memset) {
     head(out, "{\"type\":\"memset_event\",\"sid\":", e.sid);
   } else {
@@ -212,18 +206,9 @@ void formatMemcpy(std::string& out, const MemcpyEvent& e) {
   end(out);
 }
 
-void formatSync(std::string& out, const SyncEvent& e) {
-  head(out, "{\"type\":\"sync_event\",\"sid\":", e.sid);
-  num<"corr">(out, e.correlation_id);
-  num<"start_ns">(out, e.start_ns);
-  str<"kind">(out, syncKindName(e.kind));
-  if (e.stream) num<"stream">(out, e.stream);
-  if (e.scope_path) num<"scope">(out, e.scope_path);
-  num<"dur_ns">(out, wrapSub(e.end_ns, e.start_ns));
-  end(out);
-}
+GFL_FORMAT_RECORD_(SyncEvent)
 
-void formatMemory(std::string& out, const MemoryEvent& e) {
+void formatRecord(std::string& out, const MemoryEvent& e) {
   head(out, "{\"type\":\"memory_event\",\"sid\":", e.sid);
   num<"corr">(out, e.correlation_id);
   num<"ts_ns">(out, e.ts_ns);
@@ -237,15 +222,15 @@ void formatMemory(std::string& out, const MemoryEvent& e) {
   end(out);
 }
 
-GFL_FORMAT_RECORD_(StackDef, formatStack)
+GFL_FORMAT_RECORD_(StackDef)
 
-GFL_FORMAT_RECORD_(ScopePath, formatScopePath)
+GFL_FORMAT_RECORD_(ScopePath)
 
-GFL_FORMAT_RECORD_(ScopeBegin, formatScopeBegin)
+GFL_FORMAT_RECORD_(ScopeBegin)
 
-GFL_FORMAT_RECORD_(ScopeEnd, formatScopeEnd)
+GFL_FORMAT_RECORD_(ScopeEnd)
 
-void formatGpuSample(std::string& out, const GpuSample& e) {
+void formatRecord(std::string& out, const GpuSample& e) {
   head(out, "{\"type\":\"system_sample\",\"sid\":", e.sid);
   num<"gpu">(out, e.gpu);
   num<"ts_ns">(out, e.ts_ns);
@@ -270,14 +255,14 @@ void formatGpuSample(std::string& out, const GpuSample& e) {
   end(out);
 }
 
-GFL_FORMAT_RECORD_(HostSample, formatHostSample)
+GFL_FORMAT_RECORD_(HostSample)
 
-GFL_FORMAT_RECORD_(SassMetric, formatSassMetric)
+GFL_FORMAT_RECORD_(SassMetric)
 
-GFL_FORMAT_RECORD_(PcSample, formatPcSample)
+GFL_FORMAT_RECORD_(PcSample)
 
-GFL_FORMAT_RECORD_(RangeCounters, formatRangeCounters)
+GFL_FORMAT_RECORD_(RangeCounters)
 
-GFL_FORMAT_RECORD_(BenchmarkResult, formatBenchmark)
+GFL_FORMAT_RECORD_(BenchmarkResult)
 
 }  // namespace gpufl::log

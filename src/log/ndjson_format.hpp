@@ -42,30 +42,18 @@ class KernelDeltaEncoder {
   size_t last_ = 0;
 };
 
+// formatRecord(out, e) for every record type of core/record_list.hpp: the record as one line,
+// standalone (session_start with its devices, kernel_event with absolute times: what `gpufl cat`
+// prints). memcpy_event or memset_event by e.is_memset.
+#define GFL_FORMAT_DECLARE_(T, type, channel, on) void formatRecord(std::string& out, const T& e);
+GFL_RECORDS(GFL_FORMAT_DECLARE_)
+#undef GFL_FORMAT_DECLARE_
+
 // session_start; `with_devices` is true only for the device channel.
 void formatSessionStart(std::string& out, const SessionStart& e, bool with_devices);
-void formatSessionEnd(std::string& out, const SessionEnd& e);
-// `device`: a device learned after session_start; the fields of a session_start.devices element.
-void formatDevice(std::string& out, const DeviceEvent& e);
-void formatNote(std::string& out, const Note& e);
-void formatKernelDef(std::string& out, const KernelDef& e);
 // kernel_event in the compact encoding, delta or absolute as `delta` decides (and updates).
 void formatKernelEvent(std::string& out, const KernelEvent& e, KernelDeltaEncoder& delta);
 // kernel_event with absolute start_ns, end_ns and corr always: what `gpufl cat` prints.
 void formatKernelEventAbsolute(std::string& out, const KernelEvent& e);
-// memcpy_event or memset_event, by e.is_memset.
-void formatMemcpy(std::string& out, const MemcpyEvent& e);
-void formatSync(std::string& out, const SyncEvent& e);
-void formatMemory(std::string& out, const MemoryEvent& e);
-void formatStack(std::string& out, const StackDef& e);
-void formatScopePath(std::string& out, const ScopePath& e);
-void formatScopeBegin(std::string& out, const ScopeBegin& e);
-void formatScopeEnd(std::string& out, const ScopeEnd& e);
-void formatGpuSample(std::string& out, const GpuSample& e);
-void formatHostSample(std::string& out, const HostSample& e);
-void formatSassMetric(std::string& out, const SassMetric& e);
-void formatPcSample(std::string& out, const PcSample& e);
-void formatRangeCounters(std::string& out, const RangeCounters& e);
-void formatBenchmark(std::string& out, const BenchmarkResult& e);
 
 }  // namespace gpufl::log

@@ -189,7 +189,7 @@ TEST(NdjsonFormat, DeviceRecordHasTheDeviceFieldsInline) {
   e.device.id = 1;
   e.device.name = "NVIDIA H200";
   std::string out;
-  formatDevice(out, e);
+  formatRecord(out, e);
   EXPECT_EQ(
       out.rfind(
           "{\"type\":\"device\",\"sid\":\"s\",\"id\":1,\"name\":\"NVIDIA H200\",\"uuid\":\"\",", 0),
@@ -216,7 +216,7 @@ TEST(NdjsonFormat, SessionEndNoteAndScopes) {
   e.dropped = {{"scope", 0}, {"activity", 2}};
   e.overhead_ns = {{"writer", 77}};
   std::string out;
-  formatSessionEnd(out, e);
+  formatRecord(out, e);
   EXPECT_EQ(
       out,
       "{\"type\":\"session_end\",\"sid\":\"s\",\"end_ns\":9,\"kernels\":3,\"memcpys\":0,\"scopes\":"
@@ -225,15 +225,15 @@ TEST(NdjsonFormat, SessionEndNoteAndScopes) {
       "\"buffers\":0,\"bytes_written\":0}\n");
 
   out.clear();
-  formatNote(out, Note{"s", 5, "nvml", "off", "libnvidia-ml.so.1: not found"});
+  formatRecord(out, Note{"s", 5, "nvml", "off", "libnvidia-ml.so.1: not found"});
   EXPECT_EQ(out,
             "{\"type\":\"note\",\"sid\":\"s\",\"ts_ns\":5,\"feature\":\"nvml\",\"status\":\"off\","
             "\"reason\":\"libnvidia-ml.so.1: not found\"}\n");
 
   out.clear();
-  formatScopePath(out, ScopePath{"s", 2, 1, "forward", 1});
-  formatScopeBegin(out, ScopeBegin{"s", 17, 2, 4242, 1000, "forward", "", 1});
-  formatScopeEnd(out, ScopeEnd{"s", 17, 2, 4242, 2000});
+  formatRecord(out, ScopePath{"s", 2, 1, "forward", 1});
+  formatRecord(out, ScopeBegin{"s", 17, 2, 4242, 1000, "forward", "", 1});
+  formatRecord(out, ScopeEnd{"s", 17, 2, 4242, 2000});
   EXPECT_EQ(
       out,
       "{\"type\":\"scope_path\",\"sid\":\"s\",\"p\":2,\"parent\":1,\"name\":\"forward\",\"depth\":"
@@ -253,7 +253,7 @@ TEST(NdjsonFormat, KernelDefWithAndWithoutOccupancy) {
   d.block = {256, 1, 1};
   d.num_regs = 64;
   std::string out;
-  formatKernelDef(out, d);
+  formatRecord(out, d);
   EXPECT_EQ(
       out,
       "{\"type\":\"kernel_def\",\"sid\":\"s\",\"k\":1,\"name\":\"_Z4gemmPfS_\",\"demangled\":"
@@ -263,7 +263,7 @@ TEST(NdjsonFormat, KernelDefWithAndWithoutOccupancy) {
   d.occupancy = Occupancy{0.5, 0.5, 1, 1, 1, 4, LimitingResource::Registers};
   d.waves = 1.0 / 3;
   out.clear();
-  formatKernelDef(out, d);
+  formatRecord(out, d);
   EXPECT_NE(
       out.find("\"occupancy\":0.5,\"reg_occupancy\":0.5,\"smem_occupancy\":1,\"warp_occupancy\":1,"
                "\"block_occupancy\":1,\"limiting_resource\":\"registers\",\"max_active_blocks\":4,"
@@ -285,7 +285,7 @@ TEST(NdjsonFormat, MemcpyAndMemset) {
   m.src_kind = "pinned";
   m.dst_kind = "device";
   std::string out;
-  formatMemcpy(out, m);
+  formatRecord(out, m);
   EXPECT_EQ(
       out,
       "{\"type\":\"memcpy_event\",\"sid\":\"s\",\"corr\":8,\"start_ns\":100,\"kind\":\"HtoD\","
@@ -297,7 +297,7 @@ TEST(NdjsonFormat, MemcpyAndMemset) {
   s.bytes = 64;
   s.value = 0;
   out.clear();
-  formatMemcpy(out, s);
+  formatRecord(out, s);
   EXPECT_EQ(out,
             "{\"type\":\"memset_event\",\"sid\":\"s\",\"corr\":0,\"start_ns\":0,\"bytes\":64,"
             "\"device\":0,"
@@ -314,7 +314,7 @@ TEST(NdjsonFormat, SyncEventLeavesOutZeroStreamAndScope) {
   e.end_ns = 4500;
   e.scope_path = 3;
   std::string out;
-  formatSync(out, e);
+  formatRecord(out, e);
   EXPECT_EQ(out,
             "{\"type\":\"sync_event\",\"sid\":\"s\",\"corr\":41,\"start_ns\":1000,"
             "\"kind\":\"stream_synchronize\",\"stream\":7,\"scope\":3,\"dur_ns\":3500}\n");
@@ -322,7 +322,7 @@ TEST(NdjsonFormat, SyncEventLeavesOutZeroStreamAndScope) {
   device_wide.sid = "s";
   device_wide.kind = SyncKind::ContextSynchronize;
   out.clear();
-  formatSync(out, device_wide);
+  formatRecord(out, device_wide);
   EXPECT_EQ(out,
             "{\"type\":\"sync_event\",\"sid\":\"s\",\"corr\":0,\"start_ns\":0,"
             "\"kind\":\"context_synchronize\",\"dur_ns\":0}\n");
@@ -339,7 +339,7 @@ TEST(NdjsonFormat, MemoryEventAllocAndFree) {
   e.ts_ns = 500;
   e.scope_path = 2;
   std::string out;
-  formatMemory(out, e);
+  formatRecord(out, e);
   EXPECT_EQ(out,
             "{\"type\":\"memory_event\",\"sid\":\"s\",\"corr\":9,\"ts_ns\":500,\"op\":\"alloc\","
             "\"bytes\":1048576,\"address\":139637976727552,\"device\":1,\"kind\":\"device\","
@@ -349,7 +349,7 @@ TEST(NdjsonFormat, MemoryEventAllocAndFree) {
   f.is_free = true;
   f.stream = 5;
   out.clear();
-  formatMemory(out, f);
+  formatRecord(out, f);
   EXPECT_EQ(out,
             "{\"type\":\"memory_event\",\"sid\":\"s\",\"corr\":0,\"ts_ns\":0,\"op\":\"free\","
             "\"bytes\":0,\"address\":0,\"device\":0,\"stream\":5}\n");
@@ -362,14 +362,14 @@ TEST(NdjsonFormat, SamplesOmitWhatWasNotRead) {
   g.util_gpu = 97;
   g.power_mw = 650000;
   std::string out;
-  formatGpuSample(out, g);
+  formatRecord(out, g);
   EXPECT_EQ(out,
             "{\"type\":\"system_sample\",\"sid\":\"s\",\"gpu\":0,\"ts_ns\":1,\"util_gpu\":97,"
             "\"power_mw\":650000}\n");
   g.throttle = 4;
   g.throttle_reasons = {"sw_power_cap"};
   out.clear();
-  formatGpuSample(out, g);
+  formatRecord(out, g);
   EXPECT_NE(out.find("\"throttle\":4,\"throttle_reasons\":[\"sw_power_cap\"]}"), std::string::npos);
 
   HostSample h;
@@ -378,7 +378,7 @@ TEST(NdjsonFormat, SamplesOmitWhatWasNotRead) {
   h.cpu_pct = 12.5;
   h.ram_total_bytes = 1024;
   out.clear();
-  formatHostSample(out, h);
+  formatRecord(out, h);
   EXPECT_EQ(out,
             "{\"type\":\"host_sample\",\"sid\":\"s\",\"ts_ns\":2,\"cpu_pct\":12.5,\"ram_total_"
             "bytes\":1024}\n");
@@ -386,36 +386,35 @@ TEST(NdjsonFormat, SamplesOmitWhatWasNotRead) {
 
 TEST(NdjsonFormat, DeepRecordsAndBenchmark) {
   std::string out;
-  formatSassMetric(out, SassMetric{"s", "_Z1kv", 16, 2, 100, 3200, 400, 100, "LDG.E R2, [R4]", ""});
+  formatRecord(out, SassMetric{"s", "_Z1kv", 16, 2, 100, 3200, 400, 100, "LDG.E R2, [R4]", ""});
   EXPECT_EQ(out,
             "{\"type\":\"sass_metric\",\"sid\":\"s\",\"func\":\"_Z1kv\",\"pc\":16,\"launches\":2,"
             "\"inst_executed\":100,\"thread_inst_executed\":3200,\"sectors_global\":400,"
             "\"sectors_global_ideal\":100,\"sass\":\"LDG.E R2, [R4]\"}\n");
   out.clear();
-  formatPcSample(out, PcSample{"s", "_Z1kv", 32, "long_scoreboard", 9, "", "k.cu:12"});
+  formatRecord(out, PcSample{"s", "_Z1kv", 32, "long_scoreboard", 9, "", "k.cu:12"});
   EXPECT_EQ(out,
             "{\"type\":\"pc_sample\",\"sid\":\"s\",\"func\":\"_Z1kv\",\"pc\":32,\"stall\":"
             "\"long_scoreboard\",\"count\":9,\"source\":\"k.cu:12\"}\n");
   out.clear();
   PcSample patched{"s", "_Z1kv", 32, "wait", 1, "", ""};
   patched.patched = true;
-  formatPcSample(out, patched);
+  formatRecord(out, patched);
   EXPECT_EQ(out,
             "{\"type\":\"pc_sample\",\"sid\":\"s\",\"func\":\"_Z1kv\",\"pc\":32,\"stall\":"
             "\"wait\",\"count\":1,\"patched\":true}\n");
   out.clear();
-  formatRangeCounters(out,
-                      RangeCounters{"s", "step/forward", 3, {{"a", 0.1}, {"b", NAN}, {"c", 2e20}}});
+  formatRecord(out, RangeCounters{"s", "step/forward", 3, {{"a", 0.1}, {"b", NAN}, {"c", 2e20}}});
   EXPECT_EQ(out,
             "{\"type\":\"range_counters\",\"sid\":\"s\",\"range\":\"step/forward\",\"p\":3,"
             "\"metrics\":{\"a\":0.1,\"b\":null,\"c\":2e+20}}\n");
   out.clear();
-  formatRangeCounters(out, RangeCounters{"s", "step", 1, {{"a", 2}}, "k(int)"});
+  formatRecord(out, RangeCounters{"s", "step", 1, {{"a", 2}}, "k(int)"});
   EXPECT_EQ(out,
             "{\"type\":\"range_counters\",\"sid\":\"s\",\"range\":\"step\",\"kernel\":\"k(int)\","
             "\"p\":1,\"metrics\":{\"a\":2}}\n");
   out.clear();
-  formatStack(out, StackDef{"s", 5, {"main+0x10 (a.out)", "f\x01"}});
+  formatRecord(out, StackDef{"s", 5, {"main+0x10 (a.out)", "f\x01"}});
   EXPECT_EQ(out,
             "{\"type\":\"stack\",\"sid\":\"s\",\"id\":5,\"frames\":[\"main+0x10 "
             "(a.out)\",\"f\\u0001\"]}\n");
@@ -424,7 +423,7 @@ TEST(NdjsonFormat, DeepRecordsAndBenchmark) {
       .sid = "s", .name = "gemm", .reps = 10, .median_ns = 5, .min_ns = 4, .max_ns = 9};
   bench.clk_sm_max_mhz = 1980;
   bench.warnings = {"w"};
-  formatBenchmark(out, bench);
+  formatRecord(out, bench);
   // Unset optionals and OmitDefault fields (shape, dtype, method, flush_l2, rates) stay off the
   // line.
   EXPECT_EQ(out,
@@ -437,9 +436,9 @@ TEST(NdjsonFormat, DeepRecordsAndBenchmark) {
 TEST(NdjsonFormat, HostileStringsStillParse) {
   const std::string nasty = std::string("a\"b\\c\n\x01\xff\xc3", 9);
   std::string out;
-  formatKernelDef(out, KernelDef{.sid = nasty, .id = 1, .name = nasty, .demangled = nasty});
-  formatScopePath(out, ScopePath{nasty, 1, 0, nasty, 0});
-  formatNote(out, Note{nasty, 0, nasty, nasty, nasty});
+  formatRecord(out, KernelDef{.sid = nasty, .id = 1, .name = nasty, .demangled = nasty});
+  formatRecord(out, ScopePath{nasty, 1, 0, nasty, 0});
+  formatRecord(out, Note{nasty, 0, nasty, nasty, nasty});
   size_t start = 0;
   int lines = 0;
   for (size_t nl; (nl = out.find('\n', start)) != std::string::npos; start = nl + 1, ++lines) {
@@ -468,8 +467,8 @@ TEST(NdjsonFormat, ExtremeTimesWrapInsteadOfOverflowing) {
   sync.end_ns = kMax;
   std::string lines[3];
   formatKernelEventAbsolute(lines[0], kernel(1, kMin, kMax));
-  formatMemcpy(lines[1], copy);
-  formatSync(lines[2], sync);
+  formatRecord(lines[1], copy);
+  formatRecord(lines[2], sync);
   for (const std::string& line : lines) {
     EXPECT_TRUE(keySet(line).count("dur_ns")) << line;
     EXPECT_NE(line.find("\"dur_ns\":-1"), std::string::npos) << line;

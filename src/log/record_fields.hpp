@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/events.hpp"
+#include "core/record_schema.hpp"
 
 namespace gpufl::log::detail {
 
@@ -86,7 +87,12 @@ class RecordContext {
       return rawJsonMap(v, name, out);
     else if constexpr (requires { out.try_emplace(std::string()); })
       return numberMap(v, name, out);
-    else
+    else if constexpr (std::is_enum_v<T>) {
+      std::string text;
+      if (!string(v, name, text)) return false;
+      schema::fromWireName(text, out);
+      return true;
+    } else
       return number(v, name, out);  // a number or an optional one
   }
 
@@ -222,25 +228,14 @@ void forEachField(od::object& obj, RecordContext& ctx, OnField&& on) {
   }
 }
 
-// Parsers of the records other than kernel and copy events (record_types.cpp). Each fills `out` and
-// leaves problems in `ctx`; the sid is not copied into `out` (the caller does that once the record
-// is accepted).
-void parseSessionStart(od::object& obj, RecordContext& ctx, SessionStart& out);
-void parseSessionEnd(od::object& obj, RecordContext& ctx, SessionEnd& out);
-void parseDeviceEvent(od::object& obj, RecordContext& ctx, DeviceEvent& out);
-void parseNote(od::object& obj, RecordContext& ctx, Note& out);
-void parseKernelDef(od::object& obj, RecordContext& ctx, KernelDef& out);
-void parseStack(od::object& obj, RecordContext& ctx, StackDef& out);
-void parseScopePath(od::object& obj, RecordContext& ctx, ScopePath& out);
-void parseScopeBegin(od::object& obj, RecordContext& ctx, ScopeBegin& out);
-void parseScopeEnd(od::object& obj, RecordContext& ctx, ScopeEnd& out);
-void parseGpuSample(od::object& obj, RecordContext& ctx, GpuSample& out);
-void parseHostSample(od::object& obj, RecordContext& ctx, HostSample& out);
-void parseSassMetric(od::object& obj, RecordContext& ctx, SassMetric& out);
-void parsePcSample(od::object& obj, RecordContext& ctx, PcSample& out);
-void parseRangeCounters(od::object& obj, RecordContext& ctx, RangeCounters& out);
-void parseBenchmark(od::object& obj, RecordContext& ctx, BenchmarkResult& out);
-void parseSyncEvent(od::object& obj, RecordContext& ctx, SyncEvent& out);
-void parseMemoryEvent(od::object& obj, RecordContext& ctx, MemoryEvent& out);
+// parseRecord(obj, ctx, out) for every record type of core/record_list.hpp (record_types.cpp). Each
+// fills `out` and leaves problems in `ctx`; the sid is not copied into `out` (the caller does that
+// once the record is accepted). memcpy/memset_event: the caller sets out.is_memset by the type
+// first. kernel_event is declared but not defined: its fields are read by the kernel chain decoder
+// (record_parser.cpp), which places each event from its differences; a call is a link error.
+#define GFL_PARSE_DECLARE_(T, type, channel, on) \
+  void parseRecord(od::object& obj, RecordContext& ctx, T& out);
+GFL_RECORDS(GFL_PARSE_DECLARE_)
+#undef GFL_PARSE_DECLARE_
 
 }  // namespace gpufl::log::detail

@@ -2,6 +2,7 @@
 
 #include <deque>
 
+#include "core/record_schema.hpp"
 #include "log/line_source.hpp"
 #include "log/record_fields.hpp"
 #include "log/segments.hpp"
@@ -16,62 +17,6 @@ using detail::od::object;
 namespace od = detail::od;
 
 static_assert(kLinePadding >= simdjson::SIMDJSON_PADDING, "lines must carry simdjson's padding");
-
-enum class RecordType {
-  Unknown,
-  KernelEvent,
-  MemcpyEvent,
-  MemsetEvent,
-  SyncEvent,
-  MemoryEvent,
-  SessionStart,
-  SessionEnd,
-  Device,
-  Note,
-  KernelDef,
-  Stack,
-  ScopePath,
-  ScopeBegin,
-  ScopeEnd,
-  SystemSample,
-  HostSample,
-  SassMetric,
-  PcSample,
-  RangeCounters,
-  Benchmark,
-  KernelChain,
-};
-
-// Ordered by how often each type occurs, so the common ones are found first.
-constexpr std::pair<std::string_view, RecordType> kTypes[] = {
-    {"kernel_event", RecordType::KernelEvent},
-    {"scope_begin", RecordType::ScopeBegin},
-    {"scope_end", RecordType::ScopeEnd},
-    {"memcpy_event", RecordType::MemcpyEvent},
-    {"memset_event", RecordType::MemsetEvent},
-    {"system_sample", RecordType::SystemSample},
-    {"host_sample", RecordType::HostSample},
-    {"pc_sample", RecordType::PcSample},
-    {"sass_metric", RecordType::SassMetric},
-    {"kernel_def", RecordType::KernelDef},
-    {"scope_path", RecordType::ScopePath},
-    {"stack", RecordType::Stack},
-    {"range_counters", RecordType::RangeCounters},
-    {"note", RecordType::Note},
-    {"sync_event", RecordType::SyncEvent},
-    {"memory_event", RecordType::MemoryEvent},
-    {"benchmark", RecordType::Benchmark},
-    {"kernel_chain", RecordType::KernelChain},
-    {"session_start", RecordType::SessionStart},
-    {"session_end", RecordType::SessionEnd},
-    {"device", RecordType::Device},
-};
-
-RecordType typeFromName(std::string_view name) {
-  for (const auto& [text, type] : kTypes)
-    if (text == name) return type;
-  return RecordType::Unknown;
-}
 
 bool isBlank(std::string_view s) {
   for (const char c : s)
@@ -255,26 +200,67 @@ struct RecordDecoder::Impl {
     return false;
   }
 
-  template <typename Event, typename Parse>
-  void decodeSimple(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated,
-                    Parse parse, void (EventVisitor::*on)(const Event&)) {
-    Event event;
-    parse(obj, c, event);
+  // A record read by its parseRecord (record_types.cpp) and delivered to its visitor handler.
+  template <typename Event>
+  void deliver(Event& event, object& obj, RecordContext& c, document& doc, uint64_t line,
+               bool terminated) {
+    detail::parseRecord(obj, c, event);
     if (!accept(c, doc, line, terminated)) return;
     event.sid.assign(c.sid());
-    (visitor.*on)(event);
+    visit(visitor, event);
     ++delivered;
   }
 
+  // The decoder of record type T: deliver(), except for the kernel chain and session_start (which
+  // decides whose records a shared sid's channel carries).
+  template <typename T>
+  void decode(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated) {
+    if constexpr (std::is_same_v<T, KernelEvent>) {
+      decodeKernel(obj, c, doc, line, terminated);
+    } else if constexpr (std::is_same_v<T, SessionStart>) {
+      decodeSessionStart(obj, c, doc, line, terminated);
+    } else {
+      T event;
+      deliver(event, obj, c, doc, line, terminated);
+    }
+  }
+
+  void decodeMemset(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated) {
+    MemcpyEvent event;
+    event.is_memset = true;
+    deliver(event, obj, c, doc, line, terminated);
+  }
+
+  using Decode = void (Impl::*)(object&, RecordContext&, document&, uint64_t, bool);
+  // The decoder of a record's "type": every type of core/record_list.hpp, memset_event (a
+  // MemcpyEvent) and kernel_chain (not an event); nullptr for a type this reader does not know.
+  // The most frequent types are looked up first (they repeat in the list; the later entry is never
+  // reached).
+  template <typename T>
+  static constexpr std::pair<std::string_view, Decode> entry() {
+    return {schema::Schema<T>::type, &Impl::decode<T>};
+  }
+  static Decode decoderOf(std::string_view type) {
+#define GFL_DECODER_ENTRY_(T, type_, channel, on) entry<T>(),
+    static constexpr std::pair<std::string_view, Decode> kTypes[] = {
+        entry<KernelEvent>(),
+        entry<ScopeBegin>(),
+        entry<ScopeEnd>(),
+        entry<MemcpyEvent>(),
+        GFL_RECORDS(GFL_DECODER_ENTRY_){"memset_event", &Impl::decodeMemset},
+        {"kernel_chain", &Impl::decodeChain},
+    };
+#undef GFL_DECODER_ENTRY_
+    for (const auto& [name, decode] : kTypes)
+      if (name == type) return decode;
+    return nullptr;
+  }
+
   void decodeKernel(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated);
-  void decodeCopy(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated,
-                  bool memset);
   void decodeSessionStart(object& obj, RecordContext& c, document& doc, uint64_t line,
                           bool terminated);
   void decodeChain(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated);
   void decodeLine(std::string_view text, uint64_t line, bool terminated);
-  void decodeRecord(RecordType rt, object& obj, RecordContext& c, document& doc, uint64_t line,
-                    bool terminated);
 };
 
 void RecordDecoder::Impl::decodeKernel(object& obj, RecordContext& c, document& doc, uint64_t line,
@@ -376,53 +362,10 @@ void RecordDecoder::Impl::decodeChain(object& obj, RecordContext& c, document& d
   resync(start, corr, true, start, corr, line);
 }
 
-void RecordDecoder::Impl::decodeCopy(object& obj, RecordContext& c, document& doc, uint64_t line,
-                                     bool terminated, bool memset) {
-  MemcpyEvent ev;
-  ev.is_memset = memset;
-  int64_t dur = 0, end = 0;
-  bool bytes = false, start = false, have_dur = false, have_end = false;
-  detail::forEachField(obj, c, [&](std::string_view key, od::value& v) {
-    if (key == "bytes")
-      bytes = c.number(v, key, ev.bytes);
-    else if (key == "start_ns")
-      start = c.number(v, key, ev.start_ns);
-    else if (key == "dur_ns")
-      have_dur = c.number(v, key, dur);
-    else if (key == "end_ns")
-      have_end = c.number(v, key, end);
-    else if (key == "kind") {
-      std::string kind;
-      if (c.string(v, key, kind)) ev.kind = copyKindFromName(kind).value_or(CopyKind::Unknown);
-    } else if (key == "device")
-      c.number(v, key, ev.device);
-    else if (key == "stream")
-      c.number(v, key, ev.stream);
-    else if (key == "corr")
-      c.number(v, key, ev.correlation_id);
-    else if (key == "scope")
-      c.number(v, key, ev.scope_path);
-    else if (key == "src_kind")
-      c.string(v, key, ev.src_kind);
-    else if (key == "dst_kind")
-      c.string(v, key, ev.dst_kind);
-    else if (key == "value")
-      c.number(v, key, ev.value);
-  });
-  if (dur < 0) c.fieldError("dur_ns", "is negative");
-  c.require({{"bytes", bytes}, {"start_ns", start}, {"dur_ns", have_dur || have_end}});
-  if (!accept(c, doc, line, terminated)) return;
-  if (memset) ev.kind = CopyKind::Unknown;
-  ev.sid.assign(c.sid());
-  ev.end_ns = have_dur ? detail::wrapAdd(ev.start_ns, dur) : end;
-  visitor.onMemcpy(ev);
-  ++delivered;
-}
-
 void RecordDecoder::Impl::decodeSessionStart(object& obj, RecordContext& c, document& doc,
                                              uint64_t line, bool terminated) {
   SessionStart event;
-  detail::parseSessionStart(obj, c, event);
+  detail::parseRecord(obj, c, event);
   const bool ok = accept(c, doc, line, terminated);
   if (!session_id.empty() && c.haveSid() && c.sid() == sid)
     owner = !ok ? Owner::Unknown : event.session_id == session_id ? Owner::Chosen : Owner::Other;
@@ -440,72 +383,18 @@ void RecordDecoder::Impl::decodeLine(std::string_view text, uint64_t line, bool 
   std::string why;
   if (!openRecord(parser, text, doc, obj, type, why))
     return garbage(line, terminated, std::move(why));
-  const RecordType rt = typeFromName(type);
-  if (rt == RecordType::Unknown) return;  // a newer writer's record: skipped silently
+  const Decode decode = decoderOf(type);
+  if (!decode) return;  // a newer writer's record: skipped silently
   // While the sid belongs to another session (or to none yet), its records read as another
   // session's: a sid never contains a raw newline, so kNoSid matches nothing.
   constexpr std::string_view kNoSid = "\n";
   const bool separating =
-      !session_id.empty() && rt != RecordType::SessionStart && owner != Owner::Chosen;
+      !session_id.empty() && decode != &Impl::decode<SessionStart> && owner != Owner::Chosen;
   RecordContext c(type, separating ? kNoSid : std::string_view(sid));
-  decodeRecord(rt, obj, c, doc, line, terminated);
+  (this->*decode)(obj, c, doc, line, terminated);
   if (separating && owner == Owner::Unknown && c.outcome() == Outcome::OtherSession &&
       c.sid() == sid)
     ++unattributed;
-}
-
-void RecordDecoder::Impl::decodeRecord(RecordType rt, object& obj, RecordContext& c, document& doc,
-                                       uint64_t line, bool terminated) {
-  const auto simple = [&](auto parse, auto on) {
-    decodeSimple(obj, c, doc, line, terminated, parse, on);
-  };
-  using V = EventVisitor;
-  switch (rt) {
-    case RecordType::KernelEvent:
-      return decodeKernel(obj, c, doc, line, terminated);
-    case RecordType::MemcpyEvent:
-      return decodeCopy(obj, c, doc, line, terminated, false);
-    case RecordType::MemsetEvent:
-      return decodeCopy(obj, c, doc, line, terminated, true);
-    case RecordType::SyncEvent:
-      return simple(detail::parseSyncEvent, &V::onSync);
-    case RecordType::MemoryEvent:
-      return simple(detail::parseMemoryEvent, &V::onMemory);
-    case RecordType::SessionStart:
-      return decodeSessionStart(obj, c, doc, line, terminated);
-    case RecordType::SessionEnd:
-      return simple(detail::parseSessionEnd, &V::onSessionEnd);
-    case RecordType::Device:
-      return simple(detail::parseDeviceEvent, &V::onDevice);
-    case RecordType::Note:
-      return simple(detail::parseNote, &V::onNote);
-    case RecordType::KernelDef:
-      return simple(detail::parseKernelDef, &V::onKernelDef);
-    case RecordType::Stack:
-      return simple(detail::parseStack, &V::onStack);
-    case RecordType::ScopePath:
-      return simple(detail::parseScopePath, &V::onScopePath);
-    case RecordType::ScopeBegin:
-      return simple(detail::parseScopeBegin, &V::onScopeBegin);
-    case RecordType::ScopeEnd:
-      return simple(detail::parseScopeEnd, &V::onScopeEnd);
-    case RecordType::SystemSample:
-      return simple(detail::parseGpuSample, &V::onGpuSample);
-    case RecordType::HostSample:
-      return simple(detail::parseHostSample, &V::onHostSample);
-    case RecordType::SassMetric:
-      return simple(detail::parseSassMetric, &V::onSassMetric);
-    case RecordType::PcSample:
-      return simple(detail::parsePcSample, &V::onPcSample);
-    case RecordType::RangeCounters:
-      return simple(detail::parseRangeCounters, &V::onRangeCounters);
-    case RecordType::Benchmark:
-      return simple(detail::parseBenchmark, &V::onBenchmark);
-    case RecordType::KernelChain:
-      return decodeChain(obj, c, doc, line, terminated);
-    case RecordType::Unknown:
-      return;
-  }
 }
 
 RecordDecoder::RecordDecoder(std::string sid, EventVisitor& visitor, WarningList& warnings)
@@ -566,7 +455,7 @@ bool SessionProbe::sessionStart(std::string_view text, SessionListing* out) {
     return false;
   RecordContext c(type, "");
   SessionStart start;
-  detail::parseSessionStart(obj, c, start);
+  detail::parseRecord(obj, c, start);
   if (c.outcome() != Outcome::Ok || !c.haveSid() || !atEnd(doc)) return false;
   *out = SessionListing{std::string(c.sid()), start.session_id, start.app, start.start_ns,
                         start.start_unix_ns};

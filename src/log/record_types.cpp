@@ -1,7 +1,7 @@
-// Parsers of the low-volume records (everything except kernel and copy events, which
-// record_parser.cpp handles on its fast path). Required fields follow docs/log-format.md where a
-// record is useless without them; descriptive fields are optional so that a partially written
-// writer version still reads.
+// The parsers of every record type but kernel_event (whose chain decoder is in record_parser.cpp).
+// Most are generated from the field tables (core/record_schema.hpp); required fields follow the
+// tables' presence, descriptive fields are optional so that a partially written writer version
+// still reads.
 #include "core/record_schema.hpp"
 #include "log/record_fields.hpp"
 
@@ -9,13 +9,23 @@ namespace gpufl::log::detail {
 namespace {
 
 // Pieces of the parsers generated from the field tables (core/record_schema.hpp).
-#define GFL_HAVE_FIELD_(member, key_, presence, unit) [[maybe_unused]] bool have_##member = false;
-#define GFL_READ_FIELD_(member, key_, presence, unit) \
-  else if (key == key_) have_##member = c.field(v, key, out.member);
+#define GFL_HAVE_FIELD_(member, key_, presence, unit) bool member = false;
+#define GFL_READ_FIELD_(member, key_, presence, unit)             \
+  else if (readField(key, key_, v, c, out.member, have.member)) { \
+  }
 #define GFL_READ_MEMBER_(member, key_, presence, unit) \
   else if (key == key_) c.field(v, key, out.member);
 #define GFL_REQUIRE_FIELD_(member, key_, presence, unit) \
-  {key_, schema::Presence::presence != schema::Presence::Required || have_##member},
+  {key_, schema::Presence::presence != schema::Presence::Required || have.member},
+
+// Reads the value into `m` when `key` is the field's; true when it was (`have`: read correctly).
+template <typename M>
+bool readField(std::string_view key, std::string_view field_key, od::value& v, RecordContext& c,
+               M& m, bool& have) {
+  if (key != field_key) return false;
+  have = c.field(v, key, m);
+  return true;
+}
 
 // Iterates an object that is not a record (a device, ...): no type or sid handling.
 template <typename OnField>
@@ -67,55 +77,77 @@ void parseDevices(od::value& v, RecordContext& c, std::vector<DeviceInfo>& out) 
   c.setNamePrefix("");
 }
 
+#define GFL_READ_OCCUPANCY_(member, key_, presence, unit) \
+  else if (key == key_) read = c.field(v, key, o.member);
+// kernel_def's occupancy, flattened into the record: any of its keys (present when one is read).
+bool readField(std::string_view key, std::string_view, od::value& v, RecordContext& c,
+               std::optional<Occupancy>& m, bool& have) {
+  Occupancy o = m.value_or(Occupancy{});
+  bool read = false;
+  if (false) {
+  }
+  GFL_FIELDS_Occupancy(GFL_READ_OCCUPANCY_) else return false;
+  if (read) {
+    m = o;
+    have = true;
+  }
+  return true;
+}
+#undef GFL_READ_OCCUPANCY_
+
+// session_start.devices.
+bool readField(std::string_view key, std::string_view field_key, od::value& v, RecordContext& c,
+               std::vector<DeviceInfo>& m, bool& have) {
+  if (key != field_key) return false;
+  parseDevices(v, c, m);
+  have = c.outcome() == Outcome::Ok;
+  return true;
+}
+
+// What a record's fields imply beyond their values, once all are read (before the required ones are
+// checked): a "dur_ns" row, read into end_ns, was the duration (ndjson_format.cpp's recordField);
+// nothing else, except where an overload below says.
+template <typename T, typename Have>
+void finishRecord(T& out, const Have& have, RecordContext& c) {
+  if constexpr (requires {
+                  have.end_ns;
+                  out.start_ns;
+                }) {
+    if (!have.end_ns) return;
+    if (out.end_ns < 0) c.fieldError("dur_ns", "is negative");
+    out.end_ns = wrapAdd(out.start_ns, out.end_ns);
+  }
+}
+
+// A writer that predates `demangled` wrote only the name.
+template <typename Have>
+void finishRecord(KernelDef& out, const Have& have, RecordContext&) {
+  if (!have.demangled) out.demangled = out.name;
+}
+
 }  // namespace
 
 // The records whose fields are read exactly as their table lists them: each key to its member by
 // the member's type, unknown keys skipped, then the first Required field that is missing (in table
 // order) reported. The others are hand-written where the wire form is not the members' values as
 // such (see ndjson_format.cpp).
-#define GFL_PARSE_RECORD_(T, fn)                                                                   \
-  void fn(od::object& obj, RecordContext& c, T& out) {                                             \
-    GFL_FIELDS_##T(GFL_HAVE_FIELD_) forEachField(obj, c, [&](std::string_view key, od::value& v) { \
-      if (false) {                                                                                 \
-      }                                                                                            \
-      GFL_FIELDS_##T(GFL_READ_FIELD_)                                                              \
-    });                                                                                            \
-    c.require({GFL_FIELDS_##T(GFL_REQUIRE_FIELD_)});                                               \
+#define GFL_PARSE_RECORD_(T)                                       \
+  void parseRecord(od::object& obj, RecordContext& c, T& out) {    \
+    struct {                                                       \
+      GFL_FIELDS_##T(GFL_HAVE_FIELD_)                              \
+    } have;                                                        \
+    forEachField(obj, c, [&](std::string_view key, od::value& v) { \
+      if (false) {                                                 \
+      }                                                            \
+      GFL_FIELDS_##T(GFL_READ_FIELD_)                              \
+    });                                                            \
+    finishRecord(out, have, c);                                    \
+    c.require({GFL_FIELDS_##T(GFL_REQUIRE_FIELD_)});               \
   }
 
-void parseSessionStart(od::object& obj, RecordContext& c, SessionStart& out) {
-  bool id = false, start = false, unix_start = false;
-  forEachField(obj, c, [&](std::string_view key, od::value& v) {
-    if (key == "session_id")
-      id = c.string(v, key, out.session_id);
-    else if (key == "start_ns")
-      start = c.number(v, key, out.start_ns);
-    else if (key == "start_unix_ns")
-      unix_start = c.number(v, key, out.start_unix_ns);
-    else if (key == "schema")
-      c.number(v, key, out.schema);
-    else if (key == "app")
-      c.string(v, key, out.app);
-    else if (key == "pid")
-      c.number(v, key, out.pid);
-    else if (key == "host")
-      c.string(v, key, out.host);
-    else if (key == "version")
-      c.string(v, key, out.version);
-    else if (key == "engine") {
-      // An engine this reader does not know (a newer writer) reads as None rather than losing the
-      // session.
-      std::string name;
-      if (c.string(v, key, name)) out.engine = engineFromName(name).value_or(Engine::None);
-    } else if (key == "options")
-      c.rawJsonMap(v, key, out.options);
-    else if (key == "devices")
-      parseDevices(v, c, out.devices);
-  });
-  c.require({{"session_id", id}, {"start_ns", start}, {"start_unix_ns", unix_start}});
-}
+GFL_PARSE_RECORD_(SessionStart)
 
-void parseDeviceEvent(od::object& obj, RecordContext& c, DeviceEvent& out) {
+void parseRecord(od::object& obj, RecordContext& c, DeviceEvent& out) {
   bool id = false;
   forEachField(obj, c, [&](std::string_view key, od::value& v) {
     if (key == "id")
@@ -126,110 +158,35 @@ void parseDeviceEvent(od::object& obj, RecordContext& c, DeviceEvent& out) {
   c.require({{"id", id}});
 }
 
-GFL_PARSE_RECORD_(SessionEnd, parseSessionEnd)
+GFL_PARSE_RECORD_(SessionEnd)
 
-GFL_PARSE_RECORD_(Note, parseNote)
+GFL_PARSE_RECORD_(Note)
 
-void parseKernelDef(od::object& obj, RecordContext& c, KernelDef& out) {
-  bool k = false, name = false, demangled = false;
-  Occupancy occ;
-  bool have_occ = false;
-  forEachField(obj, c, [&](std::string_view key, od::value& v) {
-    if (key == "k")
-      k = c.number(v, key, out.id);
-    else if (key == "name")
-      name = c.string(v, key, out.name);
-    else if (key == "demangled")
-      demangled = c.string(v, key, out.demangled);
-    else if (key == "device")
-      c.number(v, key, out.device);
-    else if (key == "context")
-      c.number(v, key, out.context);
-    else if (key == "grid")
-      c.dim3(v, key, out.grid);
-    else if (key == "block")
-      c.dim3(v, key, out.block);
-    else if (key == "num_regs")
-      c.number(v, key, out.num_regs);
-    else if (key == "static_shared_bytes")
-      c.number(v, key, out.static_shared_bytes);
-    else if (key == "dyn_shared_bytes")
-      c.number(v, key, out.dyn_shared_bytes);
-    else if (key == "local_bytes")
-      c.number(v, key, out.local_bytes);
-    else if (key == "carveout_pct")
-      c.number(v, key, out.carveout_pct);
-    else if (key == "waves")
-      c.number(v, key, out.waves);
-    else if (key == "occupancy")
-      have_occ |= c.number(v, key, occ.occupancy);
-    else if (key == "reg_occupancy")
-      have_occ |= c.number(v, key, occ.reg_occupancy);
-    else if (key == "smem_occupancy")
-      have_occ |= c.number(v, key, occ.smem_occupancy);
-    else if (key == "warp_occupancy")
-      have_occ |= c.number(v, key, occ.warp_occupancy);
-    else if (key == "block_occupancy")
-      have_occ |= c.number(v, key, occ.block_occupancy);
-    else if (key == "max_active_blocks")
-      have_occ |= c.number(v, key, occ.max_active_blocks);
-    else if (key == "limiting_resource") {
-      std::string limit;
-      if (c.string(v, key, limit)) {
-        occ.limiting = limitingResourceFromName(limit).value_or(LimitingResource::None);
-        have_occ = true;
-      }
-    }
-  });
-  c.require({{"k", k}, {"name", name}});
-  if (have_occ) out.occupancy = occ;
-  if (!demangled) out.demangled = out.name;
-}
+GFL_PARSE_RECORD_(KernelDef)
 
-GFL_PARSE_RECORD_(StackDef, parseStack)
+GFL_PARSE_RECORD_(StackDef)
 
-GFL_PARSE_RECORD_(ScopePath, parseScopePath)
+GFL_PARSE_RECORD_(ScopePath)
 
-GFL_PARSE_RECORD_(ScopeBegin, parseScopeBegin)
+GFL_PARSE_RECORD_(ScopeBegin)
 
-GFL_PARSE_RECORD_(ScopeEnd, parseScopeEnd)
+GFL_PARSE_RECORD_(ScopeEnd)
 
-GFL_PARSE_RECORD_(GpuSample, parseGpuSample)
+GFL_PARSE_RECORD_(GpuSample)
 
-GFL_PARSE_RECORD_(HostSample, parseHostSample)
+GFL_PARSE_RECORD_(HostSample)
 
-GFL_PARSE_RECORD_(SassMetric, parseSassMetric)
+GFL_PARSE_RECORD_(SassMetric)
 
-GFL_PARSE_RECORD_(PcSample, parsePcSample)
+GFL_PARSE_RECORD_(PcSample)
 
-GFL_PARSE_RECORD_(RangeCounters, parseRangeCounters)
+GFL_PARSE_RECORD_(RangeCounters)
 
-GFL_PARSE_RECORD_(BenchmarkResult, parseBenchmark)
+GFL_PARSE_RECORD_(BenchmarkResult)
 
-void parseSyncEvent(od::object& obj, RecordContext& c, SyncEvent& out) {
-  bool start = false, have_dur = false;
-  int64_t dur = 0;
-  forEachField(obj, c, [&](std::string_view key, od::value& v) {
-    if (key == "start_ns")
-      start = c.number(v, key, out.start_ns);
-    else if (key == "dur_ns")
-      have_dur = c.number(v, key, dur);
-    else if (key == "kind") {
-      std::string kind;
-      if (c.string(v, key, kind)) out.kind = syncKindFromName(kind).value_or(SyncKind::Unknown);
-    } else if (key == "stream")
-      c.number(v, key, out.stream);
-    else if (key == "corr")
-      c.number(v, key, out.correlation_id);
-    else if (key == "scope")
-      c.number(v, key, out.scope_path);
-  });
-  if (dur < 0) c.fieldError("dur_ns", "is negative");
-  c.require({{"start_ns", start}, {"dur_ns", have_dur}});
-  out.end_ns = wrapAdd(out.start_ns, dur);
-}
+GFL_PARSE_RECORD_(SyncEvent)
 
-void parseMemoryEvent(od::object& obj, RecordContext& c, MemoryEvent& out) {
+void parseRecord(od::object& obj, RecordContext& c, MemoryEvent& out) {
   bool ts = false, op = false, bytes = false;
   forEachField(obj, c, [&](std::string_view key, od::value& v) {
     if (key == "ts_ns")
@@ -259,6 +216,43 @@ void parseMemoryEvent(od::object& obj, RecordContext& c, MemoryEvent& out) {
       c.number(v, key, out.scope_path);
   });
   c.require({{"ts_ns", ts}, {"op", op}, {"bytes", bytes}});
+}
+
+// Hand-written (like the writer's formatRecord): the end travels as dur_ns (or end_ns from an
+// older writer), and a memset_event (out.is_memset, set by the caller from the type) has no kind.
+void parseRecord(od::object& obj, RecordContext& c, MemcpyEvent& out) {
+  int64_t dur = 0, end = 0;
+  bool bytes = false, start = false, have_dur = false, have_end = false;
+  forEachField(obj, c, [&](std::string_view key, od::value& v) {
+    if (key == "bytes")
+      bytes = c.number(v, key, out.bytes);
+    else if (key == "start_ns")
+      start = c.number(v, key, out.start_ns);
+    else if (key == "dur_ns")
+      have_dur = c.number(v, key, dur);
+    else if (key == "end_ns")
+      have_end = c.number(v, key, end);
+    else if (key == "kind")
+      c.field(v, key, out.kind);
+    else if (key == "device")
+      c.number(v, key, out.device);
+    else if (key == "stream")
+      c.number(v, key, out.stream);
+    else if (key == "corr")
+      c.number(v, key, out.correlation_id);
+    else if (key == "scope")
+      c.number(v, key, out.scope_path);
+    else if (key == "src_kind")
+      c.string(v, key, out.src_kind);
+    else if (key == "dst_kind")
+      c.string(v, key, out.dst_kind);
+    else if (key == "value")
+      c.number(v, key, out.value);
+  });
+  if (dur < 0) c.fieldError("dur_ns", "is negative");
+  c.require({{"bytes", bytes}, {"start_ns", start}, {"dur_ns", have_dur || have_end}});
+  if (out.is_memset) out.kind = CopyKind::Unknown;
+  out.end_ns = have_dur ? wrapAdd(out.start_ns, dur) : end;
 }
 
 }  // namespace gpufl::log::detail

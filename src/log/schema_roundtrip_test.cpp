@@ -127,58 +127,58 @@ void write(std::string& out, const SessionStart& e) {
   formatSessionStart(out, e, true);
 }
 void write(std::string& out, const SessionEnd& e) {
-  formatSessionEnd(out, e);
+  formatRecord(out, e);
 }
 void write(std::string& out, const DeviceEvent& e) {
-  formatDevice(out, e);
+  formatRecord(out, e);
 }
 void write(std::string& out, const Note& e) {
-  formatNote(out, e);
+  formatRecord(out, e);
 }
 void write(std::string& out, const KernelDef& e) {
-  formatKernelDef(out, e);
+  formatRecord(out, e);
 }
 void write(std::string& out, const KernelEvent& e) {
   formatKernelEventAbsolute(out, e);
 }
 void write(std::string& out, const MemcpyEvent& e) {
-  formatMemcpy(out, e);
+  formatRecord(out, e);
 }
 void write(std::string& out, const SyncEvent& e) {
-  formatSync(out, e);
+  formatRecord(out, e);
 }
 void write(std::string& out, const MemoryEvent& e) {
-  formatMemory(out, e);
+  formatRecord(out, e);
 }
 void write(std::string& out, const StackDef& e) {
-  formatStack(out, e);
+  formatRecord(out, e);
 }
 void write(std::string& out, const ScopePath& e) {
-  formatScopePath(out, e);
+  formatRecord(out, e);
 }
 void write(std::string& out, const ScopeBegin& e) {
-  formatScopeBegin(out, e);
+  formatRecord(out, e);
 }
 void write(std::string& out, const ScopeEnd& e) {
-  formatScopeEnd(out, e);
+  formatRecord(out, e);
 }
 void write(std::string& out, const GpuSample& e) {
-  formatGpuSample(out, e);
+  formatRecord(out, e);
 }
 void write(std::string& out, const HostSample& e) {
-  formatHostSample(out, e);
+  formatRecord(out, e);
 }
 void write(std::string& out, const SassMetric& e) {
-  formatSassMetric(out, e);
+  formatRecord(out, e);
 }
 void write(std::string& out, const PcSample& e) {
-  formatPcSample(out, e);
+  formatRecord(out, e);
 }
 void write(std::string& out, const RangeCounters& e) {
-  formatRangeCounters(out, e);
+  formatRecord(out, e);
 }
 void write(std::string& out, const BenchmarkResult& e) {
-  formatBenchmark(out, e);
+  formatRecord(out, e);
 }
 
 using testing::RecordingVisitor;

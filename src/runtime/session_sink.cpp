@@ -58,44 +58,43 @@ void SessionSink::ensurePath(uint32_t id) {
   }
 }
 
-void SessionSink::onKernel(const KernelEvent& e) {
+void SessionSink::handle(const KernelEvent& e) {
   ensurePath(e.scope_path);
   ++kernels_;
-  forward(e, &EventVisitor::onKernel);
+  forward(e);
 }
 
-void SessionSink::onMemcpy(const MemcpyEvent& e) {
+void SessionSink::handle(const MemcpyEvent& e) {
   ensurePath(e.scope_path);
   ++memcpys_;
-  forward(e, &EventVisitor::onMemcpy);
+  forward(e);
 }
 
-void SessionSink::onScopePath(const ScopePath& e) {
+void SessionSink::handle(const ScopePath& e) {
   // Interned paths are described by ensurePath; a collector's own description of one is a
   // duplicate.
-  if (e.id >= core::kMaxPaths)
-    return forward(e, &EventVisitor::onScopePath);  // not ours: pass it on
+  if (e.id >= core::kMaxPaths) return forward(e);  // not ours: pass it on
   if (e.id < written_.size() && written_[e.id]) return;
   if (e.id >= written_.size()) written_.resize(e.id + 1024, false);
   written_[e.id] = true;
   ++paths_written_;
-  forward(e, &EventVisitor::onScopePath);
+  forward(e);
 }
 
-void SessionSink::onScopeBegin(const ScopeBegin& e) {
+void SessionSink::handle(const ScopeBegin& e) {
   ensurePath(e.path);
   ++scopes_;
-  forward(e, &EventVisitor::onScopeBegin);
+  forward(e);
 }
 
-void SessionSink::onScopeEnd(const ScopeEnd& e) {
+void SessionSink::handle(const ScopeEnd& e) {
   ensurePath(e.path);
-  forward(e, &EventVisitor::onScopeEnd);
+  forward(e);
 }
 
-void SessionSink::onRangeCounters(const RangeCounters& e) {
+void SessionSink::handle(const RangeCounters& e) {
   ensurePath(e.path);
-  forward(e, &EventVisitor::onRangeCounters);
+  forward(e);
 }
 
 }  // namespace gpufl::runtime
