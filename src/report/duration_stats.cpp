@@ -133,22 +133,40 @@ double DurationStats::percentile(double q) const {
   return a + frac * (orderStatistic(hi) - a);
 }
 
+// The percentiles read six order statistics; selecting them (nth_element, each on what is left to
+// the right of the previous one) costs O(n), where sorting a million samples cost a fifth of a
+// report's time. Afterwards exact_[k] is the k-th smallest for every rank percentile() reads.
+void DurationStats::selectRanks() {
+  uint64_t ranks[6];
+  size_t n = 0;
+  for (const double q : kQuantiles) {
+    const auto lo = static_cast<uint64_t>(std::floor(q * static_cast<double>(count_ - 1)));
+    ranks[n++] = lo;
+    ranks[n++] = std::min(lo + 1, count_ - 1);
+  }
+  std::sort(ranks, ranks + n);
+  auto from = exact_.begin();
+  for (size_t i = 0; i < n; ++i) {
+    const auto at = exact_.begin() + static_cast<std::ptrdiff_t>(ranks[i]);
+    if (at < from) continue;  // a repeated rank, already in place
+    std::nth_element(from, at, exact_.end());
+    from = at + 1;
+  }
+}
+
 DurationSummary DurationStats::summary() {
   DurationSummary s;
   s.count = count_;
   s.approximate = using_histogram_;
   if (count_ == 0) return s;
-  if (!sorted_) {
-    std::sort(exact_.begin(), exact_.end());
-    sorted_ = true;
-  }
+  if (!sorted_) selectRanks();
   s.total_ns = total_ns_;
   s.min_ns = min_ns_;
   s.max_ns = max_ns_;
   s.avg_ns = static_cast<double>(total_ns_) / static_cast<double>(count_);
-  s.median_ns = percentile(0.5);
-  s.p90_ns = percentile(0.9);
-  s.p99_ns = percentile(0.99);
+  s.median_ns = percentile(kQuantiles[0]);
+  s.p90_ns = percentile(kQuantiles[1]);
+  s.p99_ns = percentile(kQuantiles[2]);
   return s;
 }
 

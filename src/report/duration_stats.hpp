@@ -75,12 +75,14 @@ class DurationStats {
   void add(int64_t ns);  // negative durations count as 0
   uint64_t count() const { return count_; }
   bool approximate() const { return using_histogram_; }
-  // Sorts the exact samples in place (cheap when called again).
+  // Reorders the exact samples in place (see selectRanks).
   DurationSummary summary();
 
  private:
+  static constexpr double kQuantiles[3] = {0.5, 0.9, 0.99};  // median, p90, p99
   void switchToHistogram();
-  double orderStatistic(uint64_t k) const;  // needs sorted exact samples
+  void selectRanks();
+  double orderStatistic(uint64_t k) const;  // needs the ranks selected (or sorted samples)
   double percentile(double q) const;
 
   size_t exact_limit_;

@@ -35,6 +35,27 @@ TEST(DurationStats, ExactOddCount) {
   EXPECT_FALSE(d.approximate);
 }
 
+// summary() selects the ranks it reads instead of sorting: random sizes (odd, even, tiny) with
+// repeated values agree with a full sort, also when asked again after more samples.
+TEST(DurationStats, SelectedRanksAgreeWithASortOnRandomData) {
+  std::mt19937_64 rng(7);
+  for (size_t n : {1, 2, 3, 10, 101, 1000, 4097}) {
+    DurationStats s;
+    std::vector<int64_t> all;
+    for (int round = 0; round < 2; ++round) {
+      for (size_t i = 0; i < n; ++i) {
+        const auto v = static_cast<int64_t>(rng() % (n / 2 + 3));  // many repeats
+        s.add(v);
+        all.push_back(v);
+      }
+      const DurationSummary d = s.summary();
+      EXPECT_DOUBLE_EQ(d.median_ns, exactPercentile(all, 0.5)) << n;
+      EXPECT_DOUBLE_EQ(d.p90_ns, exactPercentile(all, 0.9)) << n;
+      EXPECT_DOUBLE_EQ(d.p99_ns, exactPercentile(all, 0.99)) << n;
+    }
+  }
+}
+
 TEST(DurationStats, EvenCountMedianIsMeanOfMiddlePair) {
   DurationStats s;
   for (int64_t v : {40, 10, 30, 20}) s.add(v);
