@@ -27,7 +27,26 @@ void LogHistogram::add(int64_t value, uint64_t times) {
     zero_count_ += times;
     return;
   }
-  size_t index = indexOf(static_cast<uint64_t>(value));
+  const size_t index = indexOf(static_cast<uint64_t>(value));
+  if (!buckets_.empty()) return addDense(index, times);
+  // Indices stay below 64 << kSubBits, so they fit the sparse list's 32 bits.
+  const auto key = static_cast<uint32_t>(index);
+  auto it = std::lower_bound(sparse_.begin(), sparse_.end(), key,
+                             [](const auto& entry, uint32_t k) { return entry.first < k; });
+  if (it != sparse_.end() && it->first == key) {
+    it->second += times;
+    return;
+  }
+  if (sparse_.size() < kSparseMax) {
+    sparse_.insert(it, {key, times});
+    return;
+  }
+  for (const auto& [i, n] : sparse_) addDense(i, n);
+  std::vector<std::pair<uint32_t, uint64_t>>().swap(sparse_);
+  addDense(index, times);
+}
+
+void LogHistogram::addDense(size_t index, uint64_t times) {
   if (buckets_.empty()) {
     first_ = index;
     buckets_.assign(1, 0);
@@ -43,11 +62,18 @@ void LogHistogram::add(int64_t value, uint64_t times) {
 double LogHistogram::valueAtRank(uint64_t k) const {
   if (k < zero_count_) return 0;
   uint64_t seen = zero_count_;
+  if (buckets_.empty()) {
+    for (const auto& [index, n] : sparse_) {
+      seen += n;
+      if (k < seen) return valueOf(index);
+    }
+    return sparse_.empty() ? 0 : valueOf(sparse_.back().first);
+  }
   for (size_t i = 0; i < buckets_.size(); ++i) {
     seen += buckets_[i];
     if (k < seen) return valueOf(first_ + i);
   }
-  return buckets_.empty() ? 0 : valueOf(first_ + buckets_.size() - 1);
+  return valueOf(first_ + buckets_.size() - 1);
 }
 
 DurationStats::DurationStats(size_t exact_limit, SampleBudget* budget)

@@ -41,8 +41,10 @@ class SampleBudget {
 
 // Log-bucketed histogram of non-negative integers: each power-of-two octave is split into 128 equal
 // sub-buckets (log-linear, as HDR histograms do), so a bucket's midpoint is within 1/256 (0.39%) of
-// every value in it; values below 128 get exact buckets. Buckets live in one vector covering the
-// indices in use.
+// every value in it; values below 128 get exact buckets. While few buckets are in use they are kept
+// as a short sorted list of (index, count); past kSparseMax, in one vector covering the indices in
+// use. A report keeps one histogram per kernel group: with 100,000 names of ten launches each, a
+// dense vector spanning 7 octaves (~7 KB) per group was most of the report's memory.
 class LogHistogram {
  public:
   static constexpr double kRelativeError = 0.005;  // promised bound; the design gives 1/256
@@ -56,10 +58,14 @@ class LogHistogram {
   static size_t indexOf(uint64_t value);
   static double valueOf(size_t index);
 
+  static constexpr size_t kSparseMax = 32;
+  void addDense(size_t index, uint64_t times);
+
   uint64_t zero_count_ = 0;
   uint64_t count_ = 0;
-  size_t first_ = 0;               // index of buckets_[0]
-  std::vector<uint64_t> buckets_;  // counts of indices first_ .. first_ + size - 1
+  std::vector<std::pair<uint32_t, uint64_t>> sparse_;  // (index, count) by index, until dense
+  size_t first_ = 0;                                   // index of buckets_[0]
+  std::vector<uint64_t> buckets_;  // counts of indices first_ .. first_ + size - 1; empty: sparse
 };
 
 class DurationStats {

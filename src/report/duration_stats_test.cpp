@@ -156,6 +156,29 @@ TEST(LogHistogram, EveryValueIsRepresentedWithinHalfPercent) {
   EXPECT_EQ(zero.valueAtRank(0), 0);
 }
 
+// Few buckets are kept as a sparse list, many in a dense vector: every rank reads the same bucket
+// either way, before and after the switch (values in random order, with zeros and repeats).
+TEST(LogHistogram, SparseAndDenseBucketsGiveTheSameRanks) {
+  std::mt19937_64 rng(11);
+  for (size_t distinct : {1, 5, 31, 32, 33, 200}) {
+    std::vector<int64_t> values;
+    for (size_t i = 0; i < distinct; ++i) {
+      const auto v = static_cast<int64_t>(1000 * (i + 1) * (i + 1));  // one bucket each
+      for (size_t r = 0; r <= i % 3; ++r) values.push_back(v);
+    }
+    values.push_back(0);
+    std::shuffle(values.begin(), values.end(), rng);
+    LogHistogram h;
+    for (int64_t v : values) h.add(v);
+    std::sort(values.begin(), values.end());
+    ASSERT_EQ(h.count(), values.size());
+    for (size_t k = 0; k < values.size(); ++k) {
+      const double want = static_cast<double>(values[k]);
+      EXPECT_LE(std::fabs(h.valueAtRank(k) - want), want / 256.0 + 1e-9) << distinct << " " << k;
+    }
+  }
+}
+
 TEST(DurationStats, SharedBudgetSendsLaterTrackersToHistograms) {
   SampleBudget budget(10);
   DurationStats a(1000, &budget), b(1000, &budget);
