@@ -34,28 +34,46 @@ size_t KernelAggregator::groupFor(const KernelDef& def) {
   return it->second;
 }
 
+uint32_t KernelAggregator::groupOfDef(uint32_t id) const {
+  if (id < kDenseIds) return id < dense_def_group_.size() ? dense_def_group_[id] : kNoGroup;
+  const auto it = sparse_def_group_.find(id);
+  return it == sparse_def_group_.end() ? kNoGroup : it->second;
+}
+
+// Group indices fit 32 bits: each group needs a kernel_def line or a kernel event of its own.
+void KernelAggregator::setGroupOfDef(uint32_t id, size_t group) {
+  if (id >= kDenseIds) {
+    sparse_def_group_[id] = static_cast<uint32_t>(group);
+    return;
+  }
+  if (id >= dense_def_group_.size())
+    dense_def_group_.resize(std::max<size_t>(id + 1, dense_def_group_.size() * 2), kNoGroup);
+  dense_def_group_[id] = static_cast<uint32_t>(group);
+}
+
 void KernelAggregator::onDef(const KernelDef& def) {
-  if (def_group_.count(def.id))
+  if (groupOfDef(def.id) != kNoGroup)
     return;  // a repeated definition (e.g. in a later segment) changes nothing
-  def_group_[def.id] = groupFor(def);
+  setGroupOfDef(def.id, groupFor(def));
   if (!def.name.empty())
     readable_.try_emplace(def.name, def.demangled.empty() ? def.name : def.demangled);
 }
 
 void KernelAggregator::onKernel(const KernelEvent& e) {
-  auto it = def_group_.find(e.def_id);
-  if (it == def_group_.end()) {
+  uint32_t group = groupOfDef(e.def_id);
+  if (group == kNoGroup) {
     ++undefined_refs_;
     // Named so that it cannot pass for a function (readable-name rules leave "<...>" alone); its
     // launch shape is unknown, not the default (1,1,1).
     KernelDef unknown;
     unknown.id = e.def_id;
     unknown.name = unknown.demangled = "<unknown kernel def " + std::to_string(e.def_id) + ">";
-    it = def_group_.emplace(e.def_id, groupFor(unknown)).first;
-    groups_[it->second].defined = false;
+    group = static_cast<uint32_t>(groupFor(unknown));
+    setGroupOfDef(e.def_id, group);
+    groups_[group].defined = false;
   }
   const int64_t dur = spanNs(e.start_ns, e.end_ns);
-  Group& g = groups_[it->second];
+  Group& g = groups_[group];
   g.durations.add(dur);
   all_.add(dur);
   if (e.instrumented) {

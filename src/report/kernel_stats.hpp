@@ -47,10 +47,19 @@ class KernelAggregator {
       std::tuple<std::string, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>;
 
   size_t groupFor(const KernelDef& def);
+  // The group of a kernel_def id; kNoGroup when the id was never defined.
+  static constexpr uint32_t kNoGroup = UINT32_MAX;
+  uint32_t groupOfDef(uint32_t id) const;
+  void setGroupOfDef(uint32_t id, size_t group);
 
   size_t exact_limit_;
   SampleBudget* budget_;
-  std::unordered_map<uint32_t, size_t> def_group_;  // kernel_def id -> group index
+  // kernel_def id -> group index. The writer numbers definitions 1, 2, 3, ..., so ids below
+  // kDenseIds index a vector (no hash-bucket walk per event); others, from hostile or foreign
+  // input, go to the map.
+  static constexpr uint32_t kDenseIds = uint32_t{1} << 22;
+  std::vector<uint32_t> dense_def_group_;
+  std::unordered_map<uint32_t, uint32_t> sparse_def_group_;
   std::map<GroupKey, size_t> group_index_;
   std::vector<Group> groups_;
   std::map<std::string, std::string> readable_;
