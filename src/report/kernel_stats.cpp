@@ -110,6 +110,7 @@ void KernelAggregator::finish(int64_t session_ns, KernelSummary& out, const GpuS
     if (sums[a].total_ns != sums[b].total_ns) return sums[a].total_ns > sums[b].total_ns;
     return sums[a].count > sums[b].count;
   });
+  out.groups.reserve(order.size());
   for (size_t i : order) {
     Group& g = groups_[i];
     names.insert(g.name);
