@@ -4,7 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
+#include "log/read_tally.hpp"
 #include "log/reader_test_util.hpp"
+#include "log/record_parser.hpp"
+#include "log/session_reader.hpp"
 
 namespace gpufl::log {
 namespace {
@@ -35,8 +40,8 @@ struct ThreeSessions {
            sessionStartLine(kNew, 300, "newest");
   }
   ThreeSessions() {
-    writeFile(prefix + ".device.log", starts(note("11111111", "old"), note("22223333", "new2")) +
-                                          note("22222222", "new"));
+    writeFile(prefix + ".device.log",
+              starts(note("11111111", "old"), note("22223333", "new2")) + note("22222222", "new"));
     writeFile(prefix + ".scope.log", starts("", "") + note("22222222", "scope"));
     writeFile(prefix + ".system.log", starts("", ""));
   }
@@ -62,6 +67,30 @@ TEST(ReadPrefix, DefaultsToTheLatestSessionAndReadsChannelsInOrder) {
   EXPECT_EQ(v.starts.size(), 3u);  // one session_start per channel
   EXPECT_EQ(r.records, 5u);
   EXPECT_EQ(listSessions(log.prefix).size(), 3u);
+}
+
+// One pass per file: the device channel (the big one) is opened once, to decode; only the smallest
+// channel is opened a second time, to list the sessions.
+TEST(ReadPrefix, EachFileIsReadOnceExceptTheSmallestChannelsListing) {
+  ThreeSessions log;
+  std::vector<std::string> inputs;
+  for (const Channel c : {Channel::Device, Channel::Scope, Channel::System})
+    for (const auto& f : channelFiles(log.prefix, c)) inputs.push_back(f);
+  ASSERT_EQ(inputs.size(), 3u);
+  std::map<std::string, int> opens;
+  const SourceOpener open = [&](const std::string& name, std::string* error) {
+    ++opens[name];
+    return LineSource::openFile(name, kDefaultMaxLineBytes, error);
+  };
+  RecordingVisitor v;
+  WarningList warnings(100);
+  ReadResult r;
+  readInputs(inputs, open, {}, v, warnings, r);
+  EXPECT_EQ(r.chosen_sid, "22222222");
+  EXPECT_EQ(r.sessions.size(), 3u);
+  EXPECT_EQ(opens[log.prefix + ".device.log"], 1);
+  EXPECT_EQ(opens[log.prefix + ".scope.log"], 1);
+  EXPECT_EQ(opens[log.prefix + ".system.log"], 2);
 }
 
 // Sessions are listed from the channel with the fewest bytes (here system). A session whose
