@@ -17,11 +17,7 @@ size_t KernelAggregator::groupFor(const KernelDef& def) {
   GroupKey key{name, def.grid.x, def.grid.y, def.grid.z, def.block.x, def.block.y, def.block.z};
   auto [it, inserted] = group_index_.try_emplace(key, groups_.size());
   if (inserted) {
-    Group g{name,
-            def.name,
-            def.grid,
-            def.block,
-            def,
+    Group g{def,
             true,
             0,
             0,
@@ -113,12 +109,12 @@ void KernelAggregator::finish(int64_t session_ns, KernelSummary& out, const GpuS
   out.groups.reserve(order.size());
   for (size_t i : order) {
     Group& g = groups_[i];
-    names.insert(g.name);
+    names.insert(g.name());
     KernelGroup kg;
-    kg.name = g.name;
-    kg.mangled = g.mangled;
-    kg.grid = g.grid;
-    kg.block = g.block;
+    kg.name = g.name();
+    kg.mangled = g.def.name;
+    kg.grid = g.def.grid;
+    kg.block = g.def.block;
     kg.defined = g.defined;
     kg.def = g.def;
     kg.defs = g.defs;

@@ -33,9 +33,9 @@ class KernelAggregator {
   void finish(int64_t session_ns, KernelSummary& out, const GpuSampleLog* samples = nullptr);
 
  private:
+  // The group's readable name is its def's demangled name (else the mangled one), the mangled name
+  // def.name, its shape def's grid and block: kept once, in `def` (one group per kernel name).
   struct Group {
-    std::string name, mangled;
-    Dim3 grid, block;
     KernelDef def;
     bool defined = true;  // see KernelGroup::defined
     uint32_t defs = 0;
@@ -43,6 +43,7 @@ class KernelAggregator {
     DurationStats durations;
     DurationStats clean{0, nullptr};  // histogram only: a median for the bandwidth estimate
     CoarseIntervals intervals;        // when the group ran, for the GPU samples of its card
+    const std::string& name() const { return def.demangled.empty() ? def.name : def.demangled; }
   };
   using GroupKey =
       std::tuple<std::string, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>;
