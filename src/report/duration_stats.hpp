@@ -23,7 +23,8 @@ struct DurationSummary {
 };
 
 // A cap on exact samples shared by every DurationStats of one report, so that many groups together
-// stay bounded too. A tracker that cannot take from the budget switches to its histogram.
+// stay bounded too. A tracker that cannot take from the budget switches to its histogram; what it
+// took stays spent (only a tracker destroyed with exact samples gives them back).
 class SampleBudget {
  public:
   explicit SampleBudget(size_t samples) : left_(samples) {}

@@ -189,17 +189,23 @@ TEST(DurationStats, SharedBudgetSendsLaterTrackersToHistograms) {
   EXPECT_EQ(budget.left(), 0u);
 }
 
-TEST(DurationStats, SwitchingReturnsBudget) {
+// A tracker that switches to its histogram keeps its share of the budget spent, so that the
+// trackers together never hold more than the budget (memory flat with the session's length).
+TEST(DurationStats, SwitchingKeepsItsShareSpent) {
   SampleBudget budget(100);
   {
     DurationStats a(5, &budget);
     for (int i = 0; i < 6; ++i) a.add(i);  // the sixth sample switches to the histogram
     EXPECT_TRUE(a.approximate());
-    EXPECT_EQ(budget.left(), 100u);
+    EXPECT_EQ(budget.left(), 95u);
   }
+  EXPECT_EQ(budget.left(), 95u);
   DurationStats c(50, &budget);
   for (int i = 0; i < 50; ++i) c.add(i);
   EXPECT_FALSE(c.approximate());
+  DurationStats d(50, &budget);
+  for (int i = 0; i < 50; ++i) d.add(i);
+  EXPECT_TRUE(d.approximate());  // 45 left for it
 }
 
 TEST(DurationStats, DefaultLimitIsOneMebiSample) {
