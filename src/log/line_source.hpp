@@ -30,14 +30,19 @@ struct Line {
 class LineSource {
  public:
   enum class Format { Plain, Zstd };
+  // Where zstd text is decompressed: Auto = on a thread of its own when this process may run on
+  // more than one CPU (sched_getaffinity), so that decompressing overlaps parsing; else inline.
+  enum class Decompress { Auto, Inline, Thread };
 
   // Opens `path` (zstd when it ends in .zst). Returns nullptr and sets *error when it cannot be
   // opened.
   static std::unique_ptr<LineSource> openFile(const std::string& path, size_t max_line_bytes,
-                                              std::string* error);
+                                              std::string* error,
+                                              Decompress decompress = Decompress::Auto);
   // Reads from memory that must outlive the source (tests, fuzzing).
   static std::unique_ptr<LineSource> fromMemory(std::string_view data, Format format,
-                                                size_t max_line_bytes);
+                                                size_t max_line_bytes,
+                                                Decompress decompress = Decompress::Auto);
   virtual ~LineSource();
 
   // The next line; false at the end of the data or after a read/decompression error (see error()).
@@ -52,17 +57,25 @@ class LineSource {
 
  protected:
   LineSource(Format format, size_t max_line_bytes);
-  // Reads up to `n` raw (possibly compressed) bytes; 0 at the end; -1 on error with error_ set.
-  virtual long readRaw(char* dst, size_t n) = 0;
+  // Reads up to `n` raw (possibly compressed) bytes; 0 at the end; -1 on error with *error set.
+  // Called by one thread at a time (the decompression thread, when there is one).
+  virtual long readRaw(char* dst, size_t n, std::string* error) = 0;
+  // Starts the decompression thread if `decompress` asks for one; the factories call it last.
+  void startDecompression(Decompress decompress);
+  // Joins the decompression thread: the destructor of a subclass whose readRaw it may be calling
+  // must call this first.
+  void stopDecompression();
   std::string error_;
 
  private:
   bool nextLine(Line& line);
   bool fill();  // appends text after end_; false at the end of the data
   bool fillZstd();
+  bool fillFromThread();
   bool grow();  // makes room for a longer line; false when it may not grow further
 
   struct Zstd;
+  class Decompressor;
   Format format_;
   size_t max_line_;
   std::unique_ptr<char[]> buf_;
@@ -75,6 +88,7 @@ class LineSource {
   uint64_t line_no_ = 0;
   uint64_t raw_bytes_ = 0, decoded_bytes_ = 0;
   std::unique_ptr<Zstd> zstd_;
+  std::unique_ptr<Decompressor> thread_;  // set: zstd_ is used by its thread only
 };
 
 }  // namespace gpufl::log

@@ -33,9 +33,18 @@ Collected collect(LineSource& source) {
   return out;
 }
 
-Collected collect(const std::string& data, Format format, size_t max_line = kDefaultMaxLineBytes) {
-  auto source = LineSource::fromMemory(data, format, max_line);
+Collected collect(const std::string& data, Format format, size_t max_line = kDefaultMaxLineBytes,
+                  LineSource::Decompress how = LineSource::Decompress::Auto) {
+  auto source = LineSource::fromMemory(data, format, max_line, how);
   return collect(*source);
+}
+
+// zstd is decompressed inline or on a thread of its own (LineSource::Decompress): every zstd test
+// runs both ways and must see the same lines and errors.
+constexpr LineSource::Decompress kBothWays[] = {LineSource::Decompress::Inline,
+                                                LineSource::Decompress::Thread};
+Collected collectZstd(const std::string& data, LineSource::Decompress how) {
+  return collect(data, Format::Zstd, kDefaultMaxLineBytes, how);
 }
 
 TEST(LineSource, SplitsLinesAndMarksUnterminatedLast) {
@@ -84,43 +93,82 @@ std::string numberedLines(int n) {
 }
 
 TEST(LineSource, ZstdRoundTripAcrossChunks) {
-  const std::string text = numberedLines(100000);  // about 2 MiB of text: several output chunks
-  const auto got = collect(testing::zstdCompress(text), Format::Zstd);
-  ASSERT_EQ(got.lines.size(), 100000u);
-  EXPECT_EQ(got.lines[99999], R"({"type":"x","i":99999})");
-  EXPECT_EQ(got.error, "");
+  for (const auto how : kBothWays) {
+    SCOPED_TRACE(how == LineSource::Decompress::Thread ? "thread" : "inline");
+    const std::string text = numberedLines(100000);  // about 2 MiB of text: several output chunks
+    const auto got = collectZstd(testing::zstdCompress(text), how);
+    ASSERT_EQ(got.lines.size(), 100000u);
+    EXPECT_EQ(got.lines[99999], R"({"type":"x","i":99999})");
+    EXPECT_EQ(got.error, "");
+  }
+}
+
+// The thread stops when the source goes before the end (the reader stopped early), and both ways
+// count the same raw and decoded bytes.
+TEST(LineSource, ZstdThreadStopsEarlyAndCountsLikeInline) {
+  const std::string zst = testing::zstdCompress(numberedLines(300000));
+  {
+    auto source = LineSource::fromMemory(zst, Format::Zstd, kDefaultMaxLineBytes,
+                                         LineSource::Decompress::Thread);
+    Line line;
+    ASSERT_TRUE(source->next(line));
+    EXPECT_EQ(line.text, R"({"type":"x","i":0})");
+  }  // destroyed while the thread may be waiting for a free block
+  uint64_t raw[2], decoded[2];
+  for (size_t i = 0; i < 2; ++i) {
+    auto source = LineSource::fromMemory(zst, Format::Zstd, kDefaultMaxLineBytes, kBothWays[i]);
+    Line line;
+    while (source->next(line)) {
+    }
+    raw[i] = source->rawBytes();
+    decoded[i] = source->decodedBytes();
+  }
+  EXPECT_EQ(raw[0], zst.size());
+  EXPECT_EQ(raw[1], raw[0]);
+  EXPECT_EQ(decoded[1], decoded[0]);
 }
 
 TEST(LineSource, ZstdConcatenatedFramesReadAsOneStream) {
-  const auto got =
-      collect(testing::zstdCompress("a\nb") + testing::zstdCompress("c\n"), Format::Zstd);
-  EXPECT_EQ(got.lines, (std::vector<std::string>{"a", "bc"}));
+  for (const auto how : kBothWays) {
+    SCOPED_TRACE(how == LineSource::Decompress::Thread ? "thread" : "inline");
+    const auto got = collectZstd(testing::zstdCompress("a\nb") + testing::zstdCompress("c\n"), how);
+    EXPECT_EQ(got.lines, (std::vector<std::string>{"a", "bc"}));
+  }
 }
 
 TEST(LineSource, TruncatedZstdDeliversCompleteLinesOnly) {
-  const std::string text = numberedLines(200000);
-  const std::string zst = testing::zstdCompress(text);
-  const auto got = collect(zst.substr(0, zst.size() / 2), Format::Zstd);
-  EXPECT_NE(got.error.find("truncated zstd data"), std::string::npos) << got.error;
-  ASSERT_GT(got.lines.size(), 1000u);
-  ASSERT_LT(got.lines.size(), 200000u);
-  for (size_t i = 0; i < got.lines.size(); ++i)
-    ASSERT_EQ(got.lines[i], R"({"type":"x","i":)" + std::to_string(i) + "}");
+  for (const auto how : kBothWays) {
+    SCOPED_TRACE(how == LineSource::Decompress::Thread ? "thread" : "inline");
+    const std::string text = numberedLines(200000);
+    const std::string zst = testing::zstdCompress(text);
+    const auto got = collectZstd(zst.substr(0, zst.size() / 2), how);
+    EXPECT_NE(got.error.find("truncated zstd data"), std::string::npos) << got.error;
+    ASSERT_GT(got.lines.size(), 1000u);
+    ASSERT_LT(got.lines.size(), 200000u);
+    for (size_t i = 0; i < got.lines.size(); ++i)
+      ASSERT_EQ(got.lines[i], R"({"type":"x","i":)" + std::to_string(i) + "}");
+  }
 }
 
 TEST(LineSource, CorruptZstdKeepsWhatCameBefore) {
-  const std::string good = testing::zstdCompress("one\ntwo\nthr");
-  const auto got = collect(good + "this is not zstd", Format::Zstd);
-  EXPECT_EQ(got.lines, (std::vector<std::string>{"one", "two"}));
-  EXPECT_NE(got.error.find("corrupt zstd data after 11 decoded bytes"), std::string::npos)
-      << got.error;
+  for (const auto how : kBothWays) {
+    SCOPED_TRACE(how == LineSource::Decompress::Thread ? "thread" : "inline");
+    const std::string good = testing::zstdCompress("one\ntwo\nthr");
+    const auto got = collectZstd(good + "this is not zstd", how);
+    EXPECT_EQ(got.lines, (std::vector<std::string>{"one", "two"}));
+    EXPECT_NE(got.error.find("corrupt zstd data after 11 decoded bytes"), std::string::npos)
+        << got.error;
+  }
 }
 
 TEST(LineSource, PlainTextNamedZstIsCorrupt) {
-  const auto got = collect("{\"type\":\"note\"}\n", Format::Zstd);
-  EXPECT_TRUE(got.lines.empty());
-  EXPECT_NE(got.error.find("corrupt zstd data after 0 decoded bytes"), std::string::npos)
-      << got.error;
+  for (const auto how : kBothWays) {
+    SCOPED_TRACE(how == LineSource::Decompress::Thread ? "thread" : "inline");
+    const auto got = collectZstd("{\"type\":\"note\"}\n", how);
+    EXPECT_TRUE(got.lines.empty());
+    EXPECT_NE(got.error.find("corrupt zstd data after 0 decoded bytes"), std::string::npos)
+        << got.error;
+  }
 }
 
 TEST(LineSource, FilesOpenByExtension) {

@@ -12,7 +12,7 @@ gpufl_add_library(gpufl_log_reader
 )
 target_link_libraries(gpufl_log_reader
   PUBLIC gpufl_core
-  PRIVATE simdjson::simdjson ${GPUFL_ZSTD}
+  PRIVATE simdjson::simdjson ${GPUFL_ZSTD} Threads::Threads
 )
 
 gpufl_add_test(gpufl_log_reader_test

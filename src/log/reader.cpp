@@ -1,6 +1,9 @@
-// readPrefix: two passes over the files of a prefix, each streaming one line at a time. The first
-// finds the session_start records (a cheap prefilter skips every other line), the second decodes
-// the chosen session. Reading rules decided here, beyond docs/log-format.md:
+// readPrefix: one pass over the files of a prefix, streaming one line at a time, after the sessions
+// are listed from one channel: the one with the fewest bytes (every channel repeats each
+// session_start; a cheap prefilter skips every other line). Only when that channel lists no
+// session, or none the request names, are the other channels scanned too (a damaged log); a log
+// with no session_start at all is scanned once more for the sids of its records. Reading rules
+// decided here, beyond docs/log-format.md:
 // - Segment N present both plain and .zst: the plain file is read (see segments.cpp).
 // - Blank lines are ignored; a line longer than ReadOptions::max_line_bytes is skipped with a
 // warning.
@@ -9,8 +12,7 @@
 //   without full validation (simdjson On-Demand), so garbage inside an ignored field goes
 //   unnoticed.
 // - zstd verifies a frame's checksum at its end: data of a damaged frame may be decoded (and
-// parsed, so most
-//   damage shows as garbage lines) before the corruption is reported.
+//   parsed, so most damage shows as garbage lines) before the corruption is reported.
 #include "log/reader.hpp"
 
 #include <algorithm>
@@ -18,6 +20,8 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
+#include <system_error>
 #include <unordered_set>
 
 #include "log/read_tally.hpp"
@@ -164,6 +168,59 @@ bool chooseSession(const std::vector<std::string>& inputs, const SourceOpener& o
   return false;
 }
 
+// Appends the sessions whose session_start appears in `inputs` and are not yet in `seen` (sid +
+// '\n' + session_id: linear in the number of sessions). Only session_start lines are parsed.
+void addSessions(const std::vector<std::string>& inputs, const SourceOpener& open,
+                 std::vector<SessionListing>& sessions, std::unordered_set<std::string>& seen) {
+  SessionProbe probe;
+  for (const auto& name : inputs) {
+    std::string error;
+    auto source = open(name, &error);
+    Line line;
+    while (source && source->next(line)) {
+      if (line.status != Line::Status::Ok || !maybeSessionStart(line.text)) continue;
+      SessionListing listing;
+      if (!probe.sessionStart(line.text, &listing)) continue;
+      // Every channel repeats the session_start; the first copy seen describes the session.
+      if (seen.insert(listing.sid + '\n' + listing.session_id).second)
+        sessions.push_back(std::move(listing));
+    }
+  }
+}
+
+void sortOldestFirst(std::vector<SessionListing>& sessions) {
+  std::stable_sort(sessions.begin(), sessions.end(),
+                   [](const auto& a, const auto& b) { return a.start_unix_ns < b.start_unix_ns; });
+}
+
+// The channel whose files cost least to read: every channel repeats each session_start, so one is
+// enough to list the sessions, and the device channel (kernel events) is usually 100-1000x the
+// others. Cost is bytes on disk, a compressed segment counted at kZstdRatio times its size; a name
+// that is not on disk (inputs fed from memory) counts 0.
+std::string_view listingChannel(const std::vector<std::string>& inputs) {
+  constexpr uintmax_t kZstdRatio = 20;  // 105 B raw, 4.45 B zstd per kernel on an H200 storm
+  std::vector<std::pair<std::string_view, uintmax_t>> cost;  // channel, bytes; first seen first
+  for (const auto& name : inputs) {
+    std::error_code ec;
+    uintmax_t bytes = std::filesystem::file_size(name, ec);
+    if (ec) bytes = 0;
+    if (isCompressedPath(name)) bytes *= kZstdRatio;
+    const std::string_view channel = channelOfPath(name);
+    auto it =
+        std::find_if(cost.begin(), cost.end(), [&](const auto& c) { return c.first == channel; });
+    if (it == cost.end())
+      cost.emplace_back(channel, bytes);
+    else
+      it->second += bytes;
+  }
+  if (cost.empty()) return {};
+  // Ties go to the later channel: system and scope are small where the device channel is large.
+  auto best = cost.begin();
+  for (auto it = cost.begin(); it != cost.end(); ++it)
+    if (it->second <= best->second) best = it;
+  return best->first;
+}
+
 // What decoding one input gave for the chosen session.
 struct InputTally {
   uint64_t records = 0;
@@ -217,8 +274,40 @@ void checkCounts(const ReadTally& tally, WarningList& warnings, ReadResult& resu
   warnings.add("", 0, "session_end counts " + text);
 }
 
+// Sessions are listed from one channel; a session_start that channel lacks (its file was deleted or
+// damaged) is noticed while decoding, where every line passes anyway, and reported: the session
+// could not be chosen by default, but a request naming it scans every channel.
+class UnlistedSessions {
+ public:
+  explicit UnlistedSessions(const std::vector<SessionListing>& listed) {
+    for (const auto& s : listed) seen_.insert(key(s));
+  }
+  void check(std::string_view line, const std::string& file) {
+    SessionListing listing;
+    if (!probe_.sessionStart(line, &listing) || !seen_.insert(key(listing)).second) return;
+    found_.emplace_back(std::move(listing), file);
+  }
+  void report(const std::string& listed_from, WarningList& warnings, ReadResult& result) {
+    for (auto& [s, file] : found_) {
+      warnings.add(file, 0,
+                   "session " + describe(s) + " has no session_start in channel '" + listed_from +
+                       "', where sessions are listed (a file of it is missing or damaged); " +
+                       "name it to read it");
+      result.sessions.push_back(std::move(s));
+    }
+    if (!found_.empty()) sortOldestFirst(result.sessions);
+  }
+
+ private:
+  static std::string key(const SessionListing& s) { return s.sid + '\n' + s.session_id; }
+  SessionProbe probe_;
+  std::unordered_set<std::string> seen_;
+  std::vector<std::pair<SessionListing, std::string>> found_;  // with the file it was found in
+};
+
 void decodeInput(const std::string& name, const SourceOpener& open, RecordDecoder& decoder,
-                 const ReadOptions& options, WarningList& warnings, ReadResult& result) {
+                 const ReadOptions& options, WarningList& warnings, ReadResult& result,
+                 UnlistedSessions* unlisted) {
   std::string error;
   auto source = open(name, &error);
   if (!source) {
@@ -233,6 +322,7 @@ void decodeInput(const std::string& name, const SourceOpener& open, RecordDecode
       decoder.lostLine(line.number, "line longer than " + std::to_string(options.max_line_bytes) +
                                         " bytes skipped");
     } else {
+      if (unlisted != nullptr && maybeSessionStart(line.text)) unlisted->check(line.text, name);
       decoder.decodeLine(line.text, line.number, line.terminated);
     }
   }
@@ -245,36 +335,37 @@ void decodeInput(const std::string& name, const SourceOpener& open, RecordDecode
 
 }  // namespace
 
-std::vector<SessionListing> scanSessions(const std::vector<std::string>& inputs,
-                                         const SourceOpener& open) {
-  SessionProbe probe;
+std::vector<SessionListing> listSessionsOnce(const std::vector<std::string>& inputs,
+                                             const SourceOpener& open, const std::string& want,
+                                             std::string* listed_from) {
+  std::vector<std::string> listing, others;
+  const std::string_view channel = listingChannel(inputs);
+  if (listed_from != nullptr) *listed_from = channel;
+  for (const auto& name : inputs)
+    (channelOfPath(name) == channel ? listing : others).push_back(name);
   std::vector<SessionListing> sessions;
-  std::unordered_set<std::string>
-      seen;  // sid + '\n' + session_id: linear in the number of sessions
-  for (const auto& name : inputs) {
-    std::string error;
-    auto source = open(name, &error);
-    Line line;
-    while (source && source->next(line)) {
-      if (line.status != Line::Status::Ok || !maybeSessionStart(line.text)) continue;
-      SessionListing listing;
-      if (!probe.sessionStart(line.text, &listing)) continue;
-      // Every channel repeats the session_start; the first copy (device channel) describes the
-      // session.
-      if (seen.insert(listing.sid + '\n' + listing.session_id).second)
-        sessions.push_back(std::move(listing));
-    }
+  std::unordered_set<std::string> seen;
+  addSessions(listing, open, sessions, seen);
+  const bool found =
+      want.empty() ? !sessions.empty()
+                   : std::any_of(sessions.begin(), sessions.end(), [&](const auto& s) {
+                       return startsWithNoCase(s.session_id, want) || startsWithNoCase(s.sid, want);
+                     });
+  if (!found) {
+    addSessions(others, open, sessions, seen);
+    if (listed_from != nullptr) listed_from->clear();  // every channel was scanned
   }
-  std::stable_sort(sessions.begin(), sessions.end(),
-                   [](const auto& a, const auto& b) { return a.start_unix_ns < b.start_unix_ns; });
+  sortOldestFirst(sessions);
   return sessions;
 }
 
 void readInputs(const std::vector<std::string>& inputs, const SourceOpener& open,
                 const ReadOptions& options, EventVisitor& visitor, WarningList& warnings,
                 ReadResult& result) {
-  result.sessions = scanSessions(inputs, open);
+  std::string listed_from;
+  result.sessions = listSessionsOnce(inputs, open, options.session, &listed_from);
   if (!chooseSession(inputs, open, options, warnings, result)) return;
+  UnlistedSessions unlisted(result.sessions);
   ReadTally tally(visitor);
   RecordDecoder decoder(result.chosen_sid, tally, warnings);
   std::vector<std::string> sharing;  // session ids whose sid is the chosen one
@@ -292,9 +383,11 @@ void readInputs(const std::vector<std::string>& inputs, const SourceOpener& open
   std::vector<InputTally> per_input(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     const uint64_t records = decoder.delivered(), starts = tally.starts();
-    decodeInput(inputs[i], open, decoder, options, warnings, result);
+    decodeInput(inputs[i], open, decoder, options, warnings, result,
+                listed_from.empty() ? nullptr : &unlisted);
     per_input[i] = InputTally{decoder.delivered() - records, tally.starts() > starts};
   }
+  unlisted.report(listed_from, warnings, result);
   checkSegmentGaps(inputs, per_input, warnings, result);
   checkCounts(tally, warnings, result);
   result.records = decoder.delivered();
@@ -319,7 +412,7 @@ std::vector<SessionListing> listSessions(const std::string& prefix) {
     const SourceOpener open = [max_line](const std::string& name, std::string* error) {
       return openDiskFile(name, max_line, error);
     };
-    return scanSessions(inputs, open);
+    return listSessionsOnce(inputs, open, "", nullptr);
   } catch (...) {
     return {};  // listing is best effort; readPrefix reports the problem
   }

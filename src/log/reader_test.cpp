@@ -4,7 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
+#include "log/read_tally.hpp"
 #include "log/reader_test_util.hpp"
+#include "log/record_parser.hpp"
+#include "log/session_reader.hpp"
 
 namespace gpufl::log {
 namespace {
@@ -25,17 +30,20 @@ std::string note(const std::string& sid, const std::string& feature) {
          "\n";
 }
 
-// A prefix with three sessions appended to the same files; kNew is the latest.
+// A prefix with three sessions appended to the same files; kNew is the latest. As the writer does,
+// every channel has every session's session_start.
 struct ThreeSessions {
   TempDir dir;
   std::string prefix = dir.path("run");
+  std::string starts(const std::string& after_old, const std::string& after_new2) {
+    return sessionStartLine(kOld, 100) + after_old + sessionStartLine(kNew2, 200) + after_new2 +
+           sessionStartLine(kNew, 300, "newest");
+  }
   ThreeSessions() {
-    writeFile(prefix + ".device.log", sessionStartLine(kOld, 100) + note("11111111", "old") +
-                                          sessionStartLine(kNew2, 200) + note("22223333", "new2") +
-                                          sessionStartLine(kNew, 300, "newest") +
-                                          note("22222222", "new"));
-    writeFile(prefix + ".scope.log", sessionStartLine(kNew, 300) + note("22222222", "scope"));
-    writeFile(prefix + ".system.log", sessionStartLine(kNew, 300));
+    writeFile(prefix + ".device.log",
+              starts(note("11111111", "old"), note("22223333", "new2")) + note("22222222", "new"));
+    writeFile(prefix + ".scope.log", starts("", "") + note("22222222", "scope"));
+    writeFile(prefix + ".system.log", starts("", ""));
   }
 };
 
@@ -59,6 +67,60 @@ TEST(ReadPrefix, DefaultsToTheLatestSessionAndReadsChannelsInOrder) {
   EXPECT_EQ(v.starts.size(), 3u);  // one session_start per channel
   EXPECT_EQ(r.records, 5u);
   EXPECT_EQ(listSessions(log.prefix).size(), 3u);
+}
+
+// One pass per file: the device channel (the big one) is opened once, to decode; only the smallest
+// channel is opened a second time, to list the sessions.
+TEST(ReadPrefix, EachFileIsReadOnceExceptTheSmallestChannelsListing) {
+  ThreeSessions log;
+  std::vector<std::string> inputs;
+  for (const Channel c : {Channel::Device, Channel::Scope, Channel::System})
+    for (const auto& f : channelFiles(log.prefix, c)) inputs.push_back(f);
+  ASSERT_EQ(inputs.size(), 3u);
+  std::map<std::string, int> opens;
+  const SourceOpener open = [&](const std::string& name, std::string* error) {
+    ++opens[name];
+    return LineSource::openFile(name, kDefaultMaxLineBytes, error);
+  };
+  RecordingVisitor v;
+  WarningList warnings(100);
+  ReadResult r;
+  readInputs(inputs, open, {}, v, warnings, r);
+  EXPECT_EQ(r.chosen_sid, "22222222");
+  EXPECT_EQ(r.sessions.size(), 3u);
+  EXPECT_EQ(opens[log.prefix + ".device.log"], 1);
+  EXPECT_EQ(opens[log.prefix + ".scope.log"], 1);
+  EXPECT_EQ(opens[log.prefix + ".system.log"], 2);
+}
+
+// Sessions are listed from the channel with the fewest bytes (here system). A session whose
+// session_start that channel lacks (a deleted file) is found while decoding and said; asking for it
+// by name scans every channel and reads it.
+TEST(ReadPrefix, ASessionMissingFromTheListingChannelIsSaidAndCanBeNamed) {
+  TempDir dir;
+  const std::string p = dir.path("run");
+  writeFile(p + ".device.log", sessionStartLine(kOld, 100) + note("11111111", "old") +
+                                   sessionStartLine(kNew, 300) + note("22222222", "new"));
+  writeFile(p + ".scope.log", sessionStartLine(kOld, 100) + sessionStartLine(kNew, 300));
+  writeFile(p + ".system.log", sessionStartLine(kOld, 100));  // kNew's part of it was lost
+  RecordingVisitor v;
+  ReadResult r = readPrefix(p, {}, v);
+  EXPECT_EQ(r.chosen_sid, "11111111");
+  ASSERT_EQ(r.sessions.size(), 2u);
+  EXPECT_EQ(r.sessions[1].sid, "22222222");
+  EXPECT_TRUE(hasWarning(r.warnings, p + ".device.log", 0,
+                         "session 22222222 (" + kNew +
+                             ", app 'app', started 1970-01-01T00:00:00Z) has no session_start in "
+                             "channel 'system', where sessions are listed"))
+      << testing::allWarnings(r.warnings);
+  ReadOptions options;
+  options.session = "2222";
+  RecordingVisitor named;
+  r = readPrefix(p, options, named);
+  EXPECT_EQ(r.chosen_sid, "22222222");
+  ASSERT_EQ(named.notes.size(), 1u);
+  EXPECT_EQ(named.notes[0].feature, "new");
+  EXPECT_EQ(testing::allWarnings(r.warnings), "");
 }
 
 TEST(ReadPrefix, SelectsBySessionIdPrefixOrSid) {

@@ -9,6 +9,7 @@
 #include <simdjson.h>
 
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <limits>
 #include <map>
@@ -197,13 +198,20 @@ class KeySet {
   // False when `key` was already inserted.
   bool insert(std::string_view key) {
     for (size_t i = 0; i < size_; ++i)
-      if (keys_[i] == key) return false;
-    if (size_ < kMax) keys_[size_++] = key;
+      if (size_of_[i] == key.size() && std::memcmp(data_[i], key.data(), key.size()) == 0)
+        return false;
+    if (size_ < kMax) {
+      data_[size_] = key.data();
+      size_of_[size_++] = key.size();
+    }
     return true;
   }
 
  private:
-  std::string_view keys_[kMax];
+  // Left uninitialised on purpose: only [0, size_) is read. One KeySet lives per record, and
+  // zeroing an array of 48 string_views (rep stos of 768 bytes) was 3% of a report's time.
+  const char* data_[kMax];
+  size_t size_of_[kMax];
   size_t size_ = 0;
 };
 

@@ -21,9 +21,13 @@ using SourceOpener =
     std::function<std::unique_ptr<LineSource>(const std::string& name, std::string* error)>;
 
 // The sessions whose session_start appears in `inputs`, oldest first (by start_unix_ns, then as
-// seen). Unreadable inputs and lines are passed over silently: decoding reports them.
-std::vector<SessionListing> scanSessions(const std::vector<std::string>& inputs,
-                                         const SourceOpener& open);
+// seen), read from the cheapest channel's files only (see reader.cpp); the other channels are
+// scanned too when that lists no session, or (`want` non-empty) none whose id or sid starts with
+// `want`. Unreadable inputs and lines are passed over silently: decoding reports them.
+// `listed_from` (may be null) gets the channel listed, empty when every channel was scanned.
+std::vector<SessionListing> listSessionsOnce(const std::vector<std::string>& inputs,
+                                             const SourceOpener& open, const std::string& want,
+                                             std::string* listed_from);
 
 // Chooses the session per `options`, then decodes `inputs` in order into `visitor`. Fills every
 // field of `result` except found_files; warnings go to `warnings`. Does not throw for bad input.

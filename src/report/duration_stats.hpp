@@ -23,7 +23,8 @@ struct DurationSummary {
 };
 
 // A cap on exact samples shared by every DurationStats of one report, so that many groups together
-// stay bounded too. A tracker that cannot take from the budget switches to its histogram.
+// stay bounded too. A tracker that cannot take from the budget switches to its histogram; what it
+// took stays spent (only a tracker destroyed with exact samples gives them back).
 class SampleBudget {
  public:
   explicit SampleBudget(size_t samples) : left_(samples) {}
@@ -41,8 +42,10 @@ class SampleBudget {
 
 // Log-bucketed histogram of non-negative integers: each power-of-two octave is split into 128 equal
 // sub-buckets (log-linear, as HDR histograms do), so a bucket's midpoint is within 1/256 (0.39%) of
-// every value in it; values below 128 get exact buckets. Buckets live in one vector covering the
-// indices in use.
+// every value in it; values below 128 get exact buckets. While few buckets are in use they are kept
+// as a short sorted list of (index, count); past kSparseMax, in one vector covering the indices in
+// use. A report keeps one histogram per kernel group: with 100,000 names of ten launches each, a
+// dense vector spanning 7 octaves (~7 KB) per group was most of the report's memory.
 class LogHistogram {
  public:
   static constexpr double kRelativeError = 0.005;  // promised bound; the design gives 1/256
@@ -56,10 +59,14 @@ class LogHistogram {
   static size_t indexOf(uint64_t value);
   static double valueOf(size_t index);
 
+  static constexpr size_t kSparseMax = 32;
+  void addDense(size_t index, uint64_t times);
+
   uint64_t zero_count_ = 0;
   uint64_t count_ = 0;
-  size_t first_ = 0;               // index of buckets_[0]
-  std::vector<uint64_t> buckets_;  // counts of indices first_ .. first_ + size - 1
+  std::vector<std::pair<uint32_t, uint64_t>> sparse_;  // (index, count) by index, until dense
+  size_t first_ = 0;                                   // index of buckets_[0]
+  std::vector<uint64_t> buckets_;  // counts of indices first_ .. first_ + size - 1; empty: sparse
 };
 
 class DurationStats {
@@ -75,12 +82,14 @@ class DurationStats {
   void add(int64_t ns);  // negative durations count as 0
   uint64_t count() const { return count_; }
   bool approximate() const { return using_histogram_; }
-  // Sorts the exact samples in place (cheap when called again).
+  // Reorders the exact samples in place (see selectRanks).
   DurationSummary summary();
 
  private:
+  static constexpr double kQuantiles[3] = {0.5, 0.9, 0.99};  // median, p90, p99
   void switchToHistogram();
-  double orderStatistic(uint64_t k) const;  // needs sorted exact samples
+  void selectRanks();
+  double orderStatistic(uint64_t k) const;  // needs the ranks selected (or sorted samples)
   double percentile(double q) const;
 
   size_t exact_limit_;

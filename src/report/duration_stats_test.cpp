@@ -35,6 +35,27 @@ TEST(DurationStats, ExactOddCount) {
   EXPECT_FALSE(d.approximate);
 }
 
+// summary() selects the ranks it reads instead of sorting: random sizes (odd, even, tiny) with
+// repeated values agree with a full sort, also when asked again after more samples.
+TEST(DurationStats, SelectedRanksAgreeWithASortOnRandomData) {
+  std::mt19937_64 rng(7);
+  for (size_t n : {1, 2, 3, 10, 101, 1000, 4097}) {
+    DurationStats s;
+    std::vector<int64_t> all;
+    for (int round = 0; round < 2; ++round) {
+      for (size_t i = 0; i < n; ++i) {
+        const auto v = static_cast<int64_t>(rng() % (n / 2 + 3));  // many repeats
+        s.add(v);
+        all.push_back(v);
+      }
+      const DurationSummary d = s.summary();
+      EXPECT_DOUBLE_EQ(d.median_ns, exactPercentile(all, 0.5)) << n;
+      EXPECT_DOUBLE_EQ(d.p90_ns, exactPercentile(all, 0.9)) << n;
+      EXPECT_DOUBLE_EQ(d.p99_ns, exactPercentile(all, 0.99)) << n;
+    }
+  }
+}
+
 TEST(DurationStats, EvenCountMedianIsMeanOfMiddlePair) {
   DurationStats s;
   for (int64_t v : {40, 10, 30, 20}) s.add(v);
@@ -135,6 +156,29 @@ TEST(LogHistogram, EveryValueIsRepresentedWithinHalfPercent) {
   EXPECT_EQ(zero.valueAtRank(0), 0);
 }
 
+// Few buckets are kept as a sparse list, many in a dense vector: every rank reads the same bucket
+// either way, before and after the switch (values in random order, with zeros and repeats).
+TEST(LogHistogram, SparseAndDenseBucketsGiveTheSameRanks) {
+  std::mt19937_64 rng(11);
+  for (size_t distinct : {1, 5, 31, 32, 33, 200}) {
+    std::vector<int64_t> values;
+    for (size_t i = 0; i < distinct; ++i) {
+      const auto v = static_cast<int64_t>(1000 * (i + 1) * (i + 1));  // one bucket each
+      for (size_t r = 0; r <= i % 3; ++r) values.push_back(v);
+    }
+    values.push_back(0);
+    std::shuffle(values.begin(), values.end(), rng);
+    LogHistogram h;
+    for (int64_t v : values) h.add(v);
+    std::sort(values.begin(), values.end());
+    ASSERT_EQ(h.count(), values.size());
+    for (size_t k = 0; k < values.size(); ++k) {
+      const double want = static_cast<double>(values[k]);
+      EXPECT_LE(std::fabs(h.valueAtRank(k) - want), want / 256.0 + 1e-9) << distinct << " " << k;
+    }
+  }
+}
+
 TEST(DurationStats, SharedBudgetSendsLaterTrackersToHistograms) {
   SampleBudget budget(10);
   DurationStats a(1000, &budget), b(1000, &budget);
@@ -145,17 +189,23 @@ TEST(DurationStats, SharedBudgetSendsLaterTrackersToHistograms) {
   EXPECT_EQ(budget.left(), 0u);
 }
 
-TEST(DurationStats, SwitchingReturnsBudget) {
+// A tracker that switches to its histogram keeps its share of the budget spent, so that the
+// trackers together never hold more than the budget (memory flat with the session's length).
+TEST(DurationStats, SwitchingKeepsItsShareSpent) {
   SampleBudget budget(100);
   {
     DurationStats a(5, &budget);
     for (int i = 0; i < 6; ++i) a.add(i);  // the sixth sample switches to the histogram
     EXPECT_TRUE(a.approximate());
-    EXPECT_EQ(budget.left(), 100u);
+    EXPECT_EQ(budget.left(), 95u);
   }
+  EXPECT_EQ(budget.left(), 95u);
   DurationStats c(50, &budget);
   for (int i = 0; i < 50; ++i) c.add(i);
   EXPECT_FALSE(c.approximate());
+  DurationStats d(50, &budget);
+  for (int i = 0; i < 50; ++i) d.add(i);
+  EXPECT_TRUE(d.approximate());  // 45 left for it
 }
 
 TEST(DurationStats, DefaultLimitIsOneMebiSample) {

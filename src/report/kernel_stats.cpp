@@ -17,11 +17,7 @@ size_t KernelAggregator::groupFor(const KernelDef& def) {
   GroupKey key{name, def.grid.x, def.grid.y, def.grid.z, def.block.x, def.block.y, def.block.z};
   auto [it, inserted] = group_index_.try_emplace(key, groups_.size());
   if (inserted) {
-    Group g{name,
-            def.name,
-            def.grid,
-            def.block,
-            def,
+    Group g{def,
             true,
             0,
             0,
@@ -34,28 +30,46 @@ size_t KernelAggregator::groupFor(const KernelDef& def) {
   return it->second;
 }
 
+uint32_t KernelAggregator::groupOfDef(uint32_t id) const {
+  if (id < kDenseIds) return id < dense_def_group_.size() ? dense_def_group_[id] : kNoGroup;
+  const auto it = sparse_def_group_.find(id);
+  return it == sparse_def_group_.end() ? kNoGroup : it->second;
+}
+
+// Group indices fit 32 bits: each group needs a kernel_def line or a kernel event of its own.
+void KernelAggregator::setGroupOfDef(uint32_t id, size_t group) {
+  if (id >= kDenseIds) {
+    sparse_def_group_[id] = static_cast<uint32_t>(group);
+    return;
+  }
+  if (id >= dense_def_group_.size())
+    dense_def_group_.resize(std::max<size_t>(id + 1, dense_def_group_.size() * 2), kNoGroup);
+  dense_def_group_[id] = static_cast<uint32_t>(group);
+}
+
 void KernelAggregator::onDef(const KernelDef& def) {
-  if (def_group_.count(def.id))
+  if (groupOfDef(def.id) != kNoGroup)
     return;  // a repeated definition (e.g. in a later segment) changes nothing
-  def_group_[def.id] = groupFor(def);
+  setGroupOfDef(def.id, groupFor(def));
   if (!def.name.empty())
     readable_.try_emplace(def.name, def.demangled.empty() ? def.name : def.demangled);
 }
 
 void KernelAggregator::onKernel(const KernelEvent& e) {
-  auto it = def_group_.find(e.def_id);
-  if (it == def_group_.end()) {
+  uint32_t group = groupOfDef(e.def_id);
+  if (group == kNoGroup) {
     ++undefined_refs_;
     // Named so that it cannot pass for a function (readable-name rules leave "<...>" alone); its
     // launch shape is unknown, not the default (1,1,1).
     KernelDef unknown;
     unknown.id = e.def_id;
     unknown.name = unknown.demangled = "<unknown kernel def " + std::to_string(e.def_id) + ">";
-    it = def_group_.emplace(e.def_id, groupFor(unknown)).first;
-    groups_[it->second].defined = false;
+    group = static_cast<uint32_t>(groupFor(unknown));
+    setGroupOfDef(e.def_id, group);
+    groups_[group].defined = false;
   }
   const int64_t dur = spanNs(e.start_ns, e.end_ns);
-  Group& g = groups_[it->second];
+  Group& g = groups_[group];
   g.durations.add(dur);
   all_.add(dur);
   if (e.instrumented) {
@@ -92,14 +106,15 @@ void KernelAggregator::finish(int64_t session_ns, KernelSummary& out, const GpuS
     if (sums[a].total_ns != sums[b].total_ns) return sums[a].total_ns > sums[b].total_ns;
     return sums[a].count > sums[b].count;
   });
+  out.groups.reserve(order.size());
   for (size_t i : order) {
     Group& g = groups_[i];
-    names.insert(g.name);
+    names.insert(g.name());
     KernelGroup kg;
-    kg.name = g.name;
-    kg.mangled = g.mangled;
-    kg.grid = g.grid;
-    kg.block = g.block;
+    kg.name = g.name();
+    kg.mangled = g.def.name;
+    kg.grid = g.def.grid;
+    kg.block = g.def.block;
     kg.defined = g.defined;
     kg.def = g.def;
     kg.defs = g.defs;
