@@ -10,8 +10,9 @@ __attribute__((noinline)) uint32_t captureHere(StackTable& table) {
 }
 // Captures `n` times from one call site (n is not known at compile time, so the loop is not
 // unrolled).
-__attribute__((noinline)) void captureRepeatedly(StackTable& table, uint32_t* ids, volatile int n) {
-  for (int i = 0; i < n; ++i) ids[i] = captureHere(table);
+__attribute__((noinline)) void captureRepeatedly(StackTable& table, uint32_t* ids, int n) {
+  const volatile int count = n;  // read each round: the compiler cannot unroll the loop
+  for (int i = 0; i < count; ++i) ids[i] = captureHere(table);
 }
 __attribute__((noinline)) uint32_t captureElsewhere(StackTable& table) {
   return table.capture(0);

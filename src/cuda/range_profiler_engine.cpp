@@ -314,7 +314,13 @@ bool RangeProfilerEngine::beginLocked(CUcontext current, uint32_t path, const ch
     fail(call, r);
     return false;
   }
-  open_ = {true, path, name, current, g, std::this_thread::get_id(), {}};
+  open_ = Open{};
+  open_.active = true;
+  open_.path = path;
+  open_.name = name;
+  open_.context = current;
+  open_.group = g;
+  open_.thread = std::this_thread::get_id();
   open_.auto_ranges = auto_ranges;
   open_.launch_range = launch_range;
   open_.kernel = kernel != nullptr ? kernel : "";

@@ -95,8 +95,8 @@ TEST(TimelineBuilder, SliceLaterThanTheWindowGoesToAnOverlapLaneAndIsCounted) {
 
 TEST(TimelineBuilder, FlowLinksAKernelToTheLatestScopeOfItsPathThatBeganBeforeIt) {
   ScopeIndex scopes;
-  ScopeBegin s1{.sid = "", .id = 11, .path = 3, .tid = 5, .ts_ns = 100};
-  ScopeBegin s2{.sid = "", .id = 12, .path = 3, .tid = 5, .ts_ns = 500};
+  ScopeBegin s1{.sid = "", .id = 11, .path = 3, .tid = 5, .ts_ns = 100, .name = {}, .tag = {}};
+  ScopeBegin s2{.sid = "", .id = 12, .path = 3, .tid = 5, .ts_ns = 500, .name = {}, .tag = {}};
   scopes.onScopeBegin(s2);  // index order does not matter
   scopes.onScopeBegin(s1);
   scopes.seal();

@@ -54,7 +54,8 @@ DiffSide synthetic(uint64_t seed, Planted planted = {}, int steps = 100) {
   int64_t t = 0;
   uint64_t scope_id = 0;
   for (int s = 0; s < steps; ++s) {
-    c.onScopeBegin(ScopeBegin{"", ++scope_id, 1, 1, t});
+    c.onScopeBegin(ScopeBegin{
+        .sid = "", .id = ++scope_id, .path = 1, .tid = 1, .ts_ns = t, .name = {}, .tag = {}});
     for (uint32_t k = 1; k <= 4; ++k) {
       double dur = base_ns[k - 1] * (1 + jitter(rng));
       if (u(rng) < 0.003) dur *= 1.2 + 0.4 * u(rng);

@@ -15,16 +15,6 @@ std::string printf1(const char* pattern, double v) {
   return buf;
 }
 
-// Index of the bracket matching the closing one at `close` (scanning left), or npos.
-size_t matchingOpen(std::string_view s, size_t close, char open_ch, char close_ch) {
-  int depth = 0;
-  for (size_t i = close + 1; i-- > 0;) {
-    if (s[i] == close_ch) ++depth;
-    if (s[i] == open_ch && --depth == 0) return i;
-  }
-  return std::string_view::npos;
-}
-
 // Replaces every outermost template argument list with "<...>".
 std::string collapseTemplates(std::string_view s) {
   std::string out;

@@ -107,8 +107,9 @@ TEST(Hints, NoPerKernelLibraryAdviceButOneLineForTheLibrary) {
     EXPECT_EQ(h.text.find("__launch_bounds__"), std::string::npos) << h.text;
     library += h.kind == "library";
     small_grid += h.kind == "small_grid";
-    if (h.kind == "small_grid")  // three identical hints said once
+    if (h.kind == "small_grid") {  // three identical hints said once
       EXPECT_NE(h.text.find("The same holds for 2 more kernels"), std::string::npos) << h.text;
+    }
   }
   EXPECT_EQ(library, 1);
   EXPECT_EQ(small_grid, 1);
