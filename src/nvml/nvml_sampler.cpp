@@ -205,13 +205,14 @@ std::vector<GpuSample> NvmlSampler::sample(int64_t ts_ns) {
       s.util_gpu = static_cast<int>(util.gpu);
       s.util_mem = static_cast<int>(util.memory);
     }
-    if (api.deviceGetMemoryInfoV2 != nullptr) {
-      MemoryV2 mem{};
-      mem.version = kMemoryV2Version;
-      if (read(gpu, kMem, true, [&] { return api.deviceGetMemoryInfoV2(d, &mem); })) {
-        s.mem_used_bytes = mem.used;
-        s.mem_total_bytes = mem.total;
-      }
+    // v2 where the driver has it and answers (used without the reservation); else v1, whose
+    // failures are the ones recorded: a driver that exports v2 but refuses it keeps memory
+    // readings.
+    MemoryV2 mem2{};
+    mem2.version = kMemoryV2Version;
+    if (api.deviceGetMemoryInfoV2 != nullptr && api.deviceGetMemoryInfoV2(d, &mem2) == kSuccess) {
+      s.mem_used_bytes = mem2.used;
+      s.mem_total_bytes = mem2.total;
     } else {
       Memory mem{};
       if (read(gpu, kMem, api.deviceGetMemoryInfo,

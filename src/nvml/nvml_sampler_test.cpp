@@ -191,6 +191,17 @@ TEST_F(NvmlSamplerTest, MemoryUsedWithoutTheReservationWhereV2Exists) {
   EXPECT_TRUE(sampler.takeNewIssues().empty());
 }
 
+// A driver that exports the v2 call but refuses it: v1's reading, no memory lost.
+TEST_F(NvmlSamplerTest, MemoryFallsBackToV1WhenV2Refuses) {
+  api_.deviceGetMemoryInfoV2 = [](Device, MemoryV2*) { return kErrorNotSupported; };
+  NvmlSampler sampler(api_);
+  ASSERT_TRUE(sampler.open().ok);
+  const auto samples = sampler.sample(1);
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].mem_used_bytes, 50'000'000'000ull);
+  EXPECT_TRUE(sampler.takeNewIssues().empty());
+}
+
 TEST_F(NvmlSamplerTest, UnsupportedFieldsAreOmittedAndReportedOnce) {
   g.fail["pcie_rx"] = g.fail["pcie_tx"] = kErrorNotSupported;
   api_.deviceGetTotalEnergyConsumption = nullptr;  // an old driver without the function
