@@ -10,6 +10,7 @@
 #                                        torch-engines (a PyTorch loop under gpufl trace with each engine),
 #                                        monitor (`gpufl monitor` beside a PyTorch loop vs nvidia-smi, and its
 #                                        CPU at 1 Hz over 60 s),
+#                                        agent (`gpufl agent` following a PyTorch trace, killed 5 times),
 #                                        torture (tests/gpu/torture: real-program patterns x every engine, linked
 #                                        and traced; GPUFL_TORTURE_ARGS passes options), torture-bt (named
 #                                        cases under cuda-gdb: a backtrace where one crashes or hangs)
@@ -205,6 +206,16 @@ if has monitor; then
   bounded timeout 100 bash scripts/measure-monitor-cpu.sh "$BUILD/apps/gpufl/gpufl" 60 --no-pcie \
     > "$RES/monitor/cpu_no_pcie.txt" 2>&1
   echo "without PCIe:"; cat "$RES/monitor/cpu_no_pcie.txt"
+fi
+
+if has agent; then
+  log "gpufl agent beside PyTorch under gpufl trace, SIGKILLed and restarted while it ships"
+  mkdir -p "$RES/agent"; rm -rf /tmp/gpufl-live /tmp/gpufl-live-agent
+  bounded timeout -k 10 "${GPUFL_AGENT_TIMEOUT_S:-240}" python3 bench/agent_live_check.py \
+    --exe "$BUILD/apps/gpufl/gpufl" --dir /tmp/gpufl-live --kills 5 -- "$BUILD/apps/gpufl/gpufl" trace -q \
+    -o /tmp/gpufl-live/torch -- python3 "$ROOT/examples/python/train_loop.py" --steps "${GPUFL_AGENT_STEPS:-300}" \
+    > "$RES/agent/live.txt" 2>&1
+  echo "agent live check exit $?"; tail -6 "$RES/agent/live.txt"
 fi
 
 if has python; then
