@@ -10,6 +10,7 @@
 #                                        torch-engines (a PyTorch loop under gpufl trace with each engine),
 #                                        monitor (`gpufl monitor` beside a PyTorch loop vs nvidia-smi, and its
 #                                        CPU at 1 Hz over 60 s),
+#                                        gloo (two ranks sharing the GPU, a planted straggler, the ranks report),
 #                                        agent (`gpufl agent` following a PyTorch trace, killed 5 times),
 #                                        torture (tests/gpu/torture: real-program patterns x every engine, linked
 #                                        and traced; GPUFL_TORTURE_ARGS passes options), torture-bt (named
@@ -154,7 +155,7 @@ if has torch-engines; then
 fi
 
 if has diff; then
-  log "gpufl diff on real pairs: two runs of kernel_zoo, and one with matmul_row 10% slower"
+  log "gpufl diff on real pairs: two runs of kernel_zoo, and one with matmul_col 10% slower"
   mkdir -p "$RES/diff"
   for run in a b slower; do
     KERNEL_ZOO_SLOWER=$([ $run = slower ] && echo 1 || echo 0) bounded timeout -k 5 120 \
@@ -216,6 +217,29 @@ if has agent; then
     -o /tmp/gpufl-live/torch -- python3 "$ROOT/examples/python/train_loop.py" --steps "${GPUFL_AGENT_STEPS:-300}" \
     > "$RES/agent/live.txt" 2>&1
   echo "agent live check exit $?"; tail -6 "$RES/agent/live.txt"
+fi
+
+if has gloo; then
+  log "two ranks sharing the GPU (gloo all-reduce), rank 1 late 50 ms every 10 steps: plain, then traced"
+  mkdir -p "$RES/gloo"
+  port=29533
+  for mode in plain trace; do
+    pids=
+    for r in 0 1; do
+      cmd=(python3 "$ROOT/examples/python/ranks_gloo.py" --rank $r --world 2 --port $port)
+      [ $mode = trace ] && cmd=("$BUILD/apps/gpufl/gpufl" trace -q -o "$RES/gloo/rank$r" -- "${cmd[@]}")
+      timeout -k 5 150 "${cmd[@]}" > "$RES/gloo/${mode}_rank$r.txt" 2>&1 &
+      pids="$pids $!"
+    done
+    for p in $pids; do wait $p; echo "$mode: a rank exited $?"; done
+    port=$((port + 1))
+  done
+  tail -n1 "$RES"/gloo/*_rank*.txt
+  "$BUILD/apps/gpufl/gpufl" report "$RES/gloo/rank0" "$RES/gloo/rank1" > "$RES/gloo/report.txt" 2>&1
+  sed -n '/In collective/,/counted/p;/^Stragglers/,$p' "$RES/gloo/report.txt"
+  "$BUILD/apps/gpufl/gpufl" export --perfetto "$RES/gloo/job.pftrace" "$RES/gloo/rank0" "$RES/gloo/rank1" \
+    > "$RES/gloo/export.txt" 2>&1
+  echo "perfetto export exit $?"
 fi
 
 if has python; then

@@ -3,8 +3,10 @@
 // counters) use it. Usage: kernel_zoo [repeats=20] [--events]
 // --events: also time every launch with a CUDA event pair around it (seed 02's honest harness: no
 // profiler at all) and print the median per kernel, a third witness beside gpufl and ncu.
-// KERNEL_ZOO_SLOWER=1: matmul_row_per_thread does 10% more work (K 282 instead of 256) at the same
-// launch shape: the planted regression `gpufl diff` must catch (scripts/gpu-run.sh diff).
+// KERNEL_ZOO_SLOWER=1: matmul_col_per_thread does 10% more work (K 282 instead of 256) at the same
+// launch shape: the planted regression `gpufl diff` must catch (scripts/gpu-run.sh diff). Not the row kernel:
+// its loads stride K floats between threads, and K = 282 made it 2.3x *faster* on the H200 (a 1 KiB stride,
+// K = 256, piles every thread's loads onto the same cache sets).
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -108,9 +110,9 @@ int main(int argc, char** argv) {
   EventTimer timer(argc > 2 && std::strcmp(argv[2], "--events") == 0);
   const int M = 512, K = 256, N = 512;
   const char* slower = std::getenv("KERNEL_ZOO_SLOWER");
-  const int K_row = slower && std::strcmp(slower, "1") == 0 ? K * 11 / 10 : K;  // A and B hold K_row
+  const int K_col = slower && std::strcmp(slower, "1") == 0 ? K * 11 / 10 : K;  // A and B hold K_col
   const int R = 1 << 22, block = 256, rgrid = R / block;
-  auto hA = randomFloats(size_t(M) * K_row, 1), hB = randomFloats(size_t(K_row) * N, 2),
+  auto hA = randomFloats(size_t(M) * K_col, 1), hB = randomFloats(size_t(K_col) * N, 2),
        hR = randomFloats(R, 3);
   float *A, *B, *C, *in, *out, *y;
   CUDA_CHECK(cudaMalloc(&A, hA.size() * 4));
@@ -125,9 +127,9 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaMemset(y, 0, size_t(R) * 4));
   for (int r = 0; r < repeats; ++r) {
     timer.time("matmul_row_per_thread",
-               [&] { matmul_row_per_thread<<<(M + 255) / 256, 256>>>(A, B, C, M, K_row, N); });
+               [&] { matmul_row_per_thread<<<(M + 255) / 256, 256>>>(A, B, C, M, K, N); });
     timer.time("matmul_col_per_thread",
-               [&] { matmul_col_per_thread<<<(N + 255) / 256, 256>>>(A, B, C, M, K, N); });
+               [&] { matmul_col_per_thread<<<(N + 255) / 256, 256>>>(A, B, C, M, K_col, N); });
     timer.time("block_reduce_naive", [&] { block_reduce_naive<<<rgrid, block>>>(in, out, R); });
     timer.time("block_reduce_optimized", [&] {
       block_reduce_optimized<<<rgrid, block, block * sizeof(float)>>>(in, out, R);

@@ -25,9 +25,15 @@ JITTER_NS = 3 * US
 NCCL_NAME = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
 NCCL_MANGLED = "_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE"
 HOST_DELAY_NS = 3 * MS
+# The gloo job (write_job(..., collective="scopes")): the same late rank, but the all-reduce runs on the host (gloo)
+# and shows in no kernel: each step holds a `compute` scope (the gemm, and the late rank's host work) and an
+# `all_reduce` scope, in which the other ranks wait HOST_DELAY_NS for the late one.
+COMPUTE_NS = GEMM_NS + 1 * MS
 
 
 def step_ns(rank, collective=False):
+    if collective == "scopes":
+        return COMPUTE_NS + HOST_DELAY_NS + ALLREDUCE_NS + 2 * MS
     if collective:
         return GEMM_NS + HOST_DELAY_NS + ALLREDUCE_NS + 2 * MS
     return gemm_ns(rank) + ALLREDUCE_NS + 2 * MS  # kernels plus host work between them
@@ -48,12 +54,27 @@ def write_rank(directory, rank, collective=False):
     scope += [rec("scope_path", sid, p=1, parent=0, name="train", depth=0),
               rec("scope_path", sid, p=2, parent=1, name="step", depth=1),
               rec("scope_begin", sid, p=1, name="train", tag="", depth=0, tid=100 + rank, id=1, ts_ns=t)]
+    if collective == "scopes":
+        scope[2:2] = [rec("scope_path", sid, p=3, parent=2, name="compute", depth=2),
+                      rec("scope_path", sid, p=4, parent=2, name="all_reduce", depth=2)]
     for s in range(STEPS):
         begin = t + 10 * US
         scope.append(rec("scope_begin", sid, p=2, name="step", tag="", depth=1, tid=100 + rank, id=2 + s,
                          ts_ns=begin))
         g = begin + 1 * MS
-        if collective:  # the late rank's gemm starts HOST_DELAY_NS later; the others wait in the allreduce
+        if collective == "scopes":  # the late rank computes HOST_DELAY_NS longer; the others wait in all_reduce
+            late = HOST_DELAY_NS if rank == SLOW else 0
+            kernels.append((1, 7, 2, g, GEMM_NS, corr, {}))
+            compute_end = begin + COMPUTE_NS + late
+            reduce_end = begin + COMPUTE_NS + HOST_DELAY_NS + ALLREDUCE_NS
+            ids = 1000 + 2 * s
+            scope += [rec("scope_begin", sid, p=3, name="compute", tag="", depth=2, tid=100 + rank, id=ids,
+                          ts_ns=begin + 1 * US),
+                      rec("scope_end", sid, p=3, tid=100 + rank, id=ids, ts_ns=compute_end),
+                      rec("scope_begin", sid, p=4, name="all_reduce", tag="", depth=2, tid=100 + rank, id=ids + 1,
+                          ts_ns=compute_end + 1 * US),
+                      rec("scope_end", sid, p=4, tid=100 + rank, id=ids + 1, ts_ns=reduce_end)]
+        elif collective:  # the late rank's gemm starts HOST_DELAY_NS later; the others wait in the allreduce
             late = HOST_DELAY_NS if rank == SLOW else 0
             kernels.append((1, 7, 2, g + late, GEMM_NS, corr, {}))
             kernels.append((2, 7, 2, g + late + GEMM_NS + 5 * US, ALLREDUCE_NS + HOST_DELAY_NS - late, corr + 1, {}))
@@ -65,13 +86,16 @@ def write_rank(directory, rank, collective=False):
         scope.append(rec("scope_end", sid, p=2, tid=100 + rank, id=2 + s, ts_ns=t))
     scope.append(rec("scope_end", sid, p=1, tid=100 + rank, id=1, ts_ns=t + 10 * US))
     end_ns = t + 1 * MS
-    end = rec("session_end", sid, end_ns=end_ns, kernels=2 * STEPS, memcpys=0, scopes=STEPS + 1, dropped={},
+    n_kernels = STEPS if collective == "scopes" else 2 * STEPS
+    n_scopes = STEPS + 1 + (2 * STEPS if collective == "scopes" else 0)
+    end = rec("session_end", sid, end_ns=end_ns, kernels=n_kernels, memcpys=0, scopes=n_scopes, dropped={},
               overhead_ns={}, cpu_time_ns=0, buffers=1, bytes_written=0)
     occ = (1, 1, 1, 1, 1)
+    nccl = collective is True
     device = [session_start,
               kernel_def(sid, 1, "_Z4gemmv", "gemm()", "(132,1,1)", "(256,1,1)", 64, 0, occ, "warps", 8, 1.0),
-              kernel_def(sid, 2, NCCL_MANGLED if collective else "_Z9allreducev",
-                         NCCL_NAME if collective else "allreduce()", "(32,1,1)", "(512,1,1)", 32, 0, occ, "warps", 4,
+              kernel_def(sid, 2, NCCL_MANGLED if nccl else "_Z9allreducev",
+                         NCCL_NAME if nccl else "allreduce()", "(32,1,1)", "(512,1,1)", 32, 0, occ, "warps", 4,
                          0.25)] + kernel_events(sid, kernels) + [end]
     prefix = os.path.join(directory, f"rank{rank}")
     for channel, lines in (("device", device), ("scope", [session_start] + scope + [end]),

@@ -54,6 +54,19 @@ def test_a_late_rank_in_a_collective_job_is_named_though_every_step_takes_as_lon
     assert f"the other ranks spent {behind_ms:.2f} ms more in NCCL collectives" in strag
 
 
+def test_a_late_rank_of_a_gloo_job_is_named_from_its_collective_scopes(tmp_path):
+    prefixes = job.write_job(tmp_path, collective="scopes")
+    text = run("report", *prefixes).stdout
+    assert "In collective scopes (host time):" in text and "NCCL" not in text
+    strag = stragglers_section(text)
+    assert "Work measured as time in top-level scopes outside collective scopes" in strag
+    behind_ms = job.STEPS * job.HOST_DELAY_NS / 1e6
+    assert f"rank {job.SLOW} (pid {5000 + job.SLOW} @node1) is {behind_ms:.2f} ms behind" in strag, strag
+    assert len(re.findall(r"^  rank \d .* behind", strag, re.M)) == 1
+    assert re.search(rf"scope  train/step/compute +\+{behind_ms:.2f} ms", strag), strag
+    assert f"the other ranks spent {behind_ms:.2f} ms more in collective scopes" in strag
+
+
 def test_json_is_refused_for_several_prefixes(prefixes):
     p = run("report", "--json", *prefixes, check=False)
     assert p.returncode == 2 and "--json" in p.stderr

@@ -39,7 +39,7 @@ struct Straggler {
     uint64_t count = 0, median_count = 0;
   };
   std::vector<Excess> scopes, kernels;
-  // With collectives: how much longer the other ranks' median spent in NCCL kernels than this rank,
+  // With collectives: how much longer the other ranks' median spent in collectives than this rank,
   // the time they waited for it there.
   int64_t others_waited_ns = 0;
 };
@@ -55,9 +55,12 @@ struct RanksReport {
   std::string
       work_measure;  // "scope time" (top-level scopes) or "GPU time" (no scopes on some rank)
   std::vector<int64_t> work_ns;
-  // GPU time in NCCL kernels per rank. Ranks wait for the slowest inside a collective, so that wait
-  // shows on the fast ranks: when any rank has NCCL kernels, work_ns leaves this time out.
+  // Time in collectives per rank. Ranks wait for the slowest inside a collective, so that wait
+  // shows on the fast ranks: work_ns leaves this time out. collective_kind says what was measured:
+  // "collective scopes" (host time in scopes named after a collective, e.g. around a gloo
+  // all_reduce; used when every rank has scopes) or "NCCL collectives" (GPU time in NCCL kernels).
   std::vector<int64_t> collective_ns;
+  std::string collective_kind;  // "" without collectives
   bool collectives = false;
   std::vector<AcrossRanks> scopes, kernels;  // by largest spread (max - min) first
   std::vector<Straggler> stragglers;         // most behind first

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -27,6 +28,38 @@ std::string fullPath(const ScopeSummary& s, uint32_t path) {
     path = it->second->parent;
   }
   return out;
+}
+
+// A scope named after a collective ("allreduce", "all_reduce", "AllGather", "barrier", ...): how
+// jobs whose collectives run on the host (gloo, MPI) or are synchronized mark them.
+bool isCollectiveScopeName(const std::string& name) {
+  std::string n;
+  for (char c : name)
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* word : {"allreduce", "allgather", "reducescatter", "alltoall", "barrier",
+                           "broadcast", "collective"})
+    if (n.find(word) != std::string::npos) return true;
+  return false;
+}
+
+// Host time in collective scopes, each counted once (not again for a collective nested in one).
+int64_t collectiveScopeNs(const ScopeSummary& s) {
+  std::map<uint32_t, const ScopeRow*> by_id;
+  for (const ScopeRow& r : s.rows) by_id[r.path] = &r;
+  int64_t total = 0;
+  for (const ScopeRow& r : s.rows) {
+    if (!isCollectiveScopeName(r.name)) continue;
+    bool inside_another = false;
+    for (uint32_t p = r.parent, guard = 0; p != 0 && guard < 1000; ++guard) {
+      auto it = by_id.find(p);
+      if (it == by_id.end()) break;
+      inside_another = inside_another || isCollectiveScopeName(it->second->name);
+      p = it->second->parent;
+    }
+    if (!inside_another) total += r.total_ns;
+  }
+  return total;
 }
 
 // Fills one AcrossRanks per name from each rank's (name -> total, count).
@@ -119,7 +152,7 @@ RanksReport compareRanks(std::vector<RankInput> ranks) {
   // The same scopes and kernels on every rank.
   std::vector<std::map<std::string, std::pair<int64_t, uint64_t>>> scopes(n), kernels(n);
   bool all_have_scopes = n > 0;
-  std::vector<int64_t> top_scope_ns(n, 0);
+  std::vector<int64_t> top_scope_ns(n, 0), in_nccl(n, 0), in_collective_scopes(n, 0);
   for (size_t i = 0; i < n; ++i) {
     const Report& rep = out.ranks[i].report;
     for (const ScopeRow& row : rep.scopes.rows) {
@@ -129,24 +162,36 @@ RanksReport compareRanks(std::vector<RankInput> ranks) {
       if (row.depth == 0) top_scope_ns[i] += row.total_ns;
     }
     if (rep.scopes.rows.empty()) all_have_scopes = false;
-    int64_t in_nccl = 0;
+    in_collective_scopes[i] = collectiveScopeNs(rep.scopes);
     for (const KernelGroup& g : rep.kernels.groups) {
       auto& v = kernels[i][g.name];
       v.first += g.durations.total_ns;
       v.second += g.durations.count;
-      if (kernelOrigin(g.name, g.mangled) == KernelOrigin::Nccl) in_nccl += g.durations.total_ns;
+      if (kernelOrigin(g.name, g.mangled) == KernelOrigin::Nccl) in_nccl[i] += g.durations.total_ns;
     }
-    out.collective_ns.push_back(in_nccl);
-    out.collectives = out.collectives || in_nccl > 0;
   }
   out.scopes = across(scopes);
   out.kernels = across(kernels);
 
+  // Collectives: a rank that waits for a slower one spends the wait inside the collective (the NCCL
+  // kernel, or the host call of gloo): counted as work, it would make every rank but the slow one
+  // look behind. Scopes named after collectives measure the wait where every rank has scopes (host
+  // time, what a scope measures); otherwise NCCL kernels' GPU time.
+  auto any = [](const std::vector<int64_t>& v) {
+    return std::any_of(v.begin(), v.end(), [](int64_t x) { return x > 0; });
+  };
+  if (all_have_scopes && any(in_collective_scopes)) {
+    out.collective_ns = in_collective_scopes;
+    out.collective_kind = "collective scopes";
+  } else if (any(in_nccl)) {
+    out.collective_ns = in_nccl;
+    out.collective_kind = "NCCL collectives";
+  }
+  out.collectives = !out.collective_kind.empty();
+
   // Stragglers: work beyond the other ranks' median.
-  // A rank that waits for a slower one in a collective spends the wait inside the NCCL kernel:
-  // counted as work, it would make every rank but the slow one look behind.
   out.work_measure = all_have_scopes ? "time in top-level scopes" : "GPU time";
-  if (out.collectives) out.work_measure += " outside NCCL collectives";
+  if (out.collectives) out.work_measure += " outside " + out.collective_kind;
   for (size_t i = 0; i < n; ++i) {
     const int64_t work = all_have_scopes ? top_scope_ns[i] : out.ranks[i].report.kernels.total_ns;
     out.work_ns.push_back(out.collectives ? std::max<int64_t>(0, work - out.collective_ns[i])
@@ -168,10 +213,10 @@ RanksReport compareRanks(std::vector<RankInput> ranks) {
     s.scopes = excessOf(out.scopes, i, 3);
     s.kernels = excessOf(out.kernels, i, 3);
     if (out.collectives) {
-      std::vector<int64_t> others_in_nccl;
+      std::vector<int64_t> others_in_collectives;
       for (size_t j = 0; j < n; ++j)
-        if (j != i) others_in_nccl.push_back(out.collective_ns[j]);
-      s.others_waited_ns = median(others_in_nccl) - out.collective_ns[i];
+        if (j != i) others_in_collectives.push_back(out.collective_ns[j]);
+      s.others_waited_ns = median(others_in_collectives) - out.collective_ns[i];
     }
     out.stragglers.push_back(std::move(s));
   }

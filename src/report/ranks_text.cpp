@@ -90,7 +90,8 @@ std::string renderRanksText(const RanksReport& r, const ReportOptions& options) 
     out += "  rank " + std::to_string(i) + ": " + r.ranks[i].prefix + " (session " +
            r.ranks[i].report.session.sid + ")\n";
   if (r.collectives) {
-    out += "\n  In NCCL collectives (GPU time):";
+    out += "\n  In " + r.collective_kind +
+           (r.collective_kind == "NCCL collectives" ? " (GPU time):" : " (host time):");
     for (size_t i = 0; i < r.ranks.size(); ++i)  // four ranks a line
       out += std::string(i == 0       ? " "
                          : i % 4 == 0 ? ",\n   "
@@ -148,8 +149,8 @@ std::string renderRanksText(const RanksReport& r, const ReportOptions& options) 
              " launches; others " + formatCount(e.median_count) + ")\n";
     if (s.others_waited_ns > 0)
       out += "    the other ranks spent " +
-             formatDuration(static_cast<double>(s.others_waited_ns)) +
-             " more in NCCL collectives: waiting for it there\n";
+             formatDuration(static_cast<double>(s.others_waited_ns)) + " more in " +
+             r.collective_kind + ": waiting for it there\n";
     if (s.scopes.empty() && s.kernels.empty())
       out +=
           "    no scope or kernel of its own took longer: the delay is host work outside "
