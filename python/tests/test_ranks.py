@@ -1,5 +1,6 @@
 """Many processes, one report: `gpufl report PREFIX...` and `gpufl export --perfetto PREFIX...` on a synthetic job
-of four ranks with a planted straggler (ranks_fixture.py)."""
+of four ranks with a planted straggler (ranks_fixture.py), and on a real two-rank gloo job recorded on the H200."""
+import os
 import re
 
 import pytest
@@ -65,6 +66,22 @@ def test_a_late_rank_of_a_gloo_job_is_named_from_its_collective_scopes(tmp_path)
     assert len(re.findall(r"^  rank \d .* behind", strag, re.M)) == 1
     assert re.search(rf"scope  train/step/compute +\+{behind_ms:.2f} ms", strag), strag
     assert f"the other ranks spent {behind_ms:.2f} ms more in collective scopes" in strag
+
+
+H200 = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "h200")
+
+
+def test_the_late_rank_of_a_real_gloo_job_on_the_h200_is_named_in_its_compute_scope():
+    # examples/python/ranks_gloo.py, two ranks sharing the H200 under `gpufl trace` (scripts/gpu-run.sh gloo):
+    # rank 1 sleeps 50 ms in `compute` every 10th of 60 steps, 300 ms in all; rank 0 waits in `all_reduce`.
+    text = run("report", os.path.join(H200, "gloo_rank0"), os.path.join(H200, "gloo_rank1")).stdout
+    assert "In collective scopes (host time):" in text
+    strag = stragglers_section(text)
+    found = re.findall(r"^  rank (\d) \(pid \d+ @\S+\) is ([\d.]+) ms behind", strag, re.M)
+    assert len(found) == 1 and found[0][0] == "1", strag
+    assert 270 <= float(found[0][1]) <= 330, strag  # the 300 ms planted, less what the sleep overlapped
+    excess = re.search(r"scope  step/compute +\+([\d.]+) ms", strag)
+    assert excess and 270 <= float(excess.group(1)) <= 330, strag
 
 
 def test_json_is_refused_for_several_prefixes(prefixes):

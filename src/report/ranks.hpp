@@ -25,6 +25,12 @@ struct AcrossRanks {
   std::string name;
   std::vector<int64_t> total_ns;  // per rank; -1 where the rank does not have it
   std::vector<uint64_t> count;    // calls or launches per rank
+  // Over the ranks that have it: the median (the mean of the middle two for an even count), the
+  // slowest rank and how far it is over the median of the others (for two ranks: over the other).
+  int64_t median_ns = 0;
+  size_t slowest = 0;
+  int64_t slowest_excess_ns = 0;
+  double slowest_excess_pct = 0;
 };
 
 struct Straggler {

@@ -77,6 +77,23 @@ std::vector<AcrossRanks> across(
       a.total_ns.push_back(it == m.end() ? -1 : it->second.first);
       a.count.push_back(it == m.end() ? 0 : it->second.second);
     }
+    std::vector<int64_t> present;
+    for (size_t i = 0; i < a.total_ns.size(); ++i)
+      if (a.total_ns[i] >= 0) {
+        present.push_back(a.total_ns[i]);
+        if (a.total_ns[i] > a.total_ns[a.slowest]) a.slowest = i;
+      }
+    a.median_ns = median(present);
+    std::vector<int64_t> others;
+    for (size_t i = 0; i < a.total_ns.size(); ++i)
+      if (i != a.slowest && a.total_ns[i] >= 0) others.push_back(a.total_ns[i]);
+    if (!others.empty()) {
+      const int64_t base = median(others);
+      a.slowest_excess_ns = a.total_ns[a.slowest] - base;
+      a.slowest_excess_pct =
+          base > 0 ? 100.0 * static_cast<double>(a.slowest_excess_ns) / static_cast<double>(base)
+                   : 0;
+    }
     out.push_back(std::move(a));
   }
   auto spread = [](const AcrossRanks& a) {

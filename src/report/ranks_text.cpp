@@ -35,27 +35,19 @@ void acrossTable(std::string& out, const std::vector<AcrossRanks>& rows, const c
   size_t shown = 0;
   for (const AcrossRanks& a : rows) {
     if (shown++ == top) break;
-    std::vector<int64_t> v;
-    size_t slowest = 0;
-    for (size_t i = 0; i < a.total_ns.size(); ++i)
-      if (a.total_ns[i] >= 0) {
-        v.push_back(a.total_ns[i]);
-        if (a.total_ns[i] > a.total_ns[slowest] || a.total_ns[slowest] < 0) slowest = i;
-      }
-    std::vector<int64_t> sorted = v;
-    std::sort(sorted.begin(), sorted.end());
-    const int64_t med = sorted.empty() ? 0 : sorted[sorted.size() / 2];
-    std::string slow = "rank " + std::to_string(slowest);
-    if (med > 0 && sorted.size() > 1)
-      slow += " (" +
-              formatPercent(100.0 * static_cast<double>(sorted.back() - med) /
-                            static_cast<double>(med)) +
-              " over median)";
+    int64_t lo = INT64_MAX, hi = 0;
+    size_t present = 0;
+    for (int64_t t : a.total_ns)
+      if (t >= 0) lo = std::min(lo, t), hi = std::max(hi, t), ++present;
+    std::string slow = "rank " + std::to_string(a.slowest);
+    if (present > 1)
+      slow += " (+" + formatPercent(a.slowest_excess_pct) +
+              (present == 2 ? " over the other)" : " over the others' median)");
     out += "  " + padRight(shortenKernelName(a.name, 33), 34) +
-           padLeft(std::to_string(v.size()) + "/" + std::to_string(a.total_ns.size()), 6) +
-           padLeft(formatDuration(static_cast<double>(sorted.front())), 12) +
-           padLeft(formatDuration(static_cast<double>(med)), 12) +
-           padLeft(formatDuration(static_cast<double>(sorted.back())), 12) + "  " + slow + "\n";
+           padLeft(std::to_string(present) + "/" + std::to_string(a.total_ns.size()), 6) +
+           padLeft(formatDuration(static_cast<double>(lo)), 12) +
+           padLeft(formatDuration(static_cast<double>(a.median_ns)), 12) +
+           padLeft(formatDuration(static_cast<double>(hi)), 12) + "  " + slow + "\n";
   }
   if (rows.empty()) out += "  (none)\n";
   out += "\n";
