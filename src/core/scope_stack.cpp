@@ -1,6 +1,7 @@
 #include "core/scope_stack.hpp"
 
 #include <atomic>
+#include <cstdint>
 
 #include "core/clock.hpp"
 
@@ -46,6 +47,42 @@ void setScopeObserver(const ScopeObserver* observer) noexcept {
   scope_observer.store(observer, std::memory_order_release);
 }
 
+namespace {
+
+// True when `m` holds the ids of this scope: same parent, name and tag (texts compared, not
+// pointers).
+inline bool remembered(const ScopeMemo& m, uint32_t parent, std::string_view name,
+                       std::string_view tag) noexcept {
+  return m.path != 0 && m.parent == parent && m.name_len == name.size() &&
+         m.tag_len == tag.size() && sameBytes(m.name, name.data(), name.size()) &&
+         sameBytes(m.tag, tag.data(), tag.size());
+}
+
+// scopeBegin's slow path, out of line so that the usual one keeps few registers: interns name, tag
+// and path into *out and remembers them for this depth. False when the name or path table is full
+// (the scope is dropped); a tag that cannot be interned is left out, and the ids not remembered.
+[[gnu::noinline]] bool internScope(ThreadState& s, uint32_t parent, std::string_view name,
+                                   std::string_view tag, ScopeMemo* out) noexcept {
+  const char *name_text, *tag_text = nullptr;
+  const uint32_t name_id = s.names.intern(name, &name_text);
+  const uint32_t path = name_id == kInternFailed ? kInternFailed : s.paths.intern(parent, name_id);
+  if (path == kInternFailed) return false;
+  const uint32_t tag_id = tag.empty() ? kEmptyName : s.names.intern(tag, &tag_text);
+  *out = ScopeMemo{name_text,
+                   tag_text,
+                   static_cast<uint32_t>(name.size()),
+                   static_cast<uint32_t>(tag.size()),
+                   parent,
+                   path,
+                   name_id,
+                   tag_id == kInternFailed ? kEmptyName : tag_id};
+  if (tag_id != kInternFailed && name.size() <= UINT32_MAX && tag.size() <= UINT32_MAX)
+    s.memo[s.depth] = *out;
+  return true;
+}
+
+}  // namespace
+
 uint64_t scopeBegin(std::string_view name, std::string_view tag) noexcept {
   const uint32_t generation = recording_generation.load(std::memory_order_relaxed);
   if (generation == 0) return 0;
@@ -56,18 +93,19 @@ uint64_t scopeBegin(std::string_view name, std::string_view tag) noexcept {
     s->buffer->countDrop(Source::Scope);
     return 0;
   }
-  const uint32_t name_id = s->names.intern(name);
-  const uint32_t path =
-      name_id == kInternFailed ? kInternFailed : s->paths.intern(t.current_path, name_id);
-  if (path == kInternFailed) {
-    s->buffer->countDrop(Source::Scope);
-    return 0;
+  const uint32_t depth = s->depth;
+  const ScopeMemo* ids = &s->memo[depth];
+  ScopeMemo fresh;
+  if (!remembered(*ids, t.current_path, name, tag)) [[unlikely]] {
+    if (!internScope(*s, t.current_path, name, tag, &fresh)) {
+      s->buffer->countDrop(Source::Scope);
+      return 0;
+    }
+    ids = &fresh;
   }
-  uint32_t tag_id = tag.empty() ? kEmptyName : s->names.intern(tag);
-  if (tag_id == kInternFailed) tag_id = kEmptyName;
+  const uint32_t path = ids->path;
 
   const uint64_t id = s->id_base | (++s->scope_counter & kCounterMask);
-  const uint32_t depth = s->depth;
   s->frames[depth] = ScopeFrame{id, path, generation};
   s->depth = depth + 1;
   t.current_path = path;
@@ -78,8 +116,8 @@ uint64_t scopeBegin(std::string_view name, std::string_view tag) noexcept {
                 .path = path,
                 .ts_ns = monotonicNs(),
                 .id = id,
-                .name = name_id,
-                .tag = tag_id,
+                .name = ids->name_id,
+                .tag = ids->tag_id,
                 .depth = depth};
     s->buffer->commit();
   }
