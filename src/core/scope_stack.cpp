@@ -59,25 +59,26 @@ inline bool remembered(const ScopeMemo& m, uint32_t parent, std::string_view nam
 }
 
 // scopeBegin's slow path, out of line so that the usual one keeps few registers: interns name, tag
-// and path into *out and remembers them for this depth. False when the name or path table is full
-// (the scope is dropped); a tag that cannot be interned is left out, and the ids not remembered.
+// and path into the memo of this depth. False when the name or path table is full (the scope is
+// dropped). A tag that cannot be interned is left out, and the ids are then not reused (a parent
+// no path has).
 [[gnu::noinline]] bool internScope(ThreadState& s, uint32_t parent, std::string_view name,
-                                   std::string_view tag, ScopeMemo* out) noexcept {
+                                   std::string_view tag) noexcept {
   const char *name_text, *tag_text = nullptr;
   const uint32_t name_id = s.names.intern(name, &name_text);
   const uint32_t path = name_id == kInternFailed ? kInternFailed : s.paths.intern(parent, name_id);
   if (path == kInternFailed) return false;
   const uint32_t tag_id = tag.empty() ? kEmptyName : s.names.intern(tag, &tag_text);
-  *out = ScopeMemo{name_text,
-                   tag_text,
-                   static_cast<uint32_t>(name.size()),
-                   static_cast<uint32_t>(tag.size()),
-                   parent,
-                   path,
-                   name_id,
-                   tag_id == kInternFailed ? kEmptyName : tag_id};
-  if (tag_id != kInternFailed && name.size() <= UINT32_MAX && tag.size() <= UINT32_MAX)
-    s.memo[s.depth] = *out;
+  const bool reusable =
+      tag_id != kInternFailed && name.size() <= UINT32_MAX && tag.size() <= UINT32_MAX;
+  s.memo[s.depth] = ScopeMemo{name_text,
+                              tag_text,
+                              static_cast<uint32_t>(name.size()),
+                              static_cast<uint32_t>(tag.size()),
+                              reusable ? parent : kInternFailed,
+                              path,
+                              name_id,
+                              tag_id == kInternFailed ? kEmptyName : tag_id};
   return true;
 }
 
@@ -95,13 +96,10 @@ uint64_t scopeBegin(std::string_view name, std::string_view tag) noexcept {
   }
   const uint32_t depth = s->depth;
   const ScopeMemo* ids = &s->memo[depth];
-  ScopeMemo fresh;
-  if (!remembered(*ids, t.current_path, name, tag)) [[unlikely]] {
-    if (!internScope(*s, t.current_path, name, tag, &fresh)) {
-      s->buffer->countDrop(Source::Scope);
-      return 0;
-    }
-    ids = &fresh;
+  if (!remembered(*ids, t.current_path, name, tag) && !internScope(*s, t.current_path, name, tag))
+      [[unlikely]] {
+    s->buffer->countDrop(Source::Scope);
+    return 0;
   }
   const uint32_t path = ids->path;
 

@@ -34,8 +34,8 @@ struct ScopeMemo {
   const char* tag = nullptr;
   uint32_t name_len = 0;
   uint32_t tag_len = 0;
-  uint32_t parent = 0;
-  uint32_t path = 0;  // 0: empty
+  uint32_t parent = 0;  // kInternFailed: not to be reused (its tag could not be interned)
+  uint32_t path = 0;    // 0: empty
   uint32_t name_id = 0;
   uint32_t tag_id = 0;
 };
