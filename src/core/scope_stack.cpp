@@ -71,14 +71,14 @@ inline bool remembered(const ScopeMemo& m, uint32_t parent, std::string_view nam
   const uint32_t tag_id = tag.empty() ? kEmptyName : s.names.intern(tag, &tag_text);
   const bool reusable =
       tag_id != kInternFailed && name.size() <= UINT32_MAX && tag.size() <= UINT32_MAX;
-  s.memo[s.depth] = ScopeMemo{name_text,
-                              tag_text,
-                              static_cast<uint32_t>(name.size()),
-                              static_cast<uint32_t>(tag.size()),
-                              reusable ? parent : kInternFailed,
-                              path,
-                              name_id,
-                              tag_id == kInternFailed ? kEmptyName : tag_id};
+  s.at[s.depth].memo = ScopeMemo{name_text,
+                                 tag_text,
+                                 static_cast<uint32_t>(name.size()),
+                                 static_cast<uint32_t>(tag.size()),
+                                 reusable ? parent : kInternFailed,
+                                 path,
+                                 name_id,
+                                 tag_id == kInternFailed ? kEmptyName : tag_id};
   return true;
 }
 
@@ -95,7 +95,7 @@ uint64_t scopeBegin(std::string_view name, std::string_view tag) noexcept {
     return 0;
   }
   const uint32_t depth = s->depth;
-  const ScopeMemo* ids = &s->memo[depth];
+  const ScopeMemo* ids = &s->at[depth].memo;
   if (!remembered(*ids, t.current_path, name, tag) && !internScope(*s, t.current_path, name, tag))
       [[unlikely]] {
     s->buffer->countDrop(Source::Scope);
@@ -104,7 +104,7 @@ uint64_t scopeBegin(std::string_view name, std::string_view tag) noexcept {
   const uint32_t path = ids->path;
 
   const uint64_t id = s->id_base | (++s->scope_counter & kCounterMask);
-  s->frames[depth] = ScopeFrame{id, path, generation};
+  s->at[depth].frame = ScopeFrame{id, path, generation};
   s->depth = depth + 1;
   t.current_path = path;
   // Timestamp last: the scope's interval excludes the cost of interning.
@@ -132,19 +132,19 @@ void scopeEnd(uint64_t id) noexcept {
   if (s == nullptr || s->depth == 0) return;
   uint32_t depth = s->depth;
   ScopeFrame frame;
-  if (s->frames[depth - 1].id == id) [[likely]] {
-    frame = s->frames[depth - 1];
+  if (s->at[depth - 1].frame.id == id) [[likely]] {
+    frame = s->at[depth - 1].frame;
   } else {
     uint32_t i = depth - 1;
-    while (i > 0 && s->frames[i - 1].id != id) --i;
+    while (i > 0 && s->at[i - 1].frame.id != id) --i;
     if (i == 0) return;  // not open on this thread
-    frame = s->frames[i - 1];
-    for (uint32_t j = i; j < depth; ++j) s->frames[j - 1] = s->frames[j];
+    frame = s->at[i - 1].frame;
+    for (uint32_t j = i; j < depth; ++j) s->at[j - 1].frame = s->at[j].frame;
   }
   if (const ScopeObserver* o = scope_observer.load(std::memory_order_acquire))
     o->end(o->self, frame.path);
   s->depth = --depth;
-  t.current_path = depth > 0 ? s->frames[depth - 1].path : kRootPath;
+  t.current_path = depth > 0 ? s->at[depth - 1].frame.path : kRootPath;
   if (frame.generation != recording_generation.load(std::memory_order_relaxed)) return;
   if (Record* r = s->buffer->reserve(Source::Scope)) {
     *r = Record{.kind = RecordKind::ScopeEnd,

@@ -48,8 +48,13 @@ struct ThreadState {
   uint32_t depth = 0;
   NameCache names;
   PathCache paths;
-  ScopeFrame frames[kMaxScopeDepth];
-  ScopeMemo memo[kMaxScopeDepth];  // by depth
+  // By depth: the open scope's frame and the memo a scope begun there checks, in one cache line
+  // (scopeBegin touches both).
+  struct alignas(64) Depth {
+    ScopeFrame frame;
+    ScopeMemo memo;
+  };
+  Depth at[kMaxScopeDepth];
 };
 
 inline constexpr int kScopeCounterBits =
