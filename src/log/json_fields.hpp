@@ -193,7 +193,19 @@ inline char* writeDecimal(char* p, uint64_t v) {
 // key is at most kMaxKey bytes and a number at most 20 digits and a sign.
 class NumberFields {
  public:
-  static constexpr size_t kMaxFields = 12, kMaxKey = 16;
+  static constexpr size_t kMaxFields = 12, kMaxKey = 16, kMaxHead = 128;
+
+  NumberFields() = default;
+  // The line starts with `head` (type and sid), copied here when it fits so that the whole line is
+  // one append; a longer one is appended to `out` at once.
+  NumberFields(std::string& out, std::string_view head) {
+    if (head.size() <= kMaxHead) {
+      std::memcpy(p_, head.data(), head.size());
+      p_ += head.size();
+    } else {
+      out.append(head);
+    }
+  }
 
   template <Key K, typename T>
   void num(T v) {
@@ -223,7 +235,7 @@ class NumberFields {
   }
 
  private:
-  char buf_[kMaxFields * (kMaxKey + 21) + 2];
+  char buf_[kMaxHead + kMaxFields * (kMaxKey + 21) + 2];
   char* p_ = buf_;
 #ifndef NDEBUG
   size_t count_ = 0;

@@ -1,5 +1,6 @@
 #include "log/ndjson_format.hpp"
 
+#include "core/bytes.hpp"
 #include "core/checked_math.hpp"
 #include "log/json_escape.hpp"
 #include "log/json_fields.hpp"
@@ -52,9 +53,12 @@ void device(std::string& out, const DeviceInfo& d) {
   }
 
 KernelDeltaEncoder::State& KernelDeltaEncoder::stateFor(const std::string& sid) {
-  if (last_ < states_.size() && states_[last_].sid == sid) return states_[last_];
+  const auto same = [&](const State& s) {
+    return s.sid.size() == sid.size() && core::sameBytes(s.sid.data(), sid.data(), sid.size());
+  };
+  if (last_ < states_.size() && same(states_[last_])) return states_[last_];
   for (size_t i = 0; i < states_.size(); ++i) {
-    if (states_[i].sid == sid) return states_[last_ = i];
+    if (same(states_[i])) return states_[last_ = i];
   }
   State s;
   s.sid = sid;
@@ -140,8 +144,7 @@ void formatKernelEvent(std::string& out, const KernelEvent& e, KernelDeltaEncode
   KernelDeltaEncoder::State& s = delta.stateFor(e.sid);
   const bool absolute =
       s.since_absolute == 0 || s.since_absolute >= KernelDeltaEncoder::kResyncInterval;
-  out.append(s.head);
-  json::NumberFields f;
+  json::NumberFields f(out, s.head);
   // dur_ns and dt_ns wrap (no overflow for any times): the reader's wrapAdd restores them exactly.
   f.num<"dur_ns">(wrapSub(e.end_ns, e.start_ns));
   f.num<"k">(e.def_id);
