@@ -1,9 +1,11 @@
-// A growable column of numbers for tables with one row per kernel (millions of rows), handed to numpy whole.
+// A growable column of numbers for tables with one row per kernel (millions of rows), handed to
+// numpy whole.
 //
-// Why not std::vector: its growth allocates a new buffer and copies into it, so every row is copied about once more
-// and every page is faulted in (and cleared by the kernel) about twice; a profile of 10M kernels spent 40% of the
-// load there. realloc() of a large block moves its pages (mremap) instead: no copy, each page cleared once, and no
-// moment where the old and the new buffer are both resident.
+// Why not std::vector: its growth allocates a new buffer and copies into it, so every row is copied
+// about once more and every page is faulted in (and cleared by the kernel) about twice; a profile
+// of 10M kernels spent 40% of the load there. realloc() of a large block moves its pages (mremap)
+// instead: no copy, each page cleared once, and no moment where the old and the new buffer are both
+// resident.
 #pragma once
 
 #include <cstddef>
@@ -15,7 +17,8 @@ namespace gpufl::py {
 
 template <typename T>
 class PodColumn {
-  static_assert(std::is_trivially_copyable_v<T>, "PodColumn grows by realloc: trivially copyable types only");
+  static_assert(std::is_trivially_copyable_v<T>,
+                "PodColumn grows by realloc: trivially copyable types only");
 
  public:
   PodColumn() = default;
