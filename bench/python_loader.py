@@ -78,14 +78,14 @@ def main():
             subprocess.run([args.gen, "--prefix", prefix, "--kernels", str(n)], check=True,
                            stdout=subprocess.DEVNULL)
         rep_t, rep_m = [], []
-        ld = {py: ([], [], []) for py in pythons}
+        ld = {py: ([], [], [], []) for py in pythons}
         for _ in range(args.rounds):
             with open(os.devnull, "w") as null:
                 w, m, _ = run_child([report, "report", prefix], args.cpu, stdout=null)
             rep_t.append(w)
             rep_m.append(m)
             for py in pythons:
-                _, m, out = run_child([py, "-c", CHILD, prefix], args.cpu)
+                whole, m, out = run_child([py, "-c", CHILD, prefix], args.cpu)
                 line = [x for x in out.splitlines() if x.startswith("RESULT ")][-1].split()
                 t, base, rows = float(line[1]), int(line[2]), int(line[3])
                 if rows != n:
@@ -93,13 +93,16 @@ def main():
                 ld[py][0].append(t)
                 ld[py][1].append(m)
                 ld[py][2].append(base)
+                ld[py][3].append(whole)
         rt, rm = statistics.median(rep_t), statistics.median(rep_m) / 1024
         print(f"\n{n:,} kernels: report {rt:.2f} s, {rm:.0f} MB peak (runs {', '.join(f'{x:.2f}' for x in rep_t)})")
         for py in pythons:
-            t, m, b = (statistics.median(v) for v in ld[py])
+            t, m, b, whole = (statistics.median(v) for v in ld[py])
             print(f"  loader [{py}]: {t:.2f} s, {m / 1024:.0f} MB peak ({b / 1024:.0f} MB after imports; "
-                  f"{(m - b) * 1024 / n:.0f} B/kernel above that); runs {', '.join(f'{x:.2f}' for x in ld[py][0])}")
-            print(f"    loader/report: time {t / rt:.2f}x, peak memory {m / 1024 / rm:.1f}x")
+                  f"{(m - b) * 1024 / n:.0f} B/kernel above that); runs {', '.join(f'{x:.2f}' for x in ld[py][0])}; "
+                  f"whole process with its imports {whole:.2f} s")
+            print(f"    loader/report: time {t / rt:.2f}x (whole process {whole / rt:.2f}x), "
+                  f"peak memory {m / 1024 / rm:.1f}x")
 
 
 if __name__ == "__main__":
