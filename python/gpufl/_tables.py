@@ -2,8 +2,8 @@
 
 The extension returns, per table, a dict of numpy arrays; a string column comes as (int32 codes, distinct values)
 and becomes a pandas Categorical, so a million kernel rows never create a million Python strings. Kernel rows are
-joined with their kernel_def (names, launch shape, occupancy) and scope path by array indexing, into Categoricals
-over the def's values (a code per row, not a copy of each value).
+joined with their kernel_def (names, launch shape, occupancy) and scope path by array indexing: text fields as
+Categoricals over the def's values (a code per row, not a copy of each value), numbers copied per row.
 """
 from __future__ import annotations
 
@@ -67,20 +67,6 @@ def _code_dtype(n_categories: int):
     return np.int64
 
 
-def _def_level(col) -> Tuple[np.ndarray, pd.CategoricalDtype]:
-    """(codes per kernel_def row, dtype) of a kernel_def column as a Categorical: string columns keep their
-    categories (unordered); a number column gets its distinct values as ordered categories, ascending, so that
-    sorting, min() and max() work on it (NaN: missing)."""
-    if isinstance(col, pd.Categorical):
-        return np.asarray(col.codes, dtype=np.int64), col.dtype
-    values = np.asarray(col)
-    present = ~pd.isna(values)
-    categories, inverse = np.unique(values[present], return_inverse=True)
-    codes = np.full(len(values), -1, dtype=np.int64)
-    codes[present] = inverse
-    return codes, pd.CategoricalDtype(pd.Index(categories), ordered=True)
-
-
 class _Spread:
     """Spreads per-key values over rows that name a key (each kernel's def id, each row's scope path id), one
     gather with no 8-byte index per row when keys are small ids (a table indexed by the id)."""
@@ -106,11 +92,24 @@ class _Spread:
         out[self._rows < 0] = -1
         return out
 
-    def categorical(self, col) -> pd.Categorical:
-        """A per-key column on the rows, as a Categorical over the per-key values: one small code per row (1 byte
-        under 127 distinct values), not a copy of the value."""
-        per_key, dtype = _def_level(col)
-        return pd.Categorical.from_codes(self.codes(per_key, _code_dtype(len(dtype.categories))), dtype=dtype)
+    def values(self, col) -> np.ndarray:
+        """A per-key number column on the rows, copied per row so that it stays a number column (arithmetic,
+        comparisons, mean()); float64 with NaN where the key is not among the keys."""
+        per_key = np.asarray(col)
+        at = self.codes(np.arange(len(per_key)), np.int32 if len(per_key) < 1 << 31 else np.int64)
+        if not len(per_key):
+            return np.full(len(at), np.nan)
+        out = per_key[np.maximum(at, 0)]
+        if (at < 0).any():
+            out = out.astype(np.float64)
+            out[at < 0] = np.nan
+        return out
+
+    def categorical(self, col: pd.Categorical) -> pd.Categorical:
+        """A per-key text column (a Categorical) on the rows, as a Categorical over the same values: one small
+        code per row (1 byte under 127 distinct values), not a copy of the value."""
+        per_key = np.asarray(col.codes, dtype=np.int64)
+        return pd.Categorical.from_codes(self.codes(per_key, _code_dtype(len(col.categories))), dtype=col.dtype)
 
 
 def scope_path_names(paths: pd.DataFrame) -> Dict[int, str]:
@@ -176,8 +175,9 @@ _KERNEL_DEF_COLUMNS = _kernel_def_columns()
 
 
 def _kernels(raw: dict, defs: pd.DataFrame, path_names: Dict[int, str], t0: int) -> pd.DataFrame:
-    """One row per kernel execution. The kernel_def fields on it (name, launch shape, occupancy, ...) are
-    Categoricals over the kernel_defs table's values: a kernel row pays one small code per field, not a copy."""
+    """One row per kernel execution. The kernel_def fields on it: text ones (names, launch shape, limiting resource)
+    as Categoricals over the kernel_defs table's values, one small code per row; number ones (registers, shared
+    memory, occupancy, ...) copied per row, so that they stay numbers."""
     k = np.asarray(raw["k"])
     start = np.asarray(raw["start_ns"])
     end = np.asarray(raw["end_ns"])
@@ -192,8 +192,9 @@ def _kernels(raw: dict, defs: pd.DataFrame, path_names: Dict[int, str], t0: int)
         "name": by_def.categorical(defs["short_name"].array),
     }
     for c in _KERNEL_DEF_COLUMNS:
-        src = defs[c].array if isinstance(defs[c].dtype, pd.CategoricalDtype) else defs[c].to_numpy()
-        cols["mangled" if c == "name" else c] = by_def.categorical(src)
+        text = isinstance(defs[c].dtype, pd.CategoricalDtype)
+        cols["mangled" if c == "name" else c] = by_def.categorical(defs[c].array) if text else \
+            by_def.values(defs[c].to_numpy())
     cols["k"] = k
     cols["stream"] = np.asarray(raw["stream"])
     cols["scope_id"] = np.asarray(raw["scope"])
