@@ -25,8 +25,12 @@ for _ in $(seq "$SECS"); do
   sleep 1
 done
 t1=$(ticks); s1=$(date +%s.%N)
+# The sampler thread's own account by part of a tick, since start (the rest: HTTP serving, start-up).
+curl -sf "http://127.0.0.1:$PORT/metrics" 2>/dev/null | grep '^gpufl_monitor_tick_cpu_seconds_total' \
+  | sed 's/^gpufl_monitor_tick_cpu_seconds_total/  sampler thread CPU since start/' > "$TMP/parts" || true
 kill -TERM $PID; wait $PID || true
 awk -v t0="$t0" -v t1="$t1" -v s0="$s0" -v s1="$s1" -v hz="$HZ" 'BEGIN {
   cpu = (t1 - t0) / hz; wall = s1 - s0;
   printf "gpufl monitor at 1 Hz, scraped every 1 s: %.3f s CPU in %.1f s = %.3f%% of one core\n", cpu, wall, 100 * cpu / wall }'
 grep -c '"type":"host_sample"' "$TMP/mon.system.log" | sed 's/^/host samples logged: /'
+cat "$TMP/parts"

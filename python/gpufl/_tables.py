@@ -2,7 +2,8 @@
 
 The extension returns, per table, a dict of numpy arrays; a string column comes as (int32 codes, distinct values)
 and becomes a pandas Categorical, so a million kernel rows never create a million Python strings. Kernel rows are
-joined with their kernel_def (names, launch shape, occupancy) and scope path by array indexing.
+joined with their kernel_def (names, launch shape, occupancy) and scope path by array indexing: text fields as
+Categoricals over the def's values (a code per row, not a copy of each value), numbers copied per row.
 """
 from __future__ import annotations
 
@@ -58,21 +59,57 @@ def _lookup(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     return pd.Index(keys).get_indexer(wanted)
 
 
-def _take(col, idx: np.ndarray, missing: bool):
-    """Rows `idx` of a def-level column; -1 rows become missing (NaN / missing category)."""
-    if isinstance(col, pd.Categorical):
-        codes = col.codes[idx] if len(col) else np.full(len(idx), -1, dtype=np.int8)
-        if missing:
-            codes = np.where(idx < 0, -1, codes)
-        return pd.Categorical.from_codes(codes, dtype=col.dtype)
-    arr = np.asarray(col)
-    if len(arr) == 0:
-        return np.full(len(idx), np.nan)
-    out = arr[idx]
-    if missing:
-        out = out.astype(np.float64)
-        out[idx < 0] = np.nan
-    return out
+def _code_dtype(n_categories: int):
+    """The codes dtype pandas keeps for a Categorical of n categories (so from_codes does not copy them)."""
+    for t in (np.int8, np.int16, np.int32):
+        if n_categories < np.iinfo(t).max:
+            return t
+    return np.int64
+
+
+class _Spread:
+    """Spreads per-key values over rows that name a key (each kernel's def id, each row's scope path id), one
+    gather with no 8-byte index per row when keys are small ids (a table indexed by the id)."""
+
+    def __init__(self, keys: np.ndarray, wanted: np.ndarray):
+        self._keys = np.asarray(keys, dtype=np.int64)
+        self._wanted = np.asarray(wanted)
+        top = max(int(self._keys.max()) if len(self._keys) else -1,
+                  int(self._wanted.max()) if len(self._wanted) else -1)
+        small = (not len(self._keys) or self._keys.min() >= 0) and \
+            (not len(self._wanted) or self._wanted.min() >= 0) and top < 1 << 24
+        self._slots = top + 1 if small else None
+        self._rows = None if small else _lookup(self._keys, self._wanted)
+
+    def codes(self, per_key: np.ndarray, dtype) -> np.ndarray:
+        """per_key[row of each wanted key] as `dtype`; -1 where the key is not among the keys."""
+        per_key = np.asarray(per_key).astype(dtype, copy=False)
+        if self._slots is not None:
+            table = np.full(self._slots, -1, dtype=dtype)
+            table[self._keys] = per_key
+            return table[self._wanted]
+        out = per_key[np.maximum(self._rows, 0)] if len(per_key) else np.full(len(self._rows), -1, dtype=dtype)
+        out[self._rows < 0] = -1
+        return out
+
+    def values(self, col) -> np.ndarray:
+        """A per-key number column on the rows, copied per row so that it stays a number column (arithmetic,
+        comparisons, mean()); float64 with NaN where the key is not among the keys."""
+        per_key = np.asarray(col)
+        at = self.codes(np.arange(len(per_key)), np.int32 if len(per_key) < 1 << 31 else np.int64)
+        if not len(per_key):
+            return np.full(len(at), np.nan)
+        out = per_key[np.maximum(at, 0)]
+        if (at < 0).any():
+            out = out.astype(np.float64)
+            out[at < 0] = np.nan
+        return out
+
+    def categorical(self, col: pd.Categorical) -> pd.Categorical:
+        """A per-key text column (a Categorical) on the rows, as a Categorical over the same values: one small
+        code per row (1 byte under 127 distinct values), not a copy of the value."""
+        per_key = np.asarray(col.codes, dtype=np.int64)
+        return pd.Categorical.from_codes(self.codes(per_key, _code_dtype(len(col.categories))), dtype=col.dtype)
 
 
 def scope_path_names(paths: pd.DataFrame) -> Dict[int, str]:
@@ -98,10 +135,8 @@ def scope_path_names(paths: pd.DataFrame) -> Dict[int, str]:
 def _path_column(ids: np.ndarray, names: Dict[int, str]) -> pd.Categorical:
     """A categorical of full scope path names for path ids (0 = outside any scope -> missing)."""
     keys = np.fromiter(names.keys(), dtype=np.int64, count=len(names))
-    values = list(names.values())
-    idx = _lookup(keys, ids)
-    return pd.Categorical.from_codes(idx, categories=pd.Index(values, dtype=object)) if len(values) else \
-        pd.Categorical.from_codes(np.full(len(ids), -1), categories=pd.Index([], dtype=object))
+    per_path = pd.Categorical.from_codes(np.arange(len(names)), categories=pd.Index(list(names.values()), dtype=object))
+    return _Spread(keys, ids).categorical(per_path)
 
 
 @dataclass
@@ -140,21 +175,26 @@ _KERNEL_DEF_COLUMNS = _kernel_def_columns()
 
 
 def _kernels(raw: dict, defs: pd.DataFrame, path_names: Dict[int, str], t0: int) -> pd.DataFrame:
+    """One row per kernel execution. The kernel_def fields on it: text ones (names, launch shape, limiting resource)
+    as Categoricals over the kernel_defs table's values, one small code per row; number ones (registers, shared
+    memory, occupancy, ...) copied per row, so that they stay numbers."""
     k = np.asarray(raw["k"])
     start = np.asarray(raw["start_ns"])
     end = np.asarray(raw["end_ns"])
-    idx = _lookup(defs["k"].to_numpy(), k)
-    missing = bool((idx < 0).any())
+    by_def = _Spread(defs["k"].to_numpy(), k)
+    start_s = np.subtract(start, t0)  # exact in int64, then seconds in place (no second 8-byte column)
+    start_s = np.divide(start_s, 1e9, out=start_s.view(np.float64))
     cols: Dict[str, object] = {
         "start_ns": start,
         "end_ns": end,
         "duration_ns": end - start,
-        "start_s": (start - t0) / 1e9,
-        "name": _take(defs["short_name"].array, idx, missing),
+        "start_s": start_s,
+        "name": by_def.categorical(defs["short_name"].array),
     }
     for c in _KERNEL_DEF_COLUMNS:
-        src = defs[c].array if isinstance(defs[c].dtype, pd.CategoricalDtype) else defs[c].to_numpy()
-        cols["mangled" if c == "name" else c] = _take(src, idx, missing)
+        text = isinstance(defs[c].dtype, pd.CategoricalDtype)
+        cols["mangled" if c == "name" else c] = by_def.categorical(defs[c].array) if text else \
+            by_def.values(defs[c].to_numpy())
     cols["k"] = k
     cols["stream"] = np.asarray(raw["stream"])
     cols["scope_id"] = np.asarray(raw["scope"])

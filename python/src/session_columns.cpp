@@ -4,6 +4,7 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 
+#include <cstdlib>
 #include <memory>
 #include <type_traits>
 #include <variant>
@@ -24,6 +25,16 @@ nb::object array(std::vector<T>& v) {
   nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
   const size_t shape[1] = {heap->size()};
   nb::ndarray<nb::numpy, T, nb::ndim<1>> a(heap->data(), 1, shape, owner);
+  return nb::cast(a, nb::rv_policy::reference);
+}
+
+// A PodColumn's buffer, handed to numpy with a capsule that frees it.
+template <typename T>
+nb::object array(PodColumn<T>& c) {
+  const size_t shape[1] = {c.size()};
+  T* data = c.release();
+  nb::capsule owner(data, [](void* p) noexcept { std::free(p); });
+  nb::ndarray<nb::numpy, T, nb::ndim<1>> a(data, 1, shape, owner);
   return nb::cast(a, nb::rv_policy::reference);
 }
 

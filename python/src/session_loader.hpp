@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/event_visitor.hpp"
+#include "pod_column.hpp"
 #include "record_columns.hpp"
 #include "string_column.hpp"
 #include "log/reader.hpp"
@@ -28,11 +29,12 @@ inline double optToDouble(const std::optional<T>& v) {
   return v ? static_cast<double>(*v) : kNaN;
 }
 
+// Millions of rows: PodColumn grows without copying (pod_column.hpp).
 struct KernelTable {
-  std::vector<uint32_t> k, stream, scope, stack, graph;
-  std::vector<uint64_t> corr;
-  std::vector<int64_t> start_ns, end_ns;
-  std::vector<uint8_t> instr;
+  PodColumn<uint32_t> k, stream, scope, stack, graph;
+  PodColumn<uint64_t> corr;
+  PodColumn<int64_t> start_ns, end_ns;
+  PodColumn<uint8_t> instr;
 };
 
 struct MemcpyTable {

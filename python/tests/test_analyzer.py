@@ -57,6 +57,43 @@ def test_kernels_table(sample):
     assert isinstance(k["name"].dtype, pd.CategoricalDtype)  # no str object per row
 
 
+def test_kernel_def_fields_on_kernels_are_the_defs_values(sample):
+    """Every kernel_def field on a kernel row holds its def's value: text fields as a Categorical over the def
+    table's values (one small code per row, not a copy), number fields as numbers of the def table's dtype."""
+    k, d = sample.kernels, sample.kernel_defs.set_index("k")
+    fields = [c for c in d.columns if c in k.columns or (c == "name" and "mangled" in k.columns)]
+    assert {"num_regs", "occupancy", "waves", "grid", "limiting_resource", "max_active_blocks"} <= set(fields)
+    for c in fields:
+        col = k["mangled" if c == "name" else c]
+        if isinstance(d[c].dtype, pd.CategoricalDtype):
+            assert isinstance(col.dtype, pd.CategoricalDtype), c
+            assert col.array.codes.itemsize == 1, c  # a few distinct values: one byte per row
+        else:
+            assert col.dtype == d[c].dtype, c
+        want = d[c].astype(object).reindex(k["k"].to_numpy()).to_numpy()
+        got = col.astype(object).to_numpy()
+        assert [None if pd.isna(x) else x for x in got] == [None if pd.isna(x) else x for x in want], c
+    assert k["num_regs"].max() == 40 and k["occupancy"].min() == pytest.approx(0.833333)
+    assert len(k[k["occupancy"] < 0.9]) > 0 and k["occupancy"].mean() > 0  # numbers: comparisons, arithmetic
+    assert (k["start_s"] == (k["start_ns"] - T0) / 1e9).all()  # seconds computed in place, exactly as before
+
+
+def test_kernel_with_an_unknown_def_has_missing_def_fields(tmp_path):
+    """A kernel whose kernel_def was lost (a damaged line): its def fields are missing, the others intact."""
+    start = ('{"type":"session_start","sid":"u1","schema":1,"session_id":"u1-0","app":"u","pid":1,'
+             '"host":"h","version":"0.1.0","engine":"None","start_ns":1000,"start_unix_ns":1,"options":{}}')
+    kdef = ('{"type":"kernel_def","sid":"u1","k":1,"name":"_Z1fv","demangled":"f()","grid":"(2,1,1)",'
+            '"block":"(32,1,1)","num_regs":16,"occupancy":0.5,"limiting_resource":"warps"}')
+    events = [json.dumps({"type": "kernel_event", "sid": "u1", "k": k, "stream": 7, "corr": i, "start_ns": 2000 + i,
+                          "dur_ns": 10}) for i, k in enumerate([1, 9, 1])]
+    (tmp_path / "u.device.log").write_text("\n".join([start, kdef] + events) + "\n")
+    k = GpuFlightSession(str(tmp_path), log_prefix="u").kernels
+    assert k["corr"].tolist() == [0, 1, 2] and k["stream"].tolist() == [7, 7, 7]
+    assert k["num_regs"].isna().tolist() == [False, True, False] and k.loc[0, "num_regs"] == 16
+    assert k["mangled"].astype(object).where(k["mangled"].notna(), None).tolist() == ["_Z1fv", None, "_Z1fv"]
+    assert k["occupancy"].tolist()[::2] == [0.5, 0.5] and math.isnan(k.loc[1, "occupancy"])
+
+
 def test_kernel_defs_table(sample):
     d = sample.kernel_defs
     assert d["k"].tolist() == [1, 2, 3]

@@ -163,6 +163,12 @@ std::string renderMetrics(const Snapshot& s) {
   e.family("gpufl_monitor_sample_duration_seconds", MetricType::Gauge,
            "Wall time the latest tick took (NVML, /proc and the log)");
   e.sample({}, s.last_sample_duration_s);
+  e.family("gpufl_monitor_tick_cpu_seconds_total", MetricType::Counter,
+           "CPU time of the sampler thread by part of the tick (the render of this text counts "
+           "in the next)");
+  for (size_t i = 0; i < kTickParts.size() && i < s.tick_cpu_ns.size();
+       ++i)  // ns / 1e9: exact digits
+    e.sample({{"part", kTickParts[i]}}, static_cast<double>(s.tick_cpu_ns[i]) / 1e9);
   e.family("gpufl_monitor_last_sample_timestamp_seconds", MetricType::Gauge,
            "Unix time of the latest tick");
   e.sample({}, s.last_sample_unix_s);

@@ -56,6 +56,7 @@ Snapshot fullSnapshot() {
   s.host = h;
   s.samples_total = 7;
   s.last_sample_duration_s = 0.002;
+  s.tick_cpu_ns[kGpuSample] = 250'000'000;
   s.last_sample_unix_s = 1764650000.5;
   s.logging = true;
   s.log_records_total = 30;
@@ -125,6 +126,8 @@ TEST(Metrics, HostAndMonitorSelf) {
   EXPECT_DOUBLE_EQ(m.at("gpufl_monitor_last_sample_timestamp_seconds"), 1764650000.5);
   EXPECT_EQ(m.at("gpufl_monitor_log_records_total"), 30);
   EXPECT_EQ(m.at("gpufl_monitor_log_write_errors_total"), 0);
+  EXPECT_DOUBLE_EQ(m.at("gpufl_monitor_tick_cpu_seconds_total{part=\"gpu_sample\"}"), 0.25);
+  EXPECT_DOUBLE_EQ(m.at("gpufl_monitor_tick_cpu_seconds_total{part=\"render\"}"), 0);
 }
 
 TEST(Metrics, WithoutNvmlTheReasonIsALabelAndHostMetricsRemain) {

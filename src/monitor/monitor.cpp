@@ -162,17 +162,25 @@ void Monitor::tick(int64_t now_ns) {
   const int64_t t0 = core::monotonicNs();
   Snapshot& s = snapshot_;
   s.last_sample_unix_s = static_cast<double>(core::unixNs()) * 1e-9;
+  uint64_t cpu = core::threadCpuNs();
+  auto counted = [&](TickPart part) {  // the thread's CPU since the previous part goes to `part`
+    const uint64_t now = core::threadCpuNs();
+    s.tick_cpu_ns[part] += now - cpu;
+    cpu = now;
+  };
 
   HostSample h = host_.sample(now_ns);
   h.sid = sid_;
   for (const host::HostIssue& issue : host_.takeNewIssues())
     note("host_sampling", "degraded", issue.field + ": " + issue.reason);
+  counted(kHost);
   if (log_) log_->onHostSample(h);
   s.host = std::move(h);
 
   if (s.nvml_up) {
     const bool pcie_read = s.samples_total % static_cast<uint64_t>(pcie_every_) == 0;
     std::vector<GpuSample> samples = gpu_->sample(now_ns);
+    counted(kGpuSample);
     for (GpuSample& g : samples) {
       g.sid = sid_;
       if (log_) log_->onGpuSample(g);
@@ -186,17 +194,21 @@ void Monitor::tick(int64_t now_ns) {
       }
     }
     s.gpu_samples = std::move(samples);
+    counted(kLog);
     s.processes.clear();
     for (const nvml::ProcessMemory& p : gpu_->processes())
       s.processes.push_back({p, commandOf(p.pid)});
+    counted(kGpuProcesses);
     for (const nvml::FieldIssue& issue : gpu_->takeNewIssues())
       note("nvml", "degraded", issue.describe());
   }
+  counted(kLog);  // the NVML notes
   if (apps_) {
     apps_->poll(now_ns);
     s.apps = apps_->series();
     for (const std::string& issue : apps_->takeIssues()) note("apps", "degraded", issue);
   }
+  counted(kApps);
   if (log_) {
     log_->flush();
     log::LogWriterStats st = log_->stats();
@@ -205,7 +217,9 @@ void Monitor::tick(int64_t now_ns) {
   }
   ++s.samples_total;
   s.last_sample_duration_s = static_cast<double>(core::monotonicNs() - t0) * 1e-9;
+  counted(kLog);
   std::string text = renderMetrics(s);
+  counted(kRender);
   std::lock_guard<std::mutex> lock(text_mutex_);
   text_ = std::move(text);
   ticks_ = s.samples_total;

@@ -74,6 +74,17 @@ TEST(Monitor, ServesScriptedGpusOverHttpAndLogsThem) {
             std::string::npos);
   EXPECT_NE(res->body.find("gpufl_nvml_up{reason=\"\"} 1\n"), std::string::npos);
   EXPECT_NE(res->body.find("pid=\"4242\""), std::string::npos);
+  // Where the sampler thread's CPU went: every part labelled, the host and render parts non-zero
+  // after three ticks (they read /proc and format text on every tick).
+  for (const char* part : kTickParts)
+    EXPECT_NE(
+        res->body.find("gpufl_monitor_tick_cpu_seconds_total{part=\"" + std::string(part) + "\"} "),
+        std::string::npos)
+        << part;
+  EXPECT_EQ(res->body.find("gpufl_monitor_tick_cpu_seconds_total{part=\"host\"} 0\n"),
+            std::string::npos);
+  EXPECT_EQ(res->body.find("gpufl_monitor_tick_cpu_seconds_total{part=\"render\"} 0\n"),
+            std::string::npos);
   auto health = client.Get("/healthz");
   ASSERT_TRUE(health);
   EXPECT_EQ(health->body, "ok\n");
