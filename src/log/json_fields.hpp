@@ -196,6 +196,8 @@ class NumberFields {
   static constexpr size_t kMaxFields = 12, kMaxKey = 16, kMaxHead = 128;
 
   NumberFields() = default;
+  NumberFields(const NumberFields&) = delete;  // p_ points into buf_
+  NumberFields& operator=(const NumberFields&) = delete;
   // The line starts with `head` (type and sid), copied here when it fits so that the whole line is
   // one append; a longer one is appended to `out` at once.
   NumberFields(std::string& out, std::string_view head) {
