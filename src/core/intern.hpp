@@ -15,6 +15,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "core/bytes.hpp"
+
 namespace gpufl::core {
 
 inline constexpr uint32_t kEmptyName = 0;
@@ -100,12 +102,20 @@ class InternTable {
 class NameCache {
  public:
   uint32_t intern(std::string_view s) noexcept {
+    const char* stored;
+    return intern(s, &stored);
+  }
+  // Also gives the table's stable copy of the name (nullptr for the empty name or on failure).
+  uint32_t intern(std::string_view s, const char** stored) noexcept {
+    *stored = nullptr;
     if (s.empty()) return kEmptyName;
     const uint64_t h = hashBytes(s.data(), s.size());
     Entry& e = entries_[h & (kSize - 1)];
-    if (e.hash == h && e.len == s.size() && std::memcmp(e.data, s.data(), s.size()) == 0)
-      return e.id;
-    return miss(e, h, s);
+    if (!(e.hash == h && e.len == s.size() && sameBytes(e.data, s.data(), s.size())) &&
+        miss(e, h, s) == kInternFailed)
+      return kInternFailed;
+    *stored = e.data;
+    return e.id;
   }
 
  private:

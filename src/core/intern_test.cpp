@@ -112,6 +112,24 @@ TEST(InternTest, PathsHaveParentNameAndDepth) {
   EXPECT_EQ(t.internPath(kRootPath, 0xfffffff0u), kInternFailed);  // unknown name
 }
 
+// sameBytes takes a different path for 0-3, 4-7, 8-16, 17-32, 33-64 and longer inputs: a difference
+// in any byte is seen at every length.
+TEST(InternTest, SameBytesSeesEveryByte) {
+  std::mt19937 rng(7);
+  for (size_t n = 0; n <= 80; ++n) {
+    std::string a(n, '\0');
+    for (char& c : a) c = static_cast<char>(rng());
+    std::string b = a;
+    EXPECT_TRUE(sameBytes(a.data(), b.data(), n)) << n;
+    for (size_t i = 0; i < n; ++i) {
+      b[i] ^= 0x40;
+      EXPECT_FALSE(sameBytes(a.data(), b.data(), n)) << n << " " << i;
+      b[i] = a[i];
+    }
+  }
+  EXPECT_TRUE(sameBytes(nullptr, nullptr, 0));
+}
+
 TEST(InternTest, HashDependsOnEveryByteAndLength) {
   const std::string base = "abcdefghijklmnopq";
   for (size_t n = 0; n <= base.size(); ++n) {

@@ -2,10 +2,12 @@
 // produce.
 //
 // scopeBegin interns the name and tag (thread-local caches, intern.hpp), derives the path id from
-// the enclosing scope's path, and appends a ScopeBegin record to this thread's buffer; scopeEnd
-// pops and appends ScopeEnd. No lock, allocation or I/O after a thread's first scope and a name's
-// first use. Nothing is recorded while no session records (generation 0): scopeBegin then returns
-// 0, and scopeEnd(0) does nothing.
+// the enclosing scope's path, and appends a ScopeBegin record to this thread's buffer; a scope
+// begun again at the same depth under the same parent with the same name and tag reuses the ids of
+// the previous one after comparing the texts (ThreadState's memo: a loop body skips the lookups).
+// scopeEnd pops and appends ScopeEnd. No lock, allocation or I/O after a thread's first scope and a
+// name's first use. Nothing is recorded while no session records (generation 0): scopeBegin then
+// returns 0, and scopeEnd(0) does nothing.
 //
 // Instance ids are unique within the process (so within a session): thread index in the high 24
 // bits, a per-thread counter in the low 40. Ending a scope that is not innermost removes just that

@@ -99,6 +99,33 @@ TEST_F(ScopeStackTest, SameNameUnderDifferentParentsHasDifferentPaths) {
   EXPECT_EQ(InternTable::instance().path(p1).name, InternTable::instance().path(p2).name);
 }
 
+// scopeBegin reuses the ids of the previous scope at the same depth when parent, name and tag
+// match: a buffer rewritten in place (same address, same length) with another text must not reuse
+// them, nor a changed tag, for names of every length the comparison handles differently.
+TEST_F(ScopeStackTest, RepeatedScopesAreComparedByText) {
+  std::vector<std::pair<std::string, std::string>> want;  // (name, tag) in begin order
+  for (size_t len = 1; len <= 40; ++len) {
+    std::string buf(len, 'a');
+    for (const char* tag : {"", "t1", "t2"}) {
+      for (size_t pos : {size_t{0}, len / 2, len - 1}) {
+        for (int round = 0; round < 2; ++round) {  // the second round hits the remembered ids
+          buf.assign(len, 'a');
+          buf[pos] = 'b';
+          scopeEnd(scopeBegin(buf, tag));
+          want.emplace_back(buf, tag);
+        }
+      }
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> got;
+  for (const Drained& d : drain()) {
+    if (d.record.kind != RecordKind::ScopeBegin) continue;
+    got.emplace_back(nameOf(d.record.name), nameOf(d.record.tag));
+    EXPECT_EQ(nameOf(InternTable::instance().path(d.record.path).name), got.back().first);
+  }
+  EXPECT_EQ(got, want);
+}
+
 TEST_F(ScopeStackTest, OutOfOrderAndUnknownEnds) {
   const uint64_t a = scopeBegin("scope.a");
   const uint64_t b = scopeBegin("scope.b");

@@ -24,6 +24,22 @@ struct ScopeFrame {
       0;  // recording generation at begin: an end after a session change is not recorded
 };
 
+// The ids of the scope begun last at one depth, kept after it ends: a scope begun again at that
+// depth under the same parent with the same name and tag (a loop body, the common case) reuses them
+// after comparing the texts, without hashing the name or looking up the path. Texts point to the
+// intern table's stable copies; a caller's buffer may hold another name at the same address, so the
+// comparison is by content.
+struct ScopeMemo {
+  const char* name = nullptr;
+  const char* tag = nullptr;
+  uint32_t name_len = 0;
+  uint32_t tag_len = 0;
+  uint32_t parent = 0;  // kInternFailed: not to be reused (its tag could not be interned)
+  uint32_t path = 0;    // 0: empty
+  uint32_t name_id = 0;
+  uint32_t tag_id = 0;
+};
+
 struct ThreadState {
   ThreadBuffer* buffer = nullptr;  // registered; retired (not freed) by this thread at exit
   ThreadInfo info;
@@ -32,7 +48,13 @@ struct ThreadState {
   uint32_t depth = 0;
   NameCache names;
   PathCache paths;
-  ScopeFrame frames[kMaxScopeDepth];
+  // By depth: the open scope's frame and the memo a scope begun there checks, in one cache line
+  // (scopeBegin touches both).
+  struct alignas(64) Depth {
+    ScopeFrame frame;
+    ScopeMemo memo;
+  };
+  Depth at[kMaxScopeDepth];
 };
 
 inline constexpr int kScopeCounterBits =

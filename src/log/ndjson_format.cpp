@@ -1,5 +1,6 @@
 #include "log/ndjson_format.hpp"
 
+#include "core/bytes.hpp"
 #include "core/checked_math.hpp"
 #include "log/json_escape.hpp"
 #include "log/json_fields.hpp"
@@ -52,11 +53,17 @@ void device(std::string& out, const DeviceInfo& d) {
   }
 
 KernelDeltaEncoder::State& KernelDeltaEncoder::stateFor(const std::string& sid) {
-  if (last_ < states_.size() && states_[last_].sid == sid) return states_[last_];
+  const auto same = [&](const State& s) {
+    return s.sid.size() == sid.size() && core::sameBytes(s.sid.data(), sid.data(), sid.size());
+  };
+  if (last_ < states_.size() && same(states_[last_])) return states_[last_];
   for (size_t i = 0; i < states_.size(); ++i) {
-    if (states_[i].sid == sid) return states_[last_ = i];
+    if (same(states_[i])) return states_[last_ = i];
   }
-  states_.push_back(State{sid});
+  State s;
+  s.sid = sid;
+  head(s.head, "{\"type\":\"kernel_event\",\"sid\":", sid);
+  states_.push_back(std::move(s));
   last_ = states_.size() - 1;
   return states_.back();
 }
@@ -137,51 +144,52 @@ void formatKernelEvent(std::string& out, const KernelEvent& e, KernelDeltaEncode
   KernelDeltaEncoder::State& s = delta.stateFor(e.sid);
   const bool absolute =
       s.since_absolute == 0 || s.since_absolute >= KernelDeltaEncoder::kResyncInterval;
-  head(out, "{\"type\":\"kernel_event\",\"sid\":", e.sid);
+  json::NumberFields f(out, s.head);
   // dur_ns and dt_ns wrap (no overflow for any times): the reader's wrapAdd restores them exactly.
-  num<"dur_ns">(out, wrapSub(e.end_ns, e.start_ns));
-  num<"k">(out, e.def_id);
-  num<"stream">(out, e.stream);
-  num<"scope">(out, e.scope_path);
-  if (e.stack_id) num<"stack">(out, e.stack_id);
-  if (e.graph_id) num<"graph">(out, e.graph_id);
-  if (e.instrumented) num<"instr">(out, true);
+  f.num<"dur_ns">(wrapSub(e.end_ns, e.start_ns));
+  f.num<"k">(e.def_id);
+  f.num<"stream">(e.stream);
+  f.num<"scope">(e.scope_path);
+  if (e.stack_id) f.num<"stack">(e.stack_id);
+  if (e.graph_id) f.num<"graph">(e.graph_id);
+  if (e.instrumented) f.num<"instr">(true);
   if (absolute) {
     // A resync point after earlier kernels also gives the differences, from which a reader that
     // lost a line before it places the kernels in between (once per kResyncInterval: no
     // measurable size).
     if (s.since_absolute > 0) {
-      num<"dcorr">(out, static_cast<int64_t>(e.correlation_id - s.last_corr));
-      num<"dt_ns">(out, e.start_ns - s.last_start_ns);
+      f.num<"dcorr">(static_cast<int64_t>(e.correlation_id - s.last_corr));
+      f.num<"dt_ns">(e.start_ns - s.last_start_ns);
     }
-    num<"corr">(out, e.correlation_id);
-    num<"start_ns">(out, e.start_ns);
+    f.num<"corr">(e.correlation_id);
+    f.num<"start_ns">(e.start_ns);
     s.since_absolute = 0;
   } else {
     // Correlation ids are unsigned, but a difference may be negative: wrap-around arithmetic gives
     // it exactly.
-    num<"dcorr">(out, static_cast<int64_t>(e.correlation_id - s.last_corr));
-    num<"dt_ns">(out, wrapSub(e.start_ns, s.last_start_ns));
+    f.num<"dcorr">(static_cast<int64_t>(e.correlation_id - s.last_corr));
+    f.num<"dt_ns">(wrapSub(e.start_ns, s.last_start_ns));
   }
   ++s.since_absolute;
   s.last_start_ns = e.start_ns;
   s.last_corr = e.correlation_id;
-  end(out);
+  f.endLine(out);
 }
 
 void formatKernelEventAbsolute(std::string& out, const KernelEvent& e) {
   head(out, "{\"type\":\"kernel_event\",\"sid\":", e.sid);
-  num<"dur_ns">(out, wrapSub(e.end_ns, e.start_ns));
-  num<"k">(out, e.def_id);
-  num<"stream">(out, e.stream);
-  num<"scope">(out, e.scope_path);
-  if (e.stack_id) num<"stack">(out, e.stack_id);
-  if (e.graph_id) num<"graph">(out, e.graph_id);
-  if (e.instrumented) num<"instr">(out, true);
-  num<"corr">(out, e.correlation_id);
-  num<"start_ns">(out, e.start_ns);
-  num<"end_ns">(out, e.end_ns);
-  end(out);
+  json::NumberFields f;
+  f.num<"dur_ns">(wrapSub(e.end_ns, e.start_ns));
+  f.num<"k">(e.def_id);
+  f.num<"stream">(e.stream);
+  f.num<"scope">(e.scope_path);
+  if (e.stack_id) f.num<"stack">(e.stack_id);
+  if (e.graph_id) f.num<"graph">(e.graph_id);
+  if (e.instrumented) f.num<"instr">(true);
+  f.num<"corr">(e.correlation_id);
+  f.num<"start_ns">(e.start_ns);
+  f.num<"end_ns">(e.end_ns);
+  f.endLine(out);
 }
 
 void formatRecord(std::string& out, const MemcpyEvent& e) {

@@ -24,6 +24,7 @@ class KernelDeltaEncoder {
 
   struct State {
     std::string sid;
+    std::string head;  // `{"type":"kernel_event","sid":"<sid>"`, escaped once, not per line
     int64_t last_start_ns = 0;
     uint64_t last_corr = 0;
     uint32_t since_absolute =

@@ -8,6 +8,8 @@
 #include <limits>
 #include <set>
 
+#include "log/json_fields.hpp"
+
 namespace gpufl::log {
 namespace {
 
@@ -473,6 +475,50 @@ TEST(NdjsonFormat, ExtremeTimesWrapInsteadOfOverflowing) {
     EXPECT_TRUE(keySet(line).count("dur_ns")) << line;
     EXPECT_NE(line.find("\"dur_ns\":-1"), std::string::npos) << line;
   }
+}
+
+// The kernel_event fast path writes integers itself: the text must be std::to_chars' exactly, at
+// every digit-count boundary and for values of every width.
+TEST(NdjsonFormat, DecimalWriterMatchesToChars) {
+  std::vector<uint64_t> values = {0, std::numeric_limits<uint64_t>::max()};
+  uint64_t p = 1;
+  for (int k = 0; k < 20; ++k, p *= 10) {
+    for (uint64_t v : {p - 1, p, p + 1, p * 2 - 1}) values.push_back(v);
+  }
+  for (int b = 0; b < 64; ++b) {
+    const uint64_t v = uint64_t{1} << b;
+    for (uint64_t x : {v - 1, v, v + 1}) values.push_back(x);
+  }
+  uint64_t x = 0x9E3779B97F4A7C15ull;  // splitmix64: values of every bit width
+  for (int i = 0; i < 100000; ++i) {
+    x += 0x9E3779B97F4A7C15ull;
+    uint64_t z = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    values.push_back((z ^ (z >> 31)) >> (i % 64));
+  }
+  for (uint64_t v : values) {
+    char want[24], got[24];
+    const char* want_end = std::to_chars(want, want + sizeof want, v).ptr;
+    const char* got_end = json::writeDecimal(got, v);
+    ASSERT_EQ(std::string_view(got, size_t(got_end - got)),
+              std::string_view(want, size_t(want_end - want)))
+        << v;
+  }
+}
+
+TEST(NdjsonFormat, NumberFieldsSignedAndBool) {
+  std::string out = "{";
+  json::NumberFields f;
+  f.num<"a">(std::numeric_limits<int64_t>::min());
+  f.num<"b">(int64_t{-1});
+  f.num<"c">(std::numeric_limits<int64_t>::max());
+  f.num<"d">(uint32_t{0});
+  f.num<"e">(true);
+  f.num<"f">(false);
+  f.endLine(out);
+  EXPECT_EQ(out,
+            "{,\"a\":-9223372036854775808,\"b\":-1,\"c\":9223372036854775807,\"d\":0,\"e\":true,"
+            "\"f\":false}\n");
 }
 
 }  // namespace
