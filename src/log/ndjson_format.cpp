@@ -140,12 +140,8 @@ GFL_FORMAT_RECORD_(KernelDef)
 // least predictable value, ends the line; the duration opens it, so that a recurring duration of a
 // kernel and the fields that kernel repeats (k, stream, scope, the rare optionals, dcorr) form one
 // match with an earlier launch.
-void formatKernelEvent(std::string& out, const KernelEvent& e, KernelDeltaEncoder& delta) {
-  KernelDeltaEncoder::State& s = delta.stateFor(e.sid);
-  const bool absolute =
-      s.since_absolute == 0 || s.since_absolute >= KernelDeltaEncoder::kResyncInterval;
-  json::NumberFields f(out, s.head);
-  // dur_ns and dt_ns wrap (no overflow for any times): the reader's wrapAdd restores them exactly.
+// The fields both kernel_event encodings open with, in the measured order (above).
+static void kernelFieldsBeforeTimes(json::NumberFields& f, const KernelEvent& e) {
   f.num<"dur_ns">(wrapSub(e.end_ns, e.start_ns));
   f.num<"k">(e.def_id);
   f.num<"stream">(e.stream);
@@ -153,6 +149,15 @@ void formatKernelEvent(std::string& out, const KernelEvent& e, KernelDeltaEncode
   if (e.stack_id) f.num<"stack">(e.stack_id);
   if (e.graph_id) f.num<"graph">(e.graph_id);
   if (e.instrumented) f.num<"instr">(true);
+}
+
+void formatKernelEvent(std::string& out, const KernelEvent& e, KernelDeltaEncoder& delta) {
+  KernelDeltaEncoder::State& s = delta.stateFor(e.sid);
+  const bool absolute =
+      s.since_absolute == 0 || s.since_absolute >= KernelDeltaEncoder::kResyncInterval;
+  json::NumberFields f(out, s.head);
+  // dur_ns and dt_ns wrap (no overflow for any times): the reader's wrapAdd restores them exactly.
+  kernelFieldsBeforeTimes(f, e);
   if (absolute) {
     // A resync point after earlier kernels also gives the differences, from which a reader that
     // lost a line before it places the kernels in between (once per kResyncInterval: no
@@ -179,13 +184,7 @@ void formatKernelEvent(std::string& out, const KernelEvent& e, KernelDeltaEncode
 void formatKernelEventAbsolute(std::string& out, const KernelEvent& e) {
   head(out, "{\"type\":\"kernel_event\",\"sid\":", e.sid);
   json::NumberFields f;
-  f.num<"dur_ns">(wrapSub(e.end_ns, e.start_ns));
-  f.num<"k">(e.def_id);
-  f.num<"stream">(e.stream);
-  f.num<"scope">(e.scope_path);
-  if (e.stack_id) f.num<"stack">(e.stack_id);
-  if (e.graph_id) f.num<"graph">(e.graph_id);
-  if (e.instrumented) f.num<"instr">(true);
+  kernelFieldsBeforeTimes(f, e);
   f.num<"corr">(e.correlation_id);
   f.num<"start_ns">(e.start_ns);
   f.num<"end_ns">(e.end_ns);
