@@ -10,6 +10,7 @@
 #                                        torch-engines (a PyTorch loop under gpufl trace with each engine),
 #                                        monitor (`gpufl monitor` beside a PyTorch loop vs nvidia-smi, and its
 #                                        CPU at 1 Hz over 60 s),
+#                                        cpu (report, writer and scope benchmarks on the host's CPU),
 #                                        gloo (two ranks sharing the GPU, a planted straggler, the ranks report),
 #                                        agent (`gpufl agent` following a PyTorch trace, killed 5 times),
 #                                        torture (tests/gpu/torture: real-program patterns x every engine, linked
@@ -240,6 +241,19 @@ if has gloo; then
   "$BUILD/apps/gpufl/gpufl" export --perfetto "$RES/gloo/job.pftrace" "$RES/gloo/rank0" "$RES/gloo/rank1" \
     > "$RES/gloo/export.txt" 2>&1
   echo "perfetto export exit $?"
+fi
+
+if has cpu; then
+  log "CPU benchmarks on the H200 host: report vs a bare parse, the writer, a scope (pinned cores)"
+  mkdir -p "$RES/cpu"; B=$BUILD/bench
+  bounded timeout -k 5 120 "$B/gpufl_bench_report" --kernels 1000000 --runs 5 --cpu 2 > "$RES/cpu/report_1m.txt" 2>&1
+  bounded timeout -k 5 100 "$B/gpufl_bench_report" --kernels 1000000 --names 100000 --runs 2 --cpu 3 --zstd-only \
+    > "$RES/cpu/report_names.txt" 2>&1
+  for b in gpufl_bench_writer bench_scope; do
+    bounded timeout -k 5 90 taskset -c 4 "$B/$b" --benchmark_min_time=0.5s --benchmark_repetitions=5 \
+      --benchmark_report_aggregates_only=true > "$RES/cpu/$b.txt" 2>&1
+  done
+  tail -n 4 "$RES/cpu/report_1m.txt" "$RES/cpu/report_names.txt"; grep -E "median" "$RES"/cpu/*bench*.txt
 fi
 
 if has python; then
