@@ -84,23 +84,30 @@ struct RecordSids {
   std::string last;
 };
 
-RecordSids scanRecordSids(const std::vector<std::string>& inputs, const SourceOpener& open) {
-  SessionProbe probe;
-  RecordSids sids;
+// Calls fn(text) for every well-formed line of `inputs`, in order. A file that cannot be opened is
+// skipped here: the decoding pass (decodeInput) warns about it.
+template <typename Fn>
+void forEachGoodLine(const std::vector<std::string>& inputs, const SourceOpener& open, Fn&& fn) {
   for (const auto& name : inputs) {
     std::string error;
     auto source = open(name, &error);
     Line line;
-    while (source && source->next(line)) {
-      if (line.status != Line::Status::Ok) continue;
-      std::string sid = probe.sidOf(line.text);
-      if (sid.empty()) continue;
-      if (sids.distinct.size() < RecordSids::kMaxSids &&
-          std::find(sids.distinct.begin(), sids.distinct.end(), sid) == sids.distinct.end())
-        sids.distinct.push_back(sid);
-      sids.last = std::move(sid);
-    }
+    while (source && source->next(line))
+      if (line.status == Line::Status::Ok) fn(line.text);
   }
+}
+
+RecordSids scanRecordSids(const std::vector<std::string>& inputs, const SourceOpener& open) {
+  SessionProbe probe;
+  RecordSids sids;
+  forEachGoodLine(inputs, open, [&](std::string_view text) {
+    std::string sid = probe.sidOf(text);
+    if (sid.empty()) return;
+    if (sids.distinct.size() < RecordSids::kMaxSids &&
+        std::find(sids.distinct.begin(), sids.distinct.end(), sid) == sids.distinct.end())
+      sids.distinct.push_back(sid);
+    sids.last = std::move(sid);
+  });
   return sids;
 }
 
@@ -173,19 +180,14 @@ bool chooseSession(const std::vector<std::string>& inputs, const SourceOpener& o
 void addSessions(const std::vector<std::string>& inputs, const SourceOpener& open,
                  std::vector<SessionListing>& sessions, std::unordered_set<std::string>& seen) {
   SessionProbe probe;
-  for (const auto& name : inputs) {
-    std::string error;
-    auto source = open(name, &error);
-    Line line;
-    while (source && source->next(line)) {
-      if (line.status != Line::Status::Ok || !maybeSessionStart(line.text)) continue;
-      SessionListing listing;
-      if (!probe.sessionStart(line.text, &listing)) continue;
-      // Every channel repeats the session_start; the first copy seen describes the session.
-      if (seen.insert(listing.sid + '\n' + listing.session_id).second)
-        sessions.push_back(std::move(listing));
-    }
-  }
+  forEachGoodLine(inputs, open, [&](std::string_view text) {
+    if (!maybeSessionStart(text)) return;
+    SessionListing listing;
+    if (!probe.sessionStart(text, &listing)) return;
+    // Every channel repeats the session_start; the first copy seen describes the session.
+    if (seen.insert(listing.sid + '\n' + listing.session_id).second)
+      sessions.push_back(std::move(listing));
+  });
 }
 
 void sortOldestFirst(std::vector<SessionListing>& sessions) {
