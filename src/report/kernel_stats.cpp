@@ -1,10 +1,26 @@
 #include "report/kernel_stats.hpp"
 
 #include <algorithm>
-#include <set>
+#include <functional>
+#include <string_view>
+#include <unordered_set>
 
 #include "core/checked_math.hpp"
 namespace gpufl::report {
+namespace {
+
+size_t shapeHash(const std::string& name, const Dim3& grid, const Dim3& block) {
+  size_t h = std::hash<std::string_view>{}(name);
+  for (const uint32_t v : {grid.x, grid.y, grid.z, block.x, block.y, block.z})
+    h = (h ^ v) * 0x100000001b3ull;  // FNV-1a style mixing of the shape
+  return h;
+}
+
+bool sameDim(const Dim3& a, const Dim3& b) {
+  return a.x == b.x && a.y == b.y && a.z == b.z;
+}
+
+}  // namespace
 
 KernelAggregator::KernelAggregator(size_t exact_limit, SampleBudget* budget)
     : exact_limit_(exact_limit),
@@ -12,43 +28,58 @@ KernelAggregator::KernelAggregator(size_t exact_limit, SampleBudget* budget)
       all_(exact_limit, budget),
       clean_(exact_limit, budget) {}
 
-size_t KernelAggregator::groupFor(const KernelDef& def) {
-  const std::string& name = def.demangled.empty() ? def.name : def.demangled;
-  GroupKey key{name, def.grid.x, def.grid.y, def.grid.z, def.block.x, def.block.y, def.block.z};
-  auto [it, inserted] = group_index_.try_emplace(key, groups_.size());
-  if (inserted) {
-    Group g{def,
-            true,
-            0,
-            0,
-            DurationStats(exact_limit_, budget_),
-            DurationStats(0, nullptr),
-            CoarseIntervals{}};
-    groups_.push_back(std::move(g));
+size_t KernelAggregator::slotOf(const std::string& name, const Dim3& grid,
+                                const Dim3& block) const {
+  const size_t mask = index_.size() - 1;
+  for (size_t slot = shapeHash(name, grid, block) & mask;; slot = (slot + 1) & mask) {
+    const uint32_t g = index_[slot];
+    if (g == kNone) return slot;
+    const Cold& c = cold_[g];
+    if (sameDim(c.def.grid, grid) && sameDim(c.def.block, block) && c.name() == name) return slot;
   }
-  ++groups_[it->second].defs;
-  return it->second;
+}
+
+void KernelAggregator::growIndex() {
+  std::vector<uint32_t> old(std::max<size_t>(64, index_.size() * 2), kNone);
+  old.swap(index_);
+  for (const uint32_t g : old)
+    if (g != kNone) index_[slotOf(cold_[g].name(), cold_[g].def.grid, cold_[g].def.block)] = g;
+}
+
+uint32_t KernelAggregator::groupFor(const KernelDef& def) {
+  if (2 * (cold_.size() + 1) > index_.size()) growIndex();
+  const std::string& name = def.demangled.empty() ? def.name : def.demangled;
+  const size_t slot = slotOf(name, def.grid, def.block);
+  if (index_[slot] == kNone) {
+    // Each group needs a kernel_def line or a kernel event of its own: 2^31 of them do not fit in
+    // memory long before the ids run out.
+    index_[slot] = static_cast<uint32_t>(cold_.size());
+    cold_.push_back(Cold{def, true, 0});
+    hot_.emplace_back();
+    intervals_.emplace_back();
+  }
+  ++cold_[index_[slot]].defs;
+  return index_[slot];
 }
 
 uint32_t KernelAggregator::groupOfDef(uint32_t id) const {
-  if (id < kDenseIds) return id < dense_def_group_.size() ? dense_def_group_[id] : kNoGroup;
+  if (id < kDenseIds) return id < dense_def_group_.size() ? dense_def_group_[id] : kNone;
   const auto it = sparse_def_group_.find(id);
-  return it == sparse_def_group_.end() ? kNoGroup : it->second;
+  return it == sparse_def_group_.end() ? kNone : it->second;
 }
 
-// Group indices fit 32 bits: each group needs a kernel_def line or a kernel event of its own.
-void KernelAggregator::setGroupOfDef(uint32_t id, size_t group) {
+void KernelAggregator::setGroupOfDef(uint32_t id, uint32_t group) {
   if (id >= kDenseIds) {
-    sparse_def_group_[id] = static_cast<uint32_t>(group);
+    sparse_def_group_[id] = group;
     return;
   }
   if (id >= dense_def_group_.size())
-    dense_def_group_.resize(std::max<size_t>(id + 1, dense_def_group_.size() * 2), kNoGroup);
-  dense_def_group_[id] = static_cast<uint32_t>(group);
+    dense_def_group_.resize(std::max<size_t>(id + 1, dense_def_group_.size() * 2), kNone);
+  dense_def_group_[id] = group;
 }
 
 void KernelAggregator::onDef(const KernelDef& def) {
-  if (groupOfDef(def.id) != kNoGroup)
+  if (groupOfDef(def.id) != kNone)
     return;  // a repeated definition (e.g. in a later segment) changes nothing
   setGroupOfDef(def.id, groupFor(def));
   if (!def.name.empty())
@@ -57,29 +88,47 @@ void KernelAggregator::onDef(const KernelDef& def) {
 
 void KernelAggregator::onKernel(const KernelEvent& e) {
   uint32_t group = groupOfDef(e.def_id);
-  if (group == kNoGroup) {
+  if (group == kNone) {
     ++undefined_refs_;
     // Named so that it cannot pass for a function (readable-name rules leave "<...>" alone); its
     // launch shape is unknown, not the default (1,1,1).
     KernelDef unknown;
     unknown.id = e.def_id;
     unknown.name = unknown.demangled = "<unknown kernel def " + std::to_string(e.def_id) + ">";
-    group = static_cast<uint32_t>(groupFor(unknown));
+    group = groupFor(unknown);
     setGroupOfDef(e.def_id, group);
-    groups_[group].defined = false;
+    cold_[group].defined = false;
   }
   const int64_t dur = spanNs(e.start_ns, e.end_ns);
-  Group& g = groups_[group];
-  g.durations.add(dur);
+  // The group's tracker first, then the session's: the order in which they take from the budget.
+  Hot& h = hot_[group];
+  if (h.overflow == kNone) {
+    if (h.exact < exact_limit_ && h.exact < UINT32_MAX && (!budget_ || budget_->take())) {
+      samples_.add(group, dur, e.instrumented);
+      ++h.exact;
+    } else {
+      h.overflow = static_cast<uint32_t>(overflow_.size());
+      overflow_.emplace_back();
+    }
+  }
+  if (h.overflow != kNone) {
+    Overflow& o = overflow_[h.overflow];
+    o.all.add(dur);
+    o.all_totals.add(dur);
+    if (e.instrumented) {
+      ++o.instrumented;
+    } else {
+      o.clean.add(dur);
+      o.clean_totals.add(dur);
+    }
+  }
   all_.add(dur);
   if (e.instrumented) {
-    ++g.instrumented;
     ++instrumented_;
   } else {
     clean_.add(dur);
-    g.clean.add(dur);
   }
-  g.intervals.add(e.start_ns, satAdd(e.start_ns, dur));
+  intervals_[group].add(e.start_ns, satAdd(e.start_ns, dur));
   busy_.add(e.start_ns, satAdd(e.start_ns, dur));
 }
 
@@ -96,34 +145,77 @@ void KernelAggregator::finish(int64_t session_ns, KernelSummary& out, const GpuS
   if (session_ns > 0)
     out.busy_pct =
         std::min(100.0, 100.0 * static_cast<double>(out.busy_ns) / static_cast<double>(session_ns));
-  std::set<std::string> names;
-  std::vector<size_t> order;  // launched groups, by total time
-  for (size_t i = 0; i < groups_.size(); ++i)
-    if (groups_[i].durations.count() > 0) order.push_back(i);
-  std::vector<DurationSummary> sums(groups_.size());
-  for (size_t i : order) sums[i] = groups_[i].durations.summary();
-  std::stable_sort(order.begin(), order.end(), [&sums](size_t a, size_t b) {
-    if (sums[a].total_ns != sums[b].total_ns) return sums[a].total_ns > sums[b].total_ns;
-    return sums[a].count > sums[b].count;
+
+  const size_t n = cold_.size();
+  std::vector<uint32_t> counts(n);
+  for (size_t g = 0; g < n; ++g) counts[g] = hot_[g].exact;
+  GroupSampleLog::ByGroup by = samples_.byGroup(counts);
+  const auto samplesOf = [&by](size_t g) {
+    return std::span<int64_t>(by.samples).subspan(by.offsets[g], by.offsets[g + 1] - by.offsets[g]);
+  };
+
+  // Launched groups, by total time (then launches).
+  struct Key {
+    int64_t total_ns = 0;
+    uint64_t count = 0;
+  };
+  std::vector<Key> keys(n);
+  std::vector<uint32_t> order;
+  for (size_t g = 0; g < n; ++g) {
+    Key& k = keys[g];
+    for (const int64_t v : samplesOf(g)) k.total_ns = satAdd(k.total_ns, v < 0 ? ~v : v);
+    k.count = counts[g];
+    if (hot_[g].overflow != kNone) {
+      const DurationTotals& t = overflow_[hot_[g].overflow].all_totals;
+      k.total_ns = satAdd(k.total_ns, t.total_ns);
+      k.count += t.count;
+    }
+    if (k.count > 0) order.push_back(static_cast<uint32_t>(g));
+  }
+  std::stable_sort(order.begin(), order.end(), [&keys](uint32_t a, uint32_t b) {
+    if (keys[a].total_ns != keys[b].total_ns) return keys[a].total_ns > keys[b].total_ns;
+    return keys[a].count > keys[b].count;
   });
+
+  std::unordered_set<std::string_view> names;
+  names.reserve(order.size());
   out.groups.reserve(order.size());
-  for (size_t i : order) {
-    Group& g = groups_[i];
-    names.insert(g.name());
+  for (const uint32_t g : order) {
+    const Cold& c = cold_[g];
+    names.insert(c.name());
     KernelGroup kg;
-    kg.name = g.name();
-    kg.mangled = g.def.name;
-    kg.grid = g.def.grid;
-    kg.block = g.def.block;
-    kg.defined = g.defined;
-    kg.def = g.def;
-    kg.defs = g.defs;
-    kg.instrumented = g.instrumented;
-    kg.durations = sums[i];
-    kg.clean = g.clean.summary();
+    kg.name = c.name();
+    kg.mangled = c.def.name;
+    kg.grid = c.def.grid;
+    kg.block = c.def.block;
+    kg.defined = c.defined;
+    kg.def = c.def;
+    kg.defs = c.defs;
+    const std::span<int64_t> s = samplesOf(g);
+    const size_t clean_n = GroupSampleLog::splitInstrumented(s);
+    kg.instrumented = s.size() - clean_n;
+    if (hot_[g].overflow == kNone) {
+      kg.clean = bucketedSummary(s.first(clean_n));  // the clean tracker is a histogram
+      kg.durations = exactSummary(s);
+    } else {
+      const Overflow& o = overflow_[hot_[g].overflow];
+      kg.instrumented += o.instrumented;
+      LogHistogram all = o.all, clean = o.clean;
+      DurationTotals all_totals = o.all_totals, clean_totals = o.clean_totals;
+      for (size_t i = 0; i < s.size(); ++i) {
+        all.add(s[i]);
+        all_totals.add(s[i]);
+        if (i < clean_n) {
+          clean.add(s[i]);
+          clean_totals.add(s[i]);
+        }
+      }
+      kg.durations = histogramSummary(all, all_totals);
+      kg.clean = histogramSummary(clean, clean_totals);
+    }
     if (samples && out.groups.size() < kCardGroups)
       kg.clocks =
-          samples->window(g.def.device, g.intervals.intervals(), g.intervals.resolutionNs());
+          samples->window(c.def.device, intervals_[g].intervals(), intervals_[g].resolutionNs());
     out.groups.push_back(std::move(kg));
   }
   out.unique_functions = names.size();
