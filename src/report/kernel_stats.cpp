@@ -56,7 +56,7 @@ uint32_t KernelAggregator::groupFor(const KernelDef& def) {
     index_[slot] = static_cast<uint32_t>(cold_.size());
     cold_.push_back(Cold{def, true, 0});
     hot_.emplace_back();
-    intervals_.emplace_back();
+    intervals_.addGroup();
   }
   ++cold_[index_[slot]].defs;
   return index_[slot];
@@ -128,7 +128,7 @@ void KernelAggregator::onKernel(const KernelEvent& e) {
   } else {
     clean_.add(dur);
   }
-  intervals_[group].add(e.start_ns, satAdd(e.start_ns, dur));
+  intervals_.add(group, e.start_ns, satAdd(e.start_ns, dur));
   busy_.add(e.start_ns, satAdd(e.start_ns, dur));
 }
 
@@ -213,9 +213,10 @@ void KernelAggregator::finish(int64_t session_ns, KernelSummary& out, const GpuS
       kg.durations = histogramSummary(all, all_totals);
       kg.clean = histogramSummary(clean, clean_totals);
     }
-    if (samples && out.groups.size() < kCardGroups)
-      kg.clocks =
-          samples->window(c.def.device, intervals_[g].intervals(), intervals_[g].resolutionNs());
+    if (samples && out.groups.size() < kCardGroups) {
+      CoarseIntervals ran = intervals_.of(g);
+      kg.clocks = samples->window(c.def.device, ran.intervals(), ran.resolutionNs());
+    }
     out.groups.push_back(std::move(kg));
   }
   out.unique_functions = names.size();

@@ -2,8 +2,9 @@
 // duration statistics, and the busy time (union of kernel intervals).
 //
 // Sessions can have 100,000 kernel names of a few launches each, so per-group state is kept small
-// and apart from what a launch touches: a launch reads one 8-byte record of its group, appends its
-// duration to one shared log (GroupSampleLog) and extends the group's intervals. Definitions and
+// and apart from what a launch touches: a launch reads an 8-byte record of its group, appends its
+// duration to one shared log (GroupSampleLog) and extends the group's last interval
+// (GroupIntervals). Definitions and
 // names stay in a deque that launches never touch.
 #pragma once
 
@@ -17,6 +18,7 @@
 #include "core/events.hpp"
 #include "report/card_stats.hpp"
 #include "report/duration_stats.hpp"
+#include "report/group_intervals.hpp"
 #include "report/group_samples.hpp"
 #include "report/interval_union.hpp"
 #include "report/report_model.hpp"
@@ -80,7 +82,7 @@ class KernelAggregator {
   std::unordered_map<uint32_t, uint32_t> sparse_def_group_;
   std::vector<uint32_t> index_;  // slots: group id or kNone; at most half full
   std::vector<Hot> hot_;
-  std::vector<CoarseIntervals> intervals_;  // when each group ran, for the cards' GPU samples
+  GroupIntervals intervals_;  // when each group ran, for the cards' GPU samples
   // A deque: growing never moves the definitions (a vector's doubling briefly held two copies).
   std::deque<Cold> cold_;
   std::deque<Overflow> overflow_;
