@@ -132,7 +132,8 @@ void KernelAggregator::onKernel(const KernelEvent& e) {
   busy_.add(e.start_ns, satAdd(e.start_ns, dur));
 }
 
-void KernelAggregator::finish(int64_t session_ns, KernelSummary& out, const GpuSampleLog* samples) {
+void KernelAggregator::finish(int64_t session_ns, KernelSummary& out, const GpuSampleLog* samples,
+                              bool last) {
   out = KernelSummary{};
   out.all = all_.summary();
   out.clean = clean_.summary();
@@ -177,19 +178,23 @@ void KernelAggregator::finish(int64_t session_ns, KernelSummary& out, const GpuS
     return keys[a].count > keys[b].count;
   });
 
-  std::unordered_set<std::string_view> names;
-  names.reserve(order.size());
+  {
+    std::unordered_set<std::string_view> names;
+    names.reserve(order.size());
+    for (const uint32_t g : order) names.insert(cold_[g].name());
+    out.unique_functions = names.size();
+  }
+  if (last) samples_ = GroupSampleLog{};  // its samples are in `by` now
   out.groups.reserve(order.size());
   for (const uint32_t g : order) {
-    const Cold& c = cold_[g];
-    names.insert(c.name());
+    Cold& c = cold_[g];
     KernelGroup kg;
     kg.name = c.name();
     kg.mangled = c.def.name;
     kg.grid = c.def.grid;
     kg.block = c.def.block;
     kg.defined = c.defined;
-    kg.def = c.def;
+    kg.def = last ? std::move(c.def) : c.def;
     kg.defs = c.defs;
     const std::span<int64_t> s = samplesOf(g);
     const size_t clean_n = GroupSampleLog::splitInstrumented(s);
@@ -215,11 +220,10 @@ void KernelAggregator::finish(int64_t session_ns, KernelSummary& out, const GpuS
     }
     if (samples && out.groups.size() < kCardGroups) {
       CoarseIntervals ran = intervals_.of(g);
-      kg.clocks = samples->window(c.def.device, ran.intervals(), ran.resolutionNs());
+      kg.clocks = samples->window(kg.def.device, ran.intervals(), ran.resolutionNs());
     }
     out.groups.push_back(std::move(kg));
   }
-  out.unique_functions = names.size();
 }
 
 }  // namespace gpufl::report

@@ -37,8 +37,10 @@ class KernelAggregator {
   const std::map<std::string, std::string>& readableNames() const { return readable_; }
   // Fills `out` (all fields); groups sorted by total time. `session_ns` is the session duration (0
   // = unknown). With `samples` (sorted), the first kCardGroups groups get their clock windows.
-  // May be called again after more events.
-  void finish(int64_t session_ns, KernelSummary& out, const GpuSampleLog* samples = nullptr);
+  // May be called again after more events, unless `last`: then the definitions move into `out`
+  // (one copy of 100,000 definitions instead of two) and the aggregator is not to be used again.
+  void finish(int64_t session_ns, KernelSummary& out, const GpuSampleLog* samples = nullptr,
+              bool last = false);
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
