@@ -6,6 +6,9 @@
 #include <unordered_set>
 
 #include "core/checked_math.hpp"
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 namespace gpufl::report {
 namespace {
 
@@ -184,7 +187,12 @@ void KernelAggregator::finish(int64_t session_ns, KernelSummary& out, const GpuS
     for (const uint32_t g : order) names.insert(cold_[g].name());
     out.unique_functions = names.size();
   }
-  if (last) samples_ = GroupSampleLog{};  // its samples are in `by` now
+  // When the cards' groups ran: taken now, so that a last finish can let the rest go first.
+  std::vector<CoarseIntervals> ran;
+  if (samples)
+    for (size_t i = 0; i < order.size() && i < kCardGroups; ++i)
+      ran.push_back(intervals_.of(order[i]));
+  if (last) releaseAggregates();
   out.groups.reserve(order.size());
   for (const uint32_t g : order) {
     Cold& c = cold_[g];
@@ -218,12 +226,27 @@ void KernelAggregator::finish(int64_t session_ns, KernelSummary& out, const GpuS
       kg.durations = histogramSummary(all, all_totals);
       kg.clean = histogramSummary(clean, clean_totals);
     }
-    if (samples && out.groups.size() < kCardGroups) {
-      CoarseIntervals ran = intervals_.of(g);
-      kg.clocks = samples->window(kg.def.device, ran.intervals(), ran.resolutionNs());
+    if (out.groups.size() < ran.size()) {
+      CoarseIntervals& r = ran[out.groups.size()];
+      kg.clocks = samples->window(kg.def.device, r.intervals(), r.resolutionNs());
     }
     out.groups.push_back(std::move(kg));
   }
+}
+
+// The report's groups are about to be built (their definitions move from cold_): what only
+// aggregation needed goes first, and its pages back to the system, so that the two do not add up
+// at the report's peak (under 100,000 kernel names, tens of MB each).
+void KernelAggregator::releaseAggregates() {
+  samples_ = GroupSampleLog{};  // its samples are in finish's `by` now
+  intervals_ = GroupIntervals{};
+  std::map<std::string, std::string>().swap(readable_);
+  std::vector<uint32_t>().swap(index_);
+  std::vector<uint32_t>().swap(dense_def_group_);
+  sparse_def_group_.clear();
+#ifdef __GLIBC__
+  malloc_trim(0);  // freed small blocks otherwise stay resident in the heap
+#endif
 }
 
 }  // namespace gpufl::report

@@ -67,6 +67,8 @@ class KernelAggregator {
   };
 
   uint32_t groupFor(const KernelDef& def);
+  // Frees what only aggregation needs (a last finish; the definitions stay for the report).
+  void releaseAggregates();
   // The group of a kernel_def id; kNone when the id was never defined.
   uint32_t groupOfDef(uint32_t id) const;
   void setGroupOfDef(uint32_t id, uint32_t group);
