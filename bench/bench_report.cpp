@@ -2,7 +2,7 @@
 // side.
 //   gpufl_bench_report [--kernels N] [--names K] [--runs R] [--cpu C] [--dir D] [--keep]
 //   [--zstd-only] gpufl_bench_report --prefix P [--runs R] [--cpu C]          an existing prefix
-//   (its files as they are)
+//   (its files as they are); --report-only with either: the report alone (no floor, no second core)
 // Generates N kernel events (default 1,000,000) of K distinct kernel names (default 30) in the
 // writer's layout, as a plain prefix and as one of zstd segments, then times, each in a fresh child
 // process pinned to core C (default 0), interleaved R rounds (default 5):
@@ -262,12 +262,18 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+// --report-only: only the report on one core (no floor, no second core), for side-by-side runs of
+// two builds.
+bool g_report_only = false;
+
 // With `second_core`, the report also runs on two cores (zstd decompression gets a thread).
 void compare(const char* label, const std::string& prefix, uint64_t kernels, int runs, int cpu,
              bool second_core) {
   std::vector<double> floor_s, floor_mb, report_s, report_mb, two_s;
   for (int i = 0; i < runs; ++i) {
-    const Sample f = measure(cpu, [&] { return parseEveryField(prefix); });
+    if (g_report_only) second_core = false;
+    const Sample f =
+        g_report_only ? Sample{} : measure(cpu, [&] { return parseEveryField(prefix); });
     const Sample r = measure(cpu, [&] { return report(prefix); });
     floor_s.push_back(f.seconds);
     floor_mb.push_back(f.peak_mb);
@@ -304,6 +310,10 @@ int main(int argc, char** argv) {
   bool keep = false, zstd_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
+    if (arg == "--report-only") {
+      g_report_only = true;
+      continue;
+    }
     if (arg == "--keep" || arg == "--zstd-only") {
       (arg == "--keep" ? keep : zstd_only) = true;
       continue;
@@ -328,7 +338,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: %s [--kernels N] [--names K] [--runs R] [--cpu C] [--dir D] [--keep] "
                    "[--zstd-only] | "
-                   "--prefix P [--runs R] [--cpu C]\n",
+                   "--prefix P [--runs R] [--cpu C]  [--report-only]\n",
                    argv[0]);
       return 2;
     }
