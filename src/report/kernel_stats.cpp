@@ -31,38 +31,51 @@ KernelAggregator::KernelAggregator(size_t exact_limit, SampleBudget* budget)
       all_(exact_limit, budget),
       clean_(exact_limit, budget) {}
 
-size_t KernelAggregator::slotOf(const std::string& name, const Dim3& grid,
+uint32_t KernelAggregator::hashOf(const std::string& name, const Dim3& grid, const Dim3& block) {
+  const size_t h = shapeHash(name, grid, block);
+  return static_cast<uint32_t>(h ^ (h >> 32));
+}
+
+size_t KernelAggregator::slotOf(uint32_t hash, const std::string& name, const Dim3& grid,
                                 const Dim3& block) const {
   const size_t mask = index_.size() - 1;
-  for (size_t slot = shapeHash(name, grid, block) & mask;; slot = (slot + 1) & mask) {
-    const uint32_t g = index_[slot];
-    if (g == kNone) return slot;
-    const Cold& c = cold_[g];
+  for (size_t slot = hash & mask;; slot = (slot + 1) & mask) {
+    const uint64_t entry = index_[slot];
+    if (entry == kEmptySlot) return slot;
+    if (static_cast<uint32_t>(entry >> 32) != hash) continue;  // no need to read the definition
+    const Cold& c = cold_[static_cast<uint32_t>(entry)];
     if (sameDim(c.def.grid, grid) && sameDim(c.def.block, block) && c.name() == name) return slot;
   }
 }
 
 void KernelAggregator::growIndex() {
-  std::vector<uint32_t> old(std::max<size_t>(64, index_.size() * 2), kNone);
+  std::vector<uint64_t> old(std::max<size_t>(64, index_.size() * 2), kEmptySlot);
   old.swap(index_);
-  for (const uint32_t g : old)
-    if (g != kNone) index_[slotOf(cold_[g].name(), cold_[g].def.grid, cold_[g].def.block)] = g;
+  const size_t mask = index_.size() - 1;
+  for (const uint64_t entry : old) {
+    if (entry == kEmptySlot) continue;
+    size_t slot = (entry >> 32) & mask;  // the hash kept in the slot: no name read again
+    while (index_[slot] != kEmptySlot) slot = (slot + 1) & mask;
+    index_[slot] = entry;
+  }
 }
 
 uint32_t KernelAggregator::groupFor(const KernelDef& def) {
   if (2 * (cold_.size() + 1) > index_.size()) growIndex();
   const std::string& name = def.demangled.empty() ? def.name : def.demangled;
-  const size_t slot = slotOf(name, def.grid, def.block);
-  if (index_[slot] == kNone) {
+  const uint32_t hash = hashOf(name, def.grid, def.block);
+  const size_t slot = slotOf(hash, name, def.grid, def.block);
+  if (index_[slot] == kEmptySlot) {
     // Each group needs a kernel_def line or a kernel event of its own: 2^31 of them do not fit in
     // memory long before the ids run out.
-    index_[slot] = static_cast<uint32_t>(cold_.size());
-    cold_.push_back(Cold{def, true, 0});
+    index_[slot] = (uint64_t{hash} << 32) | cold_.size();
+    cold_.emplace_back().def = def;
     hot_.emplace_back();
     intervals_.addGroup();
   }
-  ++cold_[index_[slot]].defs;
-  return index_[slot];
+  const auto group = static_cast<uint32_t>(index_[slot]);
+  ++cold_[group].defs;
+  return group;
 }
 
 uint32_t KernelAggregator::groupOfDef(uint32_t id) const {
@@ -196,7 +209,8 @@ void KernelAggregator::finish(int64_t session_ns, KernelSummary& out, const GpuS
   out.groups.reserve(order.size());
   for (const uint32_t g : order) {
     Cold& c = cold_[g];
-    KernelGroup kg;
+    const size_t rank = out.groups.size();
+    KernelGroup& kg = out.groups.emplace_back();  // built in place: no 600-byte move per group
     kg.name = c.name();
     kg.mangled = c.def.name;
     kg.grid = c.def.grid;
@@ -226,11 +240,10 @@ void KernelAggregator::finish(int64_t session_ns, KernelSummary& out, const GpuS
       kg.durations = histogramSummary(all, all_totals);
       kg.clean = histogramSummary(clean, clean_totals);
     }
-    if (out.groups.size() < ran.size()) {
-      CoarseIntervals& r = ran[out.groups.size()];
+    if (rank < ran.size()) {
+      CoarseIntervals& r = ran[rank];
       kg.clocks = samples->window(kg.def.device, r.intervals(), r.resolutionNs());
     }
-    out.groups.push_back(std::move(kg));
   }
 }
 
@@ -241,7 +254,7 @@ void KernelAggregator::releaseAggregates() {
   samples_ = GroupSampleLog{};  // its samples are in finish's `by` now
   intervals_ = GroupIntervals{};
   std::map<std::string, std::string>().swap(readable_);
-  std::vector<uint32_t>().swap(index_);
+  std::vector<uint64_t>().swap(index_);
   std::vector<uint32_t>().swap(dense_def_group_);
   sparse_def_group_.clear();
 #ifdef __GLIBC__

@@ -72,9 +72,12 @@ class KernelAggregator {
   // The group of a kernel_def id; kNone when the id was never defined.
   uint32_t groupOfDef(uint32_t id) const;
   void setGroupOfDef(uint32_t id, uint32_t group);
-  // (name, grid, block) -> group: open addressing over group ids, the keys read from cold_.
-  size_t slotOf(const std::string& name, const Dim3& grid, const Dim3& block) const;
+  // (name, grid, block) -> group: open addressing, each slot (hash << 32) | group, the keys read
+  // from cold_ only when the hashes agree.
+  static uint32_t hashOf(const std::string& name, const Dim3& grid, const Dim3& block);
+  size_t slotOf(uint32_t hash, const std::string& name, const Dim3& grid, const Dim3& block) const;
   void growIndex();
+  static constexpr uint64_t kEmptySlot = UINT64_MAX;
 
   size_t exact_limit_;
   SampleBudget* budget_;
@@ -84,7 +87,7 @@ class KernelAggregator {
   static constexpr uint32_t kDenseIds = uint32_t{1} << 22;
   std::vector<uint32_t> dense_def_group_;
   std::unordered_map<uint32_t, uint32_t> sparse_def_group_;
-  std::vector<uint32_t> index_;  // slots: group id or kNone; at most half full
+  std::vector<uint64_t> index_;  // at most half full
   std::vector<Hot> hot_;
   GroupIntervals intervals_;  // when each group ran, for the cards' GPU samples
   // A deque: growing never moves the definitions (a vector's doubling briefly held two copies).
