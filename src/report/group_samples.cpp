@@ -18,6 +18,17 @@ void GroupSampleLog::add(uint32_t group, int64_t ns, bool instrumented) {
 }
 
 GroupSampleLog::ByGroup GroupSampleLog::byGroup(std::span<const uint32_t> counts) const {
+  return sortByGroup(counts, {});
+}
+
+GroupSampleLog::ByGroup GroupSampleLog::takeByGroup(std::span<const uint32_t> counts) {
+  ByGroup out = sortByGroup(counts, [this](size_t c) { chunks_[c].reset(); });
+  *this = GroupSampleLog{};
+  return out;
+}
+
+GroupSampleLog::ByGroup GroupSampleLog::sortByGroup(
+    std::span<const uint32_t> counts, const std::function<void(size_t)>& chunk_read) const {
   ByGroup out;
   out.offsets.resize(counts.size() + 1);
   size_t at = 0;
@@ -35,6 +46,7 @@ GroupSampleLog::ByGroup GroupSampleLog::byGroup(std::span<const uint32_t> counts
     if (e.ns == kBig) ns = (big++)->second;  // big_ is in log order
     const uint32_t group = e.group_flag & ~kInstrumented;
     out.samples[next[group]++] = (e.group_flag & kInstrumented) ? ~ns : ns;
+    if (chunk_read && (i + 1) % kChunk == 0) chunk_read(i / kChunk);
   }
   return out;
 }

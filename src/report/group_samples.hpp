@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <utility>
@@ -30,6 +31,9 @@ class GroupSampleLog {
     std::vector<size_t> offsets;  // counts.size() + 1 entries
   };
   ByGroup byGroup(std::span<const uint32_t> counts) const;
+  // The same, emptying the log as it goes: each chunk is freed once copied, so that the log and
+  // its copy are not held together (past the sample budget, tens of MB each).
+  ByGroup takeByGroup(std::span<const uint32_t> counts);
 
   // Moves a group's instrumented samples (encoded < 0) behind its others and decodes them; returns
   // how many are not instrumented.
@@ -46,6 +50,9 @@ class GroupSampleLog {
   std::vector<std::unique_ptr<Entry[]>> chunks_;
   size_t size_ = 0;
   std::vector<std::pair<size_t, int64_t>> big_;  // (position, ns) of samples >= kBig ns, in order
+  // `chunk_read(c)` (when set) is called once chunk c has been copied.
+  ByGroup sortByGroup(std::span<const uint32_t> counts,
+                      const std::function<void(size_t)>& chunk_read) const;
 };
 
 }  // namespace gpufl::report

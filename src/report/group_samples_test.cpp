@@ -30,6 +30,11 @@ TEST(GroupSampleLog, ByGroupKeepsEachGroupsSamplesInOrder) {
   EXPECT_EQ(log.size(), 200'000u);
   const GroupSampleLog::ByGroup by = log.byGroup(counts);
   ASSERT_EQ(by.offsets.size(), kGroups + 1);
+  // Taking them gives the same and leaves the log empty.
+  const GroupSampleLog::ByGroup taken = log.takeByGroup(counts);
+  EXPECT_EQ(taken.samples, by.samples);
+  EXPECT_EQ(taken.offsets, by.offsets);
+  EXPECT_EQ(log.size(), 0u);
   for (uint32_t g = 0; g < kGroups; ++g) {
     const std::vector<int64_t> got(
         by.samples.begin() + static_cast<std::ptrdiff_t>(by.offsets[g]),

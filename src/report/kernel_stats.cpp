@@ -166,7 +166,7 @@ void KernelAggregator::finish(int64_t session_ns, KernelSummary& out, const GpuS
   const size_t n = cold_.size();
   std::vector<uint32_t> counts(n);
   for (size_t g = 0; g < n; ++g) counts[g] = hot_[g].exact;
-  GroupSampleLog::ByGroup by = samples_.byGroup(counts);
+  GroupSampleLog::ByGroup by = last ? samples_.takeByGroup(counts) : samples_.byGroup(counts);
   const auto samplesOf = [&by](size_t g) {
     return std::span<int64_t>(by.samples).subspan(by.offsets[g], by.offsets[g + 1] - by.offsets[g]);
   };
