@@ -1,11 +1,28 @@
 #include "report/group_samples.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <new>
 
 namespace gpufl::report {
 
+namespace {
+constexpr size_t kChunkBytes = (size_t{1} << 16) * 8;
+}  // namespace
+
+void GroupSampleLog::Unmap::operator()(Entry* chunk) const {
+  munmap(chunk, kChunkBytes);
+}
+
 void GroupSampleLog::add(uint32_t group, int64_t ns, bool instrumented) {
-  if (size_ % kChunk == 0) chunks_.push_back(std::make_unique_for_overwrite<Entry[]>(kChunk));
+  static_assert(sizeof(Entry) * kChunk == kChunkBytes);
+  if (size_ % kChunk == 0) {
+    void* pages =
+        mmap(nullptr, kChunkBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (pages == MAP_FAILED) throw std::bad_alloc();
+    chunks_.emplace_back(static_cast<Entry*>(pages));
+  }
   Entry& e = chunks_.back()[size_ % kChunk];
   e.group_flag = group | (instrumented ? kInstrumented : 0);
   if (static_cast<uint64_t>(ns) >= kBig) {
@@ -37,7 +54,8 @@ GroupSampleLog::ByGroup GroupSampleLog::sortByGroup(
     at += counts[g];
   }
   out.offsets[counts.size()] = at;
-  out.samples.resize(at);
+  out.data = std::make_unique_for_overwrite<int64_t[]>(at);
+  out.samples = std::span<int64_t>(out.data.get(), at);
   std::vector<size_t> next(out.offsets.begin(), out.offsets.end() - 1);
   auto big = big_.begin();
   for (size_t i = 0; i < size_; ++i) {

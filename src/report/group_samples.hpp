@@ -27,7 +27,10 @@ class GroupSampleLog {
   // samples[offsets[g] .. offsets[g + 1]), in log order, each encoded as ns, or as ~ns (< 0) when
   // instrumented. `counts[g]` must be the number of samples added for g.
   struct ByGroup {
-    std::vector<int64_t> samples;
+    // Not zeroed first: a page is touched only when samples land in it, while takeByGroup frees
+    // the log's pages behind it.
+    std::unique_ptr<int64_t[]> data;
+    std::span<int64_t> samples;
     std::vector<size_t> offsets;  // counts.size() + 1 entries
   };
   ByGroup byGroup(std::span<const uint32_t> counts) const;
@@ -47,7 +50,12 @@ class GroupSampleLog {
   static constexpr uint32_t kInstrumented = uint32_t{1} << 31;
   static constexpr uint32_t kBig = UINT32_MAX;
   static constexpr size_t kChunk = size_t{1} << 16;  // entries; chunks never move or double
-  std::vector<std::unique_ptr<Entry[]>> chunks_;
+  // Chunks are mapped pages of their own, so that freeing one gives its memory back at once (a
+  // freed malloc block may stay resident in the heap), while takeByGroup copies the log.
+  struct Unmap {
+    void operator()(Entry* chunk) const;
+  };
+  std::vector<std::unique_ptr<Entry[], Unmap>> chunks_;
   size_t size_ = 0;
   std::vector<std::pair<size_t, int64_t>> big_;  // (position, ns) of samples >= kBig ns, in order
   // `chunk_read(c)` (when set) is called once chunk c has been copied.
