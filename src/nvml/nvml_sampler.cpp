@@ -237,7 +237,7 @@ std::vector<GpuSample> NvmlSampler::sample(int64_t ts_ns) {
     }
     unsigned long long ull = 0;
     if (energy_now && read(gpu, kEnergy, api.deviceGetTotalEnergyConsumption,
-             [&] { return api.deviceGetTotalEnergyConsumption(d, &ull); })) {
+                           [&] { return api.deviceGetTotalEnergyConsumption(d, &ull); })) {
       s.energy_mj = ull;
     }
     auto clock = [&](int field, int type, std::optional<int>& dst) {
