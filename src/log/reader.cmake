@@ -3,6 +3,7 @@
 # build). Paths are absolute so that this file can be included from any directory.
 set(_reader_dir ${CMAKE_CURRENT_LIST_DIR})
 gpufl_add_library(gpufl_log_reader
+  ${_reader_dir}/kernel_line.cpp
   ${_reader_dir}/line_source.cpp
   ${_reader_dir}/reader.cpp
   ${_reader_dir}/record_fields.cpp

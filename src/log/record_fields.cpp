@@ -47,7 +47,10 @@ bool RecordContext::readSid(od::value& v) {
       syntax(e);
     return !stopped();
   }
-  const std::string_view s = rawText(raw);
+  return setSid(rawText(raw));
+}
+
+bool RecordContext::setSid(std::string_view s) {
   sid_ = s;
   have_sid_ = true;
   if (!want_sid_.empty() && s != want_sid_) {

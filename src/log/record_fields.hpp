@@ -54,6 +54,8 @@ class RecordContext {
 
   // Handles the "sid" field; false when the record belongs to another session (stop parsing it).
   bool readSid(od::value& v);
+  // The same for a sid already read as written (not unescaped).
+  bool setSid(std::string_view s);
 
   // Readers for one value: true when `out` was set. On failure the problem is recorded, except for
   // a null number, which counts as absent (a required field then reads as missing).
