@@ -1,5 +1,6 @@
 #include "log/kernel_line.hpp"
 
+#include <array>
 #include <cstring>
 #include <limits>
 
@@ -8,52 +9,41 @@ namespace {
 
 enum class Key { K, DtNs, Dcorr, DurNs, Stream, Scope, StartNs, Corr, EndNs, Stack, Graph, Instr };
 
+// True when `p` starts with `pattern` (a key, its closing quote and the colon); moves `p` past it.
+// The size is a constant, so the comparison compiles to a load or two.
 template <size_t N>
-bool is(const char* key, const char (&name)[N]) {
-  return std::memcmp(key, name, N - 1) == 0;
+bool take(const char*& p, const char* end, const char (&pattern)[N]) {
+  constexpr size_t n = N - 1;
+  if (static_cast<size_t>(end - p) < n || std::memcmp(p, pattern, n) != 0) return false;
+  p += n;
+  return true;
 }
 
-// The kernel_event key `key` (`n` bytes, as written), or false for any other.
-bool keyOf(const char* key, size_t n, Key& out) {
-  switch (n) {
-    case 1:
-      if (key[0] != 'k') return false;
-      out = Key::K;
-      return true;
-    case 4:
-      if (!is(key, "corr")) return false;
-      out = Key::Corr;
-      return true;
-    case 5:
-      if (is(key, "dt_ns"))
-        out = Key::DtNs;
-      else if (is(key, "dcorr"))
-        out = Key::Dcorr;
-      else if (is(key, "scope"))
-        out = Key::Scope;
-      else if (is(key, "stack"))
-        out = Key::Stack;
-      else if (is(key, "graph"))
-        out = Key::Graph;
-      else if (is(key, "instr"))
-        out = Key::Instr;
-      else
-        return false;
-      return true;
-    case 6:
-      if (is(key, "dur_ns"))
-        out = Key::DurNs;
-      else if (is(key, "stream"))
-        out = Key::Stream;
-      else if (is(key, "end_ns"))
-        out = Key::EndNs;
-      else
-        return false;
-      return true;
-    case 8:
-      if (!is(key, "start_ns")) return false;
-      out = Key::StartNs;
-      return true;
+// Reads `key":` at `p` (just after the key's opening quote) for a kernel_event key; false for any
+// other text. One branch on the first byte, then one fixed-size comparison per candidate.
+bool takeKey(const char*& p, const char* end, Key& out) {
+  if (p == end) return false;
+  const auto is = [&](const auto& pattern, Key key) {
+    if (!take(p, end, pattern)) return false;
+    out = key;
+    return true;
+  };
+  switch (*p) {
+    case 'k':
+      return is("k\":", Key::K);
+    case 'd':
+      return is("dur_ns\":", Key::DurNs) || is("dt_ns\":", Key::DtNs) || is("dcorr\":", Key::Dcorr);
+    case 's':
+      return is("stream\":", Key::Stream) || is("scope\":", Key::Scope) ||
+             is("start_ns\":", Key::StartNs) || is("stack\":", Key::Stack);
+    case 'c':
+      return is("corr\":", Key::Corr);
+    case 'e':
+      return is("end_ns\":", Key::EndNs);
+    case 'g':
+      return is("graph\":", Key::Graph);
+    case 'i':
+      return is("instr\":", Key::Instr);
     default:
       return false;
   }
@@ -65,14 +55,21 @@ bool isDigit(char c) {
 
 // Characters a sid is made of (the writer's are hex digits): nothing that JSON escapes or that
 // could end the string.
+constexpr auto kSidChar = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 256; ++c)
+    t[c] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ||
+           c == '_' || c == '.' || c == ':';
+  return t;
+}();
 bool isSidChar(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ||
-         c == '_' || c == '.' || c == ':';
+  return kSidChar[static_cast<unsigned char>(c)];
 }
 
 // A JSON integer -?(0|[1-9][0-9]*) of at most 18 digits (so it fits an int64 whatever its sign);
 // moves `p` past it. "-0" is refused: its meaning as an unsigned value is the full parser's call.
-bool scanInteger(const char*& p, const char* end, bool& negative, uint64_t& magnitude) {
+[[gnu::always_inline]] inline bool scanInteger(const char*& p, const char* end, bool& negative,
+                                               uint64_t& magnitude) {
   negative = p < end && *p == '-';
   if (negative) ++p;
   const char* const digits = p;
@@ -87,7 +84,7 @@ bool scanInteger(const char*& p, const char* end, bool& negative, uint64_t& magn
   return true;
 }
 
-bool scanUint32(const char*& p, const char* end, uint32_t& out) {
+[[gnu::always_inline]] inline bool scanUint32(const char*& p, const char* end, uint32_t& out) {
   bool negative;
   uint64_t v;
   if (!scanInteger(p, end, negative, v) || negative || v > std::numeric_limits<uint32_t>::max())
@@ -96,7 +93,7 @@ bool scanUint32(const char*& p, const char* end, uint32_t& out) {
   return true;
 }
 
-bool scanInt64(const char*& p, const char* end, int64_t& out) {
+[[gnu::always_inline]] inline bool scanInt64(const char*& p, const char* end, int64_t& out) {
   bool negative;
   uint64_t v;
   if (!scanInteger(p, end, negative, v)) return false;
@@ -142,16 +139,8 @@ bool scanWriterKernelLine(std::string_view text, std::string_view& sid, KernelFi
   for (;;) {
     if (p == end) return false;
     if (*p == '}') return p + 1 == end;
-    // ,"key":
-    if (*p != ',' || end - p < 4 || p[1] != '"') return false;
-    p += 2;
-    const char* const key = p;
-    while (p < end && ((*p >= 'a' && *p <= 'z') || *p == '_')) ++p;
     Key which;
-    if (end - p < 2 || p[0] != '"' || p[1] != ':' ||
-        !keyOf(key, static_cast<size_t>(p - key), which))
-      return false;
-    p += 2;
+    if (!take(p, end, ",\"") || !takeKey(p, end, which)) return false;
     const uint32_t bit = 1u << static_cast<unsigned>(which);
     if (seen & bit) return false;
     seen |= bit;

@@ -47,3 +47,8 @@ gpufl_add_test(gpufl_kernel_chain_test ${_reader_dir}/kernel_chain_test.cpp
 gpufl_add_test(gpufl_schema_roundtrip_test ${_reader_dir}/schema_roundtrip_test.cpp
   LIBS gpufl_log_reader gpufl_log_writer
 )
+
+# The writer-layout kernel_event scanner against simdjson, over writer output damaged at random.
+gpufl_add_test(gpufl_kernel_line_test ${_reader_dir}/kernel_line_test.cpp
+  LIBS gpufl_log_reader gpufl_log_writer
+)
