@@ -1,6 +1,7 @@
 #include "log/kernel_line.hpp"
 
 #include <array>
+#include <bit>
 #include <cstring>
 #include <limits>
 
@@ -66,19 +67,49 @@ bool isSidChar(char c) {
   return kSidChar[static_cast<unsigned char>(c)];
 }
 
+// The value of the `n` (1-7) digits in the low bytes of `x` (first digit lowest, each byte already
+// 0-9), combined in pairs, then fours: no loop and no data-dependent branch.
+uint64_t swarDigits(uint64_t x, int n) {
+  x <<= 8 * (8 - n);  // the digits at the top, zero digits in front of them
+  x = (x * 10 + (x >> 8)) & 0x00FF00FF00FF00FFull;
+  x = (x * 100 + (x >> 16)) & 0x0000FFFF0000FFFFull;
+  return (x * 10000 + (x >> 32)) & 0xFFFFFFFFull;
+}
+
 // A JSON integer -?(0|[1-9][0-9]*) of at most 18 digits (so it fits an int64 whatever its sign);
 // moves `p` past it. "-0" is refused: its meaning as an unsigned value is the full parser's call.
+// Most numbers of a kernel line are short: when eight bytes can be read, a number of fewer than
+// eight digits is found and converted with a few word operations.
 [[gnu::always_inline]] inline bool scanInteger(const char*& p, const char* end, bool& negative,
                                                uint64_t& magnitude) {
   negative = p < end && *p == '-';
   if (negative) ++p;
   const char* const digits = p;
   uint64_t v = 0;
-  while (p < end && isDigit(*p)) {
-    v = v * 10 + static_cast<uint64_t>(*p - '0');  // unsigned: wraps harmlessly past 18 digits
-    ++p;
+  size_t n = 0;
+  uint64_t non_digit = 0;
+  uint64_t x = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    if (end - p >= 8) {
+      std::memcpy(&x, p, 8);
+      x ^= 0x3030303030303030ull;  // digit bytes become 0-9, every other byte 10 or more
+      // The top bit of each byte that is not 0-9 (no carry between bytes: at most 0x7F + 0x76).
+      non_digit =
+          (((x & 0x7F7F7F7F7F7F7F7Full) + 0x7676767676767676ull) | x) & 0x8080808080808080ull;
+    }
   }
-  const size_t n = static_cast<size_t>(p - digits);
+  if (non_digit != 0) {
+    n = static_cast<size_t>(std::countr_zero(non_digit) / 8);
+    if (n == 0) return false;
+    v = swarDigits(x, static_cast<int>(n));
+    p += n;
+  } else {
+    while (p < end && isDigit(*p)) {
+      v = v * 10 + static_cast<uint64_t>(*p - '0');  // unsigned: wraps harmlessly past 18 digits
+      ++p;
+    }
+    n = static_cast<size_t>(p - digits);
+  }
   if (n == 0 || n > 18 || (n > 1 && *digits == '0') || (negative && v == 0)) return false;
   magnitude = v;
   return true;

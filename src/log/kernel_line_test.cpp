@@ -88,6 +88,31 @@ TEST(KernelLine, ReadsWhatTheWriterFormats) {
   EXPECT_TRUE(second.ev.instrumented);
 }
 
+// Every digit count, in the middle of a line (read eight bytes at a time) and at its end (byte by
+// byte), against the decimal text it came from.
+TEST(KernelLine, ReadsNumbersOfEveryLength) {
+  std::mt19937_64 gen(3);
+  for (int digits = 1; digits <= 18; ++digits) {
+    for (int i = 0; i < 50; ++i) {
+      uint64_t v = gen() % 9 + 1;
+      for (int d = 1; d < digits; ++d) v = v * 10 + gen() % 10;
+      if (i == 0) v = digits == 1 ? 0 : v;  // zero itself
+      const int64_t dt = i % 2 ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+      if (dt == 0 && i % 2) continue;  // "-0" is the full parser's
+      const std::string n = std::to_string(v), sdt = std::to_string(dt);
+      const Scanned mid = scan(R"({"type":"kernel_event","sid":"s","dt_ns":)" + sdt +
+                               R"(,"corr":)" + n + R"(,"k":1})");
+      const Scanned last =
+          scan(R"({"type":"kernel_event","sid":"s","dt_ns":)" + sdt + R"(,"corr":)" + n + "}");
+      ASSERT_TRUE(mid.ok && last.ok) << n;
+      EXPECT_EQ(mid.f.dt, dt) << sdt;
+      EXPECT_EQ(mid.f.corr, v) << n;
+      EXPECT_EQ(last.f.dt, dt) << sdt;
+      EXPECT_EQ(last.f.corr, v) << n;
+    }
+  }
+}
+
 // Lines the full parser must judge: each differs from a good line by one detail.
 TEST(KernelLine, LeavesEverythingElseToTheFullParser) {
   const std::string head = R"({"type":"kernel_event","sid":"s1","k":1,"dur_ns":5,"dt_ns":1,)";
