@@ -50,16 +50,6 @@ bool RecordContext::readSid(od::value& v) {
   return setSid(rawText(raw));
 }
 
-bool RecordContext::setSid(std::string_view s) {
-  sid_ = s;
-  have_sid_ = true;
-  if (!want_sid_.empty() && s != want_sid_) {
-    if (outcome_ != Outcome::Syntax) outcome_ = Outcome::OtherSession;
-    return false;
-  }
-  return true;
-}
-
 void RecordContext::fieldError(std::string_view name, std::string_view what) {
   if (outcome_ != Outcome::Ok) return;  // the first problem is the one reported
   outcome_ = Outcome::FieldError;

@@ -19,6 +19,11 @@ namespace od = detail::od;
 
 static_assert(kLinePadding >= simdjson::SIMDJSON_PADDING, "lines must carry simdjson's padding");
 
+// The reused event's sid is nearly always the one it already holds.
+void assignSid(std::string& to, std::string_view sid) {
+  if (!detail::sameText(to, sid)) to.assign(sid);
+}
+
 bool isBlank(std::string_view s) {
   for (const char c : s)
     if (c != ' ' && c != '\t' && c != '\r') return false;
@@ -344,7 +349,8 @@ void RecordDecoder::Impl::chainKernel(RecordContext& c, const detail::KernelFiel
   bool deliver = outcome == Outcome::Ok;
   if (deliver) {
     if (f.dur < 0) c.fieldError("dur_ns", "is negative");
-    c.require({{"k", f.k}, {"dur_ns", f.have_dur || (f.have_end && absolute)}});
+    const bool have_dur = f.have_dur || (f.have_end && absolute);
+    if (!f.k || !have_dur) c.require({{"k", f.k}, {"dur_ns", have_dur}});
     if (c.outcome() != Outcome::Ok) {
       warn(line, c.message());
       deliver = false;
@@ -355,7 +361,7 @@ void RecordDecoder::Impl::chainKernel(RecordContext& c, const detail::KernelFiel
            detail::wrapAdd(f.start, static_cast<int64_t>(0 - static_cast<uint64_t>(f.dt))),
            f.corr - static_cast<uint64_t>(f.dcorr), line);
   } else if (!trusted) {
-    ev.sid.assign(c.sid());
+    assignSid(ev.sid, c.sid());
     return pushPending(Pending{ev, f.dt, f.dcorr, f.dur, deliver, line});
   } else {
     prev_start = detail::wrapAdd(prev_start, f.dt);
@@ -363,7 +369,7 @@ void RecordDecoder::Impl::chainKernel(RecordContext& c, const detail::KernelFiel
         static_cast<uint64_t>(f.dcorr);  // two's complement: a negative difference wraps back
   }
   if (!deliver) return;
-  ev.sid.assign(c.sid());
+  assignSid(ev.sid, c.sid());
   ev.start_ns = prev_start;
   ev.end_ns = f.have_dur ? detail::wrapAdd(prev_start, f.dur) : f.end;
   ev.correlation_id = prev_corr;
