@@ -23,14 +23,16 @@ using detail::scanWriterKernelLine;
 
 struct Scanned {
   bool ok = false;
-  std::string_view sid;
+  std::string sid;  // a copy: the scanner's view points into the line
   KernelFields f;
   KernelEvent ev;
 };
 
 Scanned scan(const std::string& line) {
   Scanned s;
-  s.ok = scanWriterKernelLine(line, s.sid, s.f, s.ev);
+  std::string_view sid;
+  s.ok = scanWriterKernelLine(line, sid, s.f, s.ev);
+  s.sid = sid;
   return s;
 }
 
