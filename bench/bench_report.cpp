@@ -2,7 +2,8 @@
 // side.
 //   gpufl_bench_report [--kernels N] [--names K] [--runs R] [--cpu C] [--dir D] [--keep]
 //   [--zstd-only] gpufl_bench_report --prefix P [--runs R] [--cpu C]          an existing prefix
-//   (its files as they are)
+//   (its files as they are); with --only floor|read|report, that figure once, unpinned, in this
+//   process (for a profiler)
 // Generates N kernel events (default 1,000,000) of K distinct kernel names (default 30) in the
 // writer's layout, as a plain prefix and as one of zstd segments, then times, each in a fresh child
 // process pinned to core C (default 0), interleaved R rounds (default 5):
@@ -321,6 +322,7 @@ int main(int argc, char** argv) {
   uint64_t kernels = 1'000'000, names = 30;
   int runs = 5, cpu = 0;
   std::string dir = std::filesystem::temp_directory_path().string(), prefix;
+  std::string_view only;  // --only floor|read|report with --prefix
   bool keep = false, zstd_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -344,14 +346,28 @@ int main(int argc, char** argv) {
       dir = value;
     else if (arg == "--prefix")
       prefix = value;
+    else if (arg == "--only")
+      only = value;
     else {
       std::fprintf(stderr,
                    "usage: %s [--kernels N] [--names K] [--runs R] [--cpu C] [--dir D] [--keep] "
                    "[--zstd-only] | "
-                   "--prefix P [--runs R] [--cpu C]\n",
+                   "--prefix P [--runs R] [--cpu C] [--only floor|read|report]\n",
                    argv[0]);
       return 2;
     }
+  }
+  if (!prefix.empty() && !only.empty()) {
+    // One figure, once, in this process: for a profiler (perf record -g gpufl_bench_report --only
+    // read ...).
+    const auto t0 = Clock::now();
+    const uint64_t result = only == "floor"  ? parseEveryField(prefix)
+                            : only == "read" ? readOnly(prefix)
+                                             : report(prefix);
+    std::printf("%s %.3f s (%llu)\n", std::string(only).c_str(),
+                std::chrono::duration<double>(Clock::now() - t0).count(),
+                static_cast<unsigned long long>(result));
+    return 0;
   }
   if (!prefix.empty()) {
     compare("prefix", prefix, 0, runs, cpu, true);
