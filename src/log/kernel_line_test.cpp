@@ -59,12 +59,17 @@ TEST(KernelLine, ReadsEveryFieldOfTheWritersLayout) {
   EXPECT_EQ(s.f.end, 0);
 }
 
+// Every field the writer can give a kernel_event is set here: a field added to the writer without
+// being added to the scanner sends every kernel line to the slow path, and fails this test.
 TEST(KernelLine, ReadsWhatTheWriterFormats) {
   KernelDeltaEncoder delta;
   KernelEvent e;
   e.sid = "abcd1234";
   e.def_id = 12;
   e.stream = 3;
+  e.scope_path = 4;
+  e.stack_id = 5;
+  e.graph_id = 6;
   e.start_ns = 5'000'000'000'000;
   e.end_ns = e.start_ns + 777;
   e.correlation_id = 100;
@@ -88,6 +93,17 @@ TEST(KernelLine, ReadsWhatTheWriterFormats) {
   EXPECT_EQ(second.f.dcorr, -1);
   EXPECT_EQ(second.f.dur, 1);
   EXPECT_TRUE(second.ev.instrumented);
+  EXPECT_EQ(second.ev.scope_path, 4u);
+  EXPECT_EQ(second.ev.stack_id, 5u);
+  EXPECT_EQ(second.ev.graph_id, 6u);
+  // What `gpufl cat` prints: absolute times and an end.
+  std::string cat;
+  formatKernelEventAbsolute(cat, e);
+  const Scanned absolute = scan(cat.substr(0, cat.size() - 1));
+  ASSERT_TRUE(absolute.ok) << cat;
+  EXPECT_EQ(absolute.f.start, e.start_ns);
+  EXPECT_EQ(absolute.f.corr, e.correlation_id);
+  EXPECT_TRUE(absolute.f.have_dur || absolute.f.have_end);
 }
 
 // Every digit count, in the middle of a line (read eight bytes at a time) and at its end (byte by
