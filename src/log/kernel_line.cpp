@@ -33,7 +33,8 @@ bool takeKey(const char*& p, const char* end, Key& out) {
     case 'k':
       return is("k\":", Key::K);
     case 'd':
-      return is("dur_ns\":", Key::DurNs) || is("dt_ns\":", Key::DtNs) || is("dcorr\":", Key::Dcorr);
+      // In the order the writer writes them: dur_ns first, then dcorr before dt_ns.
+      return is("dur_ns\":", Key::DurNs) || is("dcorr\":", Key::Dcorr) || is("dt_ns\":", Key::DtNs);
     case 's':
       return is("stream\":", Key::Stream) || is("scope\":", Key::Scope) ||
              is("start_ns\":", Key::StartNs) || is("stack\":", Key::Stack);
