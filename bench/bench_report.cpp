@@ -2,7 +2,9 @@
 // side.
 //   gpufl_bench_report [--kernels N] [--names K] [--runs R] [--cpu C] [--dir D] [--keep]
 //   [--zstd-only] gpufl_bench_report --prefix P [--runs R] [--cpu C]          an existing prefix
-//   (its files as they are); --report-only with either: the report alone (no floor, no second core)
+//   (its files as they are); with --only floor|read|report, that figure once, unpinned, in this
+//   process (for a profiler); --report-only with either: the report alone (no floor, no read, no
+//   second core), for side-by-side runs of two builds
 // Generates N kernel events (default 1,000,000) of K distinct kernel names (default 30) in the
 // writer's layout, as a plain prefix and as one of zstd segments, then times, each in a fresh child
 // process pinned to core C (default 0), interleaved R rounds (default 5):
@@ -10,6 +12,7 @@
 //   field of
 //           every record read (strings as views, numbers as int64/double): the cost of the bytes
 //           themselves
+//   read    log::readPrefix with a visitor that counts kernels: the reader's share of the report
 //   report  report::reportFromPrefix (what `gpufl report` does, without the CLI's start); for zstd
 //           also on two cores (C and C+1), where decompression runs on a thread of its own
 // Prints medians: seconds, kernels/s, peak RSS, and report/floor. The page cache is warm after the
@@ -214,6 +217,21 @@ uint64_t parseEveryField(const std::string& prefix) {
   return sum;
 }
 
+// The reader alone: every record decoded and delivered to a visitor that only counts kernels (the
+// report's aggregation is the difference between this and `report`).
+struct KernelCounter : gpufl::EventVisitor {
+  uint64_t kernels = 0;
+  void onKernel(const gpufl::KernelEvent&) override { ++kernels; }
+};
+
+uint64_t readOnly(const std::string& prefix) {
+  KernelCounter counter;
+  const auto r = gpufl::log::readPrefix(prefix, gpufl::log::ReadOptions{}, counter);
+  if (r.warning_count > 0)
+    std::fprintf(stderr, "read: %llu warnings\n", static_cast<unsigned long long>(r.warning_count));
+  return counter.kernels;
+}
+
 uint64_t report(const std::string& prefix) {
   gpufl::report::ReportOptions options;
   options.generated_at = "bench";
@@ -262,18 +280,19 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-// --report-only: only the report on one core (no floor, no second core), for side-by-side runs of
-// two builds.
+// --report-only: only the report on one core (no floor, no read, no second core), for side-by-side
+// runs of two builds.
 bool g_report_only = false;
 
 // With `second_core`, the report also runs on two cores (zstd decompression gets a thread).
 void compare(const char* label, const std::string& prefix, uint64_t kernels, int runs, int cpu,
              bool second_core) {
-  std::vector<double> floor_s, floor_mb, report_s, report_mb, two_s;
+  std::vector<double> floor_s, floor_mb, report_s, report_mb, two_s, read_s;
   for (int i = 0; i < runs; ++i) {
     if (g_report_only) second_core = false;
     const Sample f =
         g_report_only ? Sample{} : measure(cpu, [&] { return parseEveryField(prefix); });
+    if (!g_report_only) read_s.push_back(measure(cpu, [&] { return readOnly(prefix); }).seconds);
     const Sample r = measure(cpu, [&] { return report(prefix); });
     floor_s.push_back(f.seconds);
     floor_mb.push_back(f.peak_mb);
@@ -293,6 +312,9 @@ void compare(const char* label, const std::string& prefix, uint64_t kernels, int
       static_cast<double>(kernels) / rs / 1e6, median(report_mb), rs / fs);
   for (double s : report_s) std::printf(" %.3f", s);
   std::printf("]\n");
+  const double ds = median(read_s);
+  std::printf("%-6s read  %7.3f s (the reader alone, events counted)  read/floor %.2fx\n", label,
+              ds, ds / fs);
   if (second_core) {
     const double ts = median(two_s);
     std::printf("%-6s report on 2 cores (decompression thread) %7.3f s  report/floor %.2fx\n",
@@ -307,6 +329,7 @@ int main(int argc, char** argv) {
   uint64_t kernels = 1'000'000, names = 30;
   int runs = 5, cpu = 0;
   std::string dir = std::filesystem::temp_directory_path().string(), prefix;
+  std::string_view only;  // --only floor|read|report with --prefix
   bool keep = false, zstd_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -334,14 +357,28 @@ int main(int argc, char** argv) {
       dir = value;
     else if (arg == "--prefix")
       prefix = value;
+    else if (arg == "--only")
+      only = value;
     else {
       std::fprintf(stderr,
                    "usage: %s [--kernels N] [--names K] [--runs R] [--cpu C] [--dir D] [--keep] "
                    "[--zstd-only] | "
-                   "--prefix P [--runs R] [--cpu C]  [--report-only]\n",
+                   "--prefix P [--runs R] [--cpu C] [--only floor|read|report] [--report-only]\n",
                    argv[0]);
       return 2;
     }
+  }
+  if (!prefix.empty() && !only.empty()) {
+    // One figure, once, in this process: for a profiler (perf record -g gpufl_bench_report --only
+    // read ...).
+    const auto t0 = Clock::now();
+    const uint64_t result = only == "floor"  ? parseEveryField(prefix)
+                            : only == "read" ? readOnly(prefix)
+                                             : report(prefix);
+    std::printf("%s %.3f s (%llu)\n", std::string(only).c_str(),
+                std::chrono::duration<double>(Clock::now() - t0).count(),
+                static_cast<unsigned long long>(result));
+    return 0;
   }
   if (!prefix.empty()) {
     compare("prefix", prefix, 0, runs, cpu, true);

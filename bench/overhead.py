@@ -26,6 +26,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 LOOP_TIME = re.compile(r"(?:launches|steps) in ([0-9.]+) s")
 GPUFL_TIME = re.compile(r"init ([0-9.]+) ms, shutdown ([0-9.]+) ms on the program's thread")
+# The same note's breakdown: "; init: log 0.3, cupti_activity 10.1 ms; shutdown: writer thread 0.1, ... ms"
+GPUFL_PARTS = re.compile(r"; (init|shutdown): ([^;\"]*?) ms")
+
+
+def time_parts(text):
+    """{("init", "log"): 0.3, ("shutdown", "writer thread"): 0.1, ...} from a gpufl_time note."""
+    parts = {}
+    for phase, listing in GPUFL_PARTS.findall(text):
+        for item in listing.split(", "):
+            name, _, ms = item.rpartition(" ")
+            parts[(phase, name)] = float(ms)
+    return parts
 
 
 def read_text(path):
@@ -90,6 +102,12 @@ def run_case(name, cmd, build, repeats, out, variants=()):
         print(f"{name}: gpufl on the program's thread (median of {len(held)}): init "
               f"{statistics.median(float(h[0]) for h in held):.1f} ms, shutdown "
               f"{statistics.median(float(h[1]) for h in held):.1f} ms")
+        runs = [time_parts(read_text(os.path.join(out, f"{name}.{i}.device.log"))) for i in range(repeats)]
+        keys = list(dict.fromkeys(k for r in runs for k in r))
+        if keys:
+            print(f"{name}: where it went (medians, ms): " + ", ".join(
+                f"{phase} {part} {statistics.median(r[(phase, part)] for r in runs if (phase, part) in r):.1f}"
+                for phase, part in keys))
     # Noise on a shared machine only adds time: the fastest run of each mode is a second, steadier witness.
     best = {k: min(v) for k, v in times.items()}
     print(f"{name}: fastest wall s: plain {best['plain']:.3f}  floor {best['floor']:.3f}  gpufl {best['gpufl']:.3f}"

@@ -11,6 +11,7 @@
 #                                        monitor (`gpufl monitor` beside a PyTorch loop vs nvidia-smi, and its
 #                                        CPU at 1 Hz over 60 s),
 #                                        cpu (report, writer and scope benchmarks on the host's CPU),
+#                                        size (compressed bytes per kernel of a real storm and PyTorch trace),
 #                                        gloo (two ranks sharing the GPU, a planted straggler, the ranks report),
 #                                        agent (`gpufl agent` following a PyTorch trace, killed 5 times),
 #                                        torture (tests/gpu/torture: real-program patterns x every engine, linked
@@ -40,7 +41,7 @@ if [ -d .deb ] && [ ! -d $DEPS ]; then
 fi
 export CMAKE_PREFIX_PATH=$DEPS/usr:${CMAKE_PREFIX_PATH:-}
 export LD_LIBRARY_PATH=$DEPS/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-export PATH=/usr/local/cuda/bin:$PATH
+export PATH=/usr/local/cuda/bin:$PATH:$DEPS/usr/bin  # the carried zstd CLI after the image's own tools
 BUILD=$ROOT/build/h200
 
 if has build; then
@@ -93,13 +94,30 @@ if has bench; then
   bounded python3 bench/overhead.py "$BUILD" --repeats "${GPUFL_BENCH_REPEATS:-7}" --torch-repeats 3 \
     ${GPUFL_BENCH_ARGS:-} --out /tmp/gpufl-overhead-logs > "$RES/overhead.txt" 2>&1
   tail -20 "$RES/overhead.txt"
-  # Compactness on a real trace: zstd -3 over the session's files, per kernel event.
-  if command -v zstd >/dev/null; then
-    "$BUILD/apps/gpufl/gpufl" trace -q -o /tmp/bpk -- "$BUILD/examples/cuda/tiny_kernels" 200000 >/dev/null 2>&1
-    bytes=$(cat /tmp/bpk.device.log /tmp/bpk.scope.log /tmp/bpk.system.log 2>/dev/null | zstd -3 -c | wc -c)
-    kernels=$(grep -c kernel_event /tmp/bpk.device.log)
-    echo "real H200 trace: $kernels kernel events, $bytes bytes zstd -3, $(python3 -c "print(round($bytes/max($kernels,1),2))") B/kernel" | tee -a "$RES/overhead.txt"
-  fi
+fi
+
+if has size; then
+  log "bytes per kernel of real traces: zstd -3 over each channel file (the 200k storm, PyTorch 300 steps)"
+  command -v zstd >/dev/null || echo "no zstd CLI: carry .deb (scripts/fetch-h200-debs.sh)"
+  mkdir -p "$RES/size"
+  for case in storm torch; do
+    rm -f /tmp/bpk.*
+    if [ $case = storm ]; then cmd=("$BUILD/examples/cuda/tiny_kernels" 200000)
+    else cmd=(python3 "$ROOT/examples/python/train_loop.py" --steps 300); fi
+    GPUFL_ROTATE_BYTES=0 bounded timeout -k 5 120 "$BUILD/apps/gpufl/gpufl" trace -q -o /tmp/bpk -- "${cmd[@]}" \
+      > /dev/null 2>&1
+    kernels=$(grep -c '"kernel_event"' /tmp/bpk.device.log)
+    total=0
+    for ch in device scope system; do
+      raw=$(stat -c %s /tmp/bpk.$ch.log 2>/dev/null || echo 0)
+      zst=$(zstd -q -3 -c /tmp/bpk.$ch.log 2>/dev/null | wc -c)
+      total=$((total + zst))
+      echo "$case $ch: $raw raw, $zst zstd -3"
+    done
+    echo "$case: $kernels kernel events, $total bytes zstd -3 in all, $(python3 -c "print(round($total/max($kernels,1),2))") B/kernel"
+    # A slice of the device log for the record (what the lines look like; the whole file stays behind).
+    head -c 200000 /tmp/bpk.device.log > "$RES/size/$case.device.head.log"
+  done 2>&1 | tee "$RES/size/size.txt"
 fi
 
 if has ncu; then

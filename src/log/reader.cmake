@@ -3,6 +3,7 @@
 # build). Paths are absolute so that this file can be included from any directory.
 set(_reader_dir ${CMAKE_CURRENT_LIST_DIR})
 gpufl_add_library(gpufl_log_reader
+  ${_reader_dir}/kernel_line.cpp
   ${_reader_dir}/line_source.cpp
   ${_reader_dir}/reader.cpp
   ${_reader_dir}/record_fields.cpp
@@ -44,5 +45,10 @@ gpufl_add_test(gpufl_kernel_chain_test ${_reader_dir}/kernel_chain_test.cpp
 
 # Every field of every record type through the writer and back through the reader (core/record_schema.hpp).
 gpufl_add_test(gpufl_schema_roundtrip_test ${_reader_dir}/schema_roundtrip_test.cpp
+  LIBS gpufl_log_reader gpufl_log_writer
+)
+
+# The writer-layout kernel_event scanner against simdjson, over writer output damaged at random.
+gpufl_add_test(gpufl_kernel_line_test ${_reader_dir}/kernel_line_test.cpp
   LIBS gpufl_log_reader gpufl_log_writer
 )

@@ -47,14 +47,7 @@ bool RecordContext::readSid(od::value& v) {
       syntax(e);
     return !stopped();
   }
-  const std::string_view s = rawText(raw);
-  sid_ = s;
-  have_sid_ = true;
-  if (!want_sid_.empty() && s != want_sid_) {
-    if (outcome_ != Outcome::Syntax) outcome_ = Outcome::OtherSession;
-    return false;
-  }
-  return true;
+  return setSid(rawText(raw));
 }
 
 void RecordContext::fieldError(std::string_view name, std::string_view what) {

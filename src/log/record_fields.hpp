@@ -32,6 +32,16 @@ inline int64_t wrapAdd(int64_t a, int64_t b) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
 }
 
+// a == b, for the short names compared once per record (sids): a loop the compiler keeps inline
+// costs less than a call to memcmp for a few bytes.
+inline bool sameText(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  if (a.size() > 32) return a == b;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
 enum class Outcome {
   Ok,
   FieldError,    // well-formed JSON, but a required field is missing or has the wrong type
@@ -54,6 +64,16 @@ class RecordContext {
 
   // Handles the "sid" field; false when the record belongs to another session (stop parsing it).
   bool readSid(od::value& v);
+  // The same for a sid already read as written (not unescaped).
+  bool setSid(std::string_view s) {
+    sid_ = s;
+    have_sid_ = true;
+    if (!want_sid_.empty() && !sameText(s, want_sid_)) {
+      if (outcome_ != Outcome::Syntax) outcome_ = Outcome::OtherSession;
+      return false;
+    }
+    return true;
+  }
 
   // Readers for one value: true when `out` was set. On failure the problem is recorded, except for
   // a null number, which counts as absent (a required field then reads as missing).

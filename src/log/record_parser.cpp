@@ -3,6 +3,7 @@
 #include <deque>
 
 #include "core/record_schema.hpp"
+#include "log/kernel_line.hpp"
 #include "log/line_source.hpp"
 #include "log/record_fields.hpp"
 #include "log/segments.hpp"
@@ -17,6 +18,11 @@ using detail::od::object;
 namespace od = detail::od;
 
 static_assert(kLinePadding >= simdjson::SIMDJSON_PADDING, "lines must carry simdjson's padding");
+
+// The reused event's sid is nearly always the one it already holds.
+void assignSid(std::string& to, std::string_view sid) {
+  if (!detail::sameText(to, sid)) to.assign(sid);
+}
 
 bool isBlank(std::string_view s) {
   for (const char c : s)
@@ -103,6 +109,16 @@ struct RecordDecoder::Impl {
   uint64_t gap_count = 0, gap_first_line = 0;
 
   KernelEvent kernel;  // reused: the hot path allocates nothing per event
+  // Kernel events in the writer's layout are read by detail::scanWriterKernelLine, the rest by
+  // simdjson (off only to compare the two in tests).
+  bool writer_fast_path = true;
+  uint64_t fast_lines = 0;
+
+  // The fields of `kernel` that a kernel_event line may leave out.
+  void resetKernel() {
+    kernel.def_id = kernel.stream = kernel.scope_path = kernel.stack_id = kernel.graph_id = 0;
+    kernel.instrumented = false;
+  }
 
   void warn(uint64_t line, std::string message) { warnings.add(file, line, std::move(message)); }
 
@@ -257,6 +273,20 @@ struct RecordDecoder::Impl {
   }
 
   void decodeKernel(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated);
+  // The part of a kernel_event's decoding that follows reading its fields, whichever reader did.
+  void chainKernel(RecordContext& c, const detail::KernelFields& f, uint64_t line);
+  bool decodeWriterKernel(std::string_view text, uint64_t line);
+  // The sid `want` of records read while their channel's session is not (yet) the chosen one.
+  std::string_view wantedSid(bool separating) const {
+    // A sid never contains a raw newline, so this matches nothing.
+    constexpr std::string_view kNoSid = "\n";
+    return separating ? kNoSid : std::string_view(sid);
+  }
+  void countUnattributed(bool separating, const RecordContext& c) {
+    if (separating && owner == Owner::Unknown && c.outcome() == Outcome::OtherSession &&
+        c.sid() == sid)
+      ++unattributed;
+  }
   void decodeSessionStart(object& obj, RecordContext& c, document& doc, uint64_t line,
                           bool terminated);
   void decodeChain(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated);
@@ -266,31 +296,27 @@ struct RecordDecoder::Impl {
 void RecordDecoder::Impl::decodeKernel(object& obj, RecordContext& c, document& doc, uint64_t line,
                                        bool terminated) {
   KernelEvent& ev = kernel;
-  ev.def_id = ev.stream = ev.scope_path = ev.stack_id = ev.graph_id = 0;
-  ev.instrumented = false;
-  int64_t dur = 0, start = 0, end = 0, dt = 0, dcorr = 0;
-  uint64_t corr = 0;
-  bool k = false, have_dur = false, have_start = false, have_end = false, have_corr = false;
-  bool have_dt = false, have_dcorr = false;
+  resetKernel();
+  detail::KernelFields f;
   detail::forEachField(obj, c, [&](std::string_view key, od::value& v) {
     if (key == "k")
-      k = c.number(v, key, ev.def_id);
+      f.k = c.number(v, key, ev.def_id);
     else if (key == "dt_ns")
-      have_dt = c.number(v, key, dt);
+      f.have_dt = c.number(v, key, f.dt);
     else if (key == "dcorr")
-      have_dcorr = c.number(v, key, dcorr);
+      f.have_dcorr = c.number(v, key, f.dcorr);
     else if (key == "dur_ns")
-      have_dur = c.number(v, key, dur);
+      f.have_dur = c.number(v, key, f.dur);
     else if (key == "stream")
       c.number(v, key, ev.stream);
     else if (key == "scope")
       c.number(v, key, ev.scope_path);
     else if (key == "start_ns")
-      have_start = c.number(v, key, start);
+      f.have_start = c.number(v, key, f.start);
     else if (key == "corr")
-      have_corr = c.number(v, key, corr);
+      f.have_corr = c.number(v, key, f.corr);
     else if (key == "end_ns")
-      have_end = c.number(v, key, end);
+      f.have_end = c.number(v, key, f.end);
     else if (key == "stack")
       c.number(v, key, ev.stack_id);
     else if (key == "graph")
@@ -299,16 +325,22 @@ void RecordDecoder::Impl::decodeKernel(object& obj, RecordContext& c, document& 
       c.boolean(v, key, ev.instrumented);
   });
   accept(c, doc, line, terminated);  // warns about syntax and field errors
+  chainKernel(c, f, line);
+}
+
+void RecordDecoder::Impl::chainKernel(RecordContext& c, const detail::KernelFields& f,
+                                      uint64_t line) {
+  KernelEvent& ev = kernel;
   const Outcome outcome = c.outcome();
   if (outcome == Outcome::OtherSession) return;
   // A line we could not read or attribute may have been one of our kernel events.
   if (outcome == Outcome::Syntax || !c.haveSid()) return loseChain(line);
   // The record is ours; a field error in it has been reported, but its position still moves the
   // chain.
-  const bool absolute = have_start && have_corr, differences = have_dt && have_dcorr;
+  const bool absolute = f.have_start && f.have_corr, differences = f.have_dt && f.have_dcorr;
   if (!absolute && !differences) {
     if (outcome == Outcome::Ok) {
-      c.fieldError(have_start ? "corr" : have_dt ? "dcorr" : "start_ns", "missing");
+      c.fieldError(f.have_start ? "corr" : f.have_dt ? "dcorr" : "start_ns", "missing");
       warn(line, c.message());
     }
     return loseChain(line);
@@ -316,29 +348,30 @@ void RecordDecoder::Impl::decodeKernel(object& obj, RecordContext& c, document& 
   // Checked apart from the position so that a bad duration loses one event, not the chain.
   bool deliver = outcome == Outcome::Ok;
   if (deliver) {
-    if (dur < 0) c.fieldError("dur_ns", "is negative");
-    c.require({{"k", k}, {"dur_ns", have_dur || (have_end && absolute)}});
+    if (f.dur < 0) c.fieldError("dur_ns", "is negative");
+    const bool have_dur = f.have_dur || (f.have_end && absolute);
+    if (!f.k || !have_dur) c.require({{"k", f.k}, {"dur_ns", have_dur}});
     if (c.outcome() != Outcome::Ok) {
       warn(line, c.message());
       deliver = false;
     }
   }
   if (absolute) {
-    resync(start, corr, differences,
-           detail::wrapAdd(start, static_cast<int64_t>(0 - static_cast<uint64_t>(dt))),
-           corr - static_cast<uint64_t>(dcorr), line);
+    resync(f.start, f.corr, differences,
+           detail::wrapAdd(f.start, static_cast<int64_t>(0 - static_cast<uint64_t>(f.dt))),
+           f.corr - static_cast<uint64_t>(f.dcorr), line);
   } else if (!trusted) {
-    ev.sid.assign(c.sid());
-    return pushPending(Pending{ev, dt, dcorr, dur, deliver, line});
+    assignSid(ev.sid, c.sid());
+    return pushPending(Pending{ev, f.dt, f.dcorr, f.dur, deliver, line});
   } else {
-    prev_start = detail::wrapAdd(prev_start, dt);
+    prev_start = detail::wrapAdd(prev_start, f.dt);
     prev_corr +=
-        static_cast<uint64_t>(dcorr);  // two's complement: a negative difference wraps back
+        static_cast<uint64_t>(f.dcorr);  // two's complement: a negative difference wraps back
   }
   if (!deliver) return;
-  ev.sid.assign(c.sid());
+  assignSid(ev.sid, c.sid());
   ev.start_ns = prev_start;
-  ev.end_ns = have_dur ? detail::wrapAdd(prev_start, dur) : end;
+  ev.end_ns = f.have_dur ? detail::wrapAdd(prev_start, f.dur) : f.end;
   ev.correlation_id = prev_corr;
   visitor.onKernel(ev);
   ++delivered;
@@ -375,7 +408,24 @@ void RecordDecoder::Impl::decodeSessionStart(object& obj, RecordContext& c, docu
   ++delivered;
 }
 
+// The fast path: a kernel_event in the writer's layout (kernel_line.hpp), decoded as decodeKernel
+// would, without simdjson. False: the line is left to decodeLine's full parse.
+bool RecordDecoder::Impl::decodeWriterKernel(std::string_view text, uint64_t line) {
+  detail::KernelFields f;
+  std::string_view line_sid;
+  resetKernel();
+  if (!detail::scanWriterKernelLine(text, line_sid, f, kernel)) return false;
+  ++fast_lines;
+  const bool separating = !session_id.empty() && owner != Owner::Chosen;
+  RecordContext c(schema::Schema<KernelEvent>::type, wantedSid(separating));
+  c.setSid(line_sid);
+  chainKernel(c, f, line);  // the line is valid JSON with well-typed fields: nothing for accept()
+  countUnattributed(separating, c);
+  return true;
+}
+
 void RecordDecoder::Impl::decodeLine(std::string_view text, uint64_t line, bool terminated) {
+  if (writer_fast_path && decodeWriterKernel(text, line)) return;
   if (isBlank(text)) return;  // blank lines carry nothing; the writer never loses a record to one
   document doc;
   object obj;
@@ -386,15 +436,12 @@ void RecordDecoder::Impl::decodeLine(std::string_view text, uint64_t line, bool 
   const Decode decode = decoderOf(type);
   if (!decode) return;  // a newer writer's record: skipped silently
   // While the sid belongs to another session (or to none yet), its records read as another
-  // session's: a sid never contains a raw newline, so kNoSid matches nothing.
-  constexpr std::string_view kNoSid = "\n";
+  // session's.
   const bool separating =
       !session_id.empty() && decode != &Impl::decode<SessionStart> && owner != Owner::Chosen;
-  RecordContext c(type, separating ? kNoSid : std::string_view(sid));
+  RecordContext c(type, wantedSid(separating));
   (this->*decode)(obj, c, doc, line, terminated);
-  if (separating && owner == Owner::Unknown && c.outcome() == Outcome::OtherSession &&
-      c.sid() == sid)
-    ++unattributed;
+  countUnattributed(separating, c);
 }
 
 RecordDecoder::RecordDecoder(std::string sid, EventVisitor& visitor, WarningList& warnings)
@@ -437,6 +484,14 @@ void RecordDecoder::endFile() {
 
 uint64_t RecordDecoder::delivered() const {
   return impl_->delivered;
+}
+
+void RecordDecoder::useWriterFastPath(bool on) {
+  impl_->writer_fast_path = on;
+}
+
+uint64_t RecordDecoder::fastPathLines() const {
+  return impl_->fast_lines;
 }
 
 struct SessionProbe::Impl {

@@ -63,6 +63,12 @@ class RecordDecoder {
 
   uint64_t delivered() const;
 
+  // Kernel events in the writer's own layout are read by a scanner made for it (kernel_line.hpp);
+  // any other line, and any line it does not fully recognise, by simdjson. Both give the same
+  // events and warnings; tests turn the scanner off to compare them.
+  void useWriterFastPath(bool on);
+  uint64_t fastPathLines() const;  // lines the scanner decoded
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

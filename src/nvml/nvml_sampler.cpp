@@ -194,6 +194,9 @@ std::vector<GpuSample> NvmlSampler::sample(int64_t ts_ns) {
   out.reserve(gpu_state_.size());
   const int every = options_.pcie_every_n_samples > 0 ? options_.pcie_every_n_samples : 1;
   const bool pcie_now = samples_taken_++ % static_cast<uint64_t>(every) == 0;
+  const bool energy_now =
+      !last_energy_ts_ns_ || ts_ns - *last_energy_ts_ns_ >= options_.energy_period_ns;
+  if (energy_now) last_energy_ts_ns_ = ts_ns;
   for (Gpu& gpu : gpu_state_) {
     GpuSample s;
     s.ts_ns = ts_ns;
@@ -233,8 +236,8 @@ std::vector<GpuSample> NvmlSampler::sample(int64_t ts_ns) {
       s.power_limit_mw = v;
     }
     unsigned long long ull = 0;
-    if (read(gpu, kEnergy, api.deviceGetTotalEnergyConsumption,
-             [&] { return api.deviceGetTotalEnergyConsumption(d, &ull); })) {
+    if (energy_now && read(gpu, kEnergy, api.deviceGetTotalEnergyConsumption,
+                           [&] { return api.deviceGetTotalEnergyConsumption(d, &ull); })) {
       s.energy_mj = ull;
     }
     auto clock = [&](int field, int type, std::optional<int>& dst) {

@@ -253,6 +253,24 @@ TEST_F(NvmlSamplerTest, PcieIsReadOnEveryNthSampleOnly) {
   EXPECT_EQ(g.calls["pcie_tx"], 3);
 }
 
+TEST_F(NvmlSamplerTest, EnergyIsReadOnTheFirstSampleThenOncePerPeriod) {
+  g.count = 1;
+  SamplerOptions options;
+  options.energy_period_ns = 1'000'000'000;
+  NvmlSampler sampler(api_, options);
+  ASSERT_TRUE(sampler.open().ok);
+  std::vector<int64_t> with_energy;
+  for (int i = 0; i < 25; ++i) {  // every 100 ms, starting at an arbitrary clock value
+    const int64_t ts = 7'000'000'123 + int64_t{i} * 100'000'000;
+    auto samples = sampler.sample(ts);
+    ASSERT_EQ(samples.size(), 1u);
+    EXPECT_TRUE(samples[0].power_mw.has_value());  // the cheap fields are read every time
+    if (samples[0].energy_mj.has_value()) with_energy.push_back(i);
+  }
+  EXPECT_EQ(with_energy, (std::vector<int64_t>{0, 10, 20}));
+  EXPECT_EQ(g.calls["energy"], 3);
+}
+
 TEST_F(NvmlSamplerTest, TransientErrorIsReportedOnceAndAgainAfterRecovery) {
   g.count = 1;
   g.fail["power"] = kErrorGpuIsLost;

@@ -176,6 +176,27 @@ TEST(ReportBuilder, EnergyFromCounterOrIntegratedPower) {
   EXPECT_DOUBLE_EQ(r.gpus[1].power_w.max, 200.0);
 }
 
+TEST(ReportBuilder, EnergyCounterReadEveryFewSamplesIsCompletedByIntegratedPower) {
+  // The sampler reads the energy counter only every few seconds: power covers the time before its
+  // first and after its last reading.
+  ReportBuilder b;
+  GpuSample s;
+  s.gpu = 0;
+  const std::optional<uint64_t> energy[] = {std::nullopt, 1000, std::nullopt, 4000, std::nullopt};
+  for (int i = 0; i < 5; ++i) {
+    s.ts_ns = int64_t{i} * 1'000'000'000;
+    s.power_mw = 100'000;  // 100 J per second between samples
+    s.energy_mj = energy[i];
+    b.onGpuSample(s);
+  }
+  Report r = b.build();
+  ASSERT_EQ(r.gpus.size(), 1u);
+  ASSERT_TRUE(r.gpus[0].energy_j);
+  // 100 J before the first reading, 3 J counted between the readings, 100 J after the last.
+  EXPECT_DOUBLE_EQ(*r.gpus[0].energy_j, 203.0);
+  EXPECT_EQ(r.gpus[0].energy_source, "counter");
+}
+
 TEST(ReportBuilder, ThrottleSharesAndHostPeaks) {
   ReportBuilder b;
   GpuSample s;

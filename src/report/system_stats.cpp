@@ -55,9 +55,13 @@ void SystemAggregator::onGpuSample(const GpuSample& s) {
     acc.prev_power_w = w;
   }
   if (s.energy_mj) {
-    if (!acc.first_energy_mj) acc.first_energy_mj = s.energy_mj;
+    if (!acc.first_energy_mj) {
+      acc.first_energy_mj = s.energy_mj;
+      acc.integrated_j_at_first_energy = acc.integrated_j;
+    }
     if (acc.last_energy_mj && *s.energy_mj < *acc.last_energy_mj) acc.energy_went_back = true;
     acc.last_energy_mj = s.energy_mj;
+    acc.integrated_j_at_last_energy = acc.integrated_j;
   }
   if (s.throttle || !s.throttle_reasons.empty()) {
     ++g.throttle_samples;
@@ -88,7 +92,9 @@ void SystemAggregator::finish(std::vector<GpuSystemStats>& gpus, HostSystemStats
     bool counter_ok = acc.first_energy_mj && acc.last_energy_mj && !acc.energy_went_back &&
                       *acc.last_energy_mj > *acc.first_energy_mj;
     if (counter_ok) {
-      g.energy_j = static_cast<double>(*acc.last_energy_mj - *acc.first_energy_mj) / 1000.0;
+      g.energy_j = static_cast<double>(*acc.last_energy_mj - *acc.first_energy_mj) / 1000.0 +
+                   acc.integrated_j_at_first_energy +
+                   (acc.integrated_j - acc.integrated_j_at_last_energy);
       g.energy_source = "counter";
     } else if (acc.power_intervals > 0) {
       g.energy_j = acc.integrated_j;

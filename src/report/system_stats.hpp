@@ -27,6 +27,9 @@ class SystemAggregator {
   struct GpuAcc {
     GpuSystemStats stats;
     std::optional<uint64_t> first_energy_mj, last_energy_mj;
+    // The power integral when the counter was first and last read: the sampler reads the costly
+    // counter only every few seconds, so the time outside its readings is covered by power.
+    double integrated_j_at_first_energy = 0, integrated_j_at_last_energy = 0;
     bool energy_went_back = false;  // counter reset (driver reload): fall back to integrating power
     bool has_prev_power = false;
     int64_t prev_ts_ns = 0;

@@ -34,6 +34,17 @@ std::string hostName() {
 
 constexpr auto kBusyPeriod = std::chrono::milliseconds(5);  // the shortest wait between rounds
 
+// "log 0.3, cupti_activity 10.1, system 12.2 ms"
+std::string formatParts(const std::vector<std::pair<std::string, int64_t>>& parts) {
+  std::string out;
+  char ms[32];
+  for (const auto& [name, ns] : parts) {
+    std::snprintf(ms, sizeof ms, " %.1f", static_cast<double>(ns) / 1e6);
+    out += (out.empty() ? "" : ", ") + name + ms;
+  }
+  return out + " ms";
+}
+
 }  // namespace
 
 Session::Session(SessionConfig config) : config_(std::move(config)) {}
@@ -61,12 +72,15 @@ std::unique_ptr<Session> Session::start(SessionConfig config, std::string* error
   }
   try {
     std::unique_ptr<Session> s(new Session(std::move(config)));
-    if (!s->open(error)) {
+    const bool opened = s->open(error);
+    s->init_parts_.emplace_back("log", core::monotonicNs() - begun);
+    if (!opened) {
       s->stopped_ = true;  // nothing to stop: the log never opened
       session_active.store(false);
       return nullptr;
     }
     s->startCollectors();
+    const int64_t collectors_started = core::monotonicNs();
     s->sink_->onSessionStart(s->start_);
     s->writePendingNotes();
     if (s->log_) s->log_->flush();
@@ -78,7 +92,9 @@ std::unique_ptr<Session> Session::start(SessionConfig config, std::string* error
       return nullptr;
     }
     s->debug("session " + s->start_.session_id + " recording to " + s->prefix() + ".*.log");
-    s->init_ns_ = core::monotonicNs() - begun;
+    const int64_t now = core::monotonicNs();
+    s->init_parts_.emplace_back("session_start", now - collectors_started);
+    s->init_ns_ = now - begun;
     return s;
   } catch (const std::exception& e) {
     *error = std::string("cannot start the session: ") + e.what();
@@ -146,9 +162,11 @@ void Session::startCollectors() {
   }
   for (size_t i = 0; i < collectors_.size(); ++i) {
     core::Collector& c = *collectors_[i];
+    const int64_t begun = core::monotonicNs();
     try {
       gpu_capable = gpu_capable || c.tracesGpu();
       const bool ok = c.start(*this);
+      init_parts_.emplace_back(collector_names_[i], core::monotonicNs() - begun);
       if (ok && c.gpuProfiling()) gpu_profiling_ = true;
       if (ok && !config_.options.sampling_auto_start) c.setSampling(false);
       debug("collector " + collector_names_[i] + (ok ? " started" : " did not start"));
@@ -283,8 +301,15 @@ void Session::stop() {
   if (stopped_) return;
   stopped_ = true;
   const int64_t stop_begun = core::monotonicNs();
+  int64_t part_begun = stop_begun;
+  auto part_done = [&](std::string name) {
+    const int64_t now = core::monotonicNs();
+    shutdown_parts_.emplace_back(std::move(name), now - part_begun);
+    part_begun = now;
+  };
   core::setRecordingGeneration(0);
   writer_.stop();
+  part_done("writer thread");
   if (!sink_) {  // start() failed half-way: nothing was written
     core::ThreadBufferRegistry::global().detach();
     session_active.store(false);
@@ -298,15 +323,18 @@ void Session::stop() {
     } catch (...) {
       collectorFailed(i, "unknown exception", "stop");
     }
+    part_done(collector_names_[i]);
   }
   const uint64_t cpu0 = core::threadCpuNs();
   const int64_t t0 = core::monotonicNs();
   round();  // the last round, on this thread: collectors are stopped, their last data is drainable
   core::ThreadBufferRegistry::global().detach();
+  part_done("last round");
   if (log_) {
     log_->flush();  // so that session_end counts every record that could not be written before it
     checkLogWrites();
   }
+  part_done("flush");
 
   end_.sid = start_.sid;
   end_.end_ns = core::monotonicNs();
@@ -329,14 +357,17 @@ void Session::stop() {
   }
   // Compression is bounded here, before the time is taken; close() below does not wait for it.
   if (log_) log_->finishCompression(config_.compress_wait);
+  part_done("finish");  // the collectors' counts and the bounded compression wait
   // What gpufl cost the program's own thread: init (under gpufl trace, inside the program's cuInit:
   // NVML, CUPTI, the log files) and this shutdown up to here (the last CUPTI flush and round, the
-  // flush and the compression wait); what follows writes a few lines.
+  // flush and the compression wait), then each part; what follows writes a few lines.
   char held[128];
   std::snprintf(held, sizeof held, "init %.1f ms, shutdown %.1f ms on the program's thread",
                 static_cast<double>(init_ns_) / 1e6,
                 static_cast<double>(core::monotonicNs() - stop_begun) / 1e6);
-  addNote("gpufl_time", "on", held);
+  addNote("gpufl_time", "on",
+          std::string(held) + "; init: " + formatParts(init_parts_) +
+              "; shutdown: " + formatParts(shutdown_parts_));
   writePendingNotes();  // from stop()/finish()
   try {
     if (log_) end_.bytes_written = log_->stats().bytes_written;

@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/collector.hpp"
@@ -108,6 +109,9 @@ class Session final : public core::SessionContext {
   int64_t last_flush_ns_ = 0;
   int64_t last_round_ns_ = 0;  // [writer thread] when the latest round drained the buffers
   int64_t init_ns_ = 0;        // wall time of start(), on the thread that called init
+  // Where init's and shutdown's time went, part by part (log, each collector, the last round...),
+  // for the gpufl_time note: "name ms" entries.
+  std::vector<std::pair<std::string, int64_t>> init_parts_, shutdown_parts_;
   uint64_t dropped_[core::kSourceCount] = {};  // [writer thread]
 
   std::mutex notes_mu_;

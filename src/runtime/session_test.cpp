@@ -6,6 +6,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <regex>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -222,6 +223,16 @@ TEST(SessionTest, ScopesCollectorsAndSessionRecordsInOrder) {
   EXPECT_EQ(cap.notes[0].status, "degraded");
   ASSERT_NE(cap.note("cupti_activity"), nullptr);
   EXPECT_EQ(cap.note("cupti_activity")->status, "on");
+  // The program's-thread time, then where it went: each collector by name, in order.
+  ASSERT_NE(cap.note("gpufl_time"), nullptr);
+  EXPECT_TRUE(std::regex_match(
+      cap.note("gpufl_time")->reason,
+      std::regex(
+          "init [0-9.]+ ms, shutdown [0-9.]+ ms on the program's thread; "
+          "init: log [0-9.]+, fakegpu [0-9.]+, fakesampler [0-9.]+, session_start [0-9.]+ ms; "
+          "shutdown: writer thread [0-9.]+, fakegpu [0-9.]+, fakesampler [0-9.]+, last round "
+          "[0-9.]+, flush [0-9.]+, finish [0-9.]+ ms")))
+      << cap.note("gpufl_time")->reason;
 
   ASSERT_EQ(cap.paths.size(), 2u);  // outer, outer/inner: once each
   EXPECT_EQ(cap.paths[0].name, "sess.outer");

@@ -3,8 +3,11 @@
 // -fsanitize=fuzzer,address,undefined by tests/fuzz/CMakeLists.txt; corpus_replay.cpp runs it without libFuzzer.
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
+
+#include "core/event_visitor.hpp"
 
 #include "log/line_source.hpp"
 #include "log/record_parser.hpp"
@@ -57,6 +60,44 @@ void readOnce(std::string_view bytes, gpufl::log::LineSource::Format format, con
   for (const auto& w : warnings.kept()) visitor.sum += formatWarning(w).size();
 }
 
+// Kernel events and warnings of one decoder over every line of `bytes`, as text.
+std::string decodeAll(std::string_view bytes, gpufl::log::LineSource::Format format, const std::string& sid,
+                      bool writer_fast_path) {
+  using namespace gpufl::log;
+  struct Kernels : gpufl::EventVisitor {
+    std::string text;
+    void onKernel(const gpufl::KernelEvent& e) override {
+      text += e.sid + ' ' + std::to_string(e.def_id) + ' ' + std::to_string(e.stream) + ' ' +
+              std::to_string(e.scope_path) + ' ' + std::to_string(e.correlation_id) + ' ' + std::to_string(e.start_ns) +
+              ' ' + std::to_string(e.end_ns) + ' ' + std::to_string(e.stack_id) + ' ' + std::to_string(e.graph_id) +
+              ' ' + std::to_string(e.instrumented) + '\n';
+    }
+  } kernels;
+  WarningList warnings(1000);
+  RecordDecoder decoder(sid, kernels, warnings);
+  decoder.useWriterFastPath(writer_fast_path);
+  auto source = LineSource::fromMemory(bytes, format, 4096);
+  decoder.beginFile("fuzz.device.log");
+  Line line;
+  while (source->next(line))
+    if (line.status == Line::Status::Ok) decoder.decodeLine(line.text, line.number, line.terminated);
+  decoder.endFile();
+  for (const auto& w : warnings.kept()) kernels.text += formatWarning(w) + '\n';
+  return kernels.text + std::to_string(warnings.count());
+}
+
+// The kernel_event scanner for the writer's layout (log/kernel_line.hpp) must decide nothing the full parser
+// would decide otherwise: the same events and warnings with it and without it.
+void compareWriterFastPath(std::string_view bytes, gpufl::log::LineSource::Format format) {
+  for (const std::string sid : {"", "abcd1234"}) {
+    const std::string fast = decodeAll(bytes, format, sid, true), full = decodeAll(bytes, format, sid, false);
+    if (fast == full) continue;
+    std::fprintf(stderr, "sid '%s': the writer-layout scanner and the full parser disagree:\n%s\n---\n%s\n",
+                 sid.c_str(), fast.c_str(), full.c_str());
+    __builtin_trap();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -67,5 +108,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // growth and the too-long path are reached by small inputs.
   readOnce(bytes, format, "", 4096);
   readOnce(bytes, format, "a", 48);
+  compareWriterFastPath(bytes, format);
   return 0;
 }
