@@ -97,9 +97,17 @@ void KernelAggregator::setGroupOfDef(uint32_t id, uint32_t group) {
 void KernelAggregator::onDef(const KernelDef& def) {
   if (groupOfDef(def.id) != kNone)
     return;  // a repeated definition (e.g. in a later segment) changes nothing
-  setGroupOfDef(def.id, groupFor(def));
-  if (!def.name.empty())
-    readable_.try_emplace(def.name, def.demangled.empty() ? def.name : def.demangled);
+  const uint32_t group = groupFor(def);
+  setGroupOfDef(def.id, group);
+  if (def.name.empty() || readable_.contains(def.name)) return;
+  const std::string& own = cold_[group].def.name;
+  readable_.emplace(own == def.name ? std::string_view(own) : extra_names_.emplace_back(def.name),
+                    group);
+}
+
+const std::string* KernelAggregator::readableName(const std::string& mangled) const {
+  const auto it = readable_.find(mangled);
+  return it == readable_.end() ? nullptr : &cold_[it->second].name();
 }
 
 void KernelAggregator::onKernel(const KernelEvent& e) {
@@ -253,7 +261,8 @@ void KernelAggregator::finish(int64_t session_ns, KernelSummary& out, const GpuS
 void KernelAggregator::releaseAggregates() {
   samples_ = GroupSampleLog{};  // its samples are in finish's `by` now
   intervals_ = GroupIntervals{};
-  std::map<std::string, std::string>().swap(readable_);
+  std::unordered_map<std::string_view, uint32_t>().swap(readable_);
+  std::deque<std::string>().swap(extra_names_);
   std::vector<uint64_t>().swap(index_);
   std::vector<uint32_t>().swap(dense_def_group_);
   sparse_def_group_.clear();

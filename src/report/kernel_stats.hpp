@@ -10,8 +10,8 @@
 
 #include <cstdint>
 #include <deque>
-#include <map>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -32,9 +32,9 @@ class KernelAggregator {
   void onDef(const KernelDef& def);
   void onKernel(const KernelEvent& e);
 
-  // Mangled name -> readable name, from the definitions seen (for SASS/PC records, which name
-  // functions).
-  const std::map<std::string, std::string>& readableNames() const { return readable_; }
+  // The readable name of a mangled one, from the first definition with it (for SASS/PC records,
+  // which name functions); nullptr when no definition had it. Not after a last finish.
+  const std::string* readableName(const std::string& mangled) const;
   // Fills `out` (all fields); groups sorted by total time. `session_ns` is the session duration (0
   // = unknown). With `samples` (sorted), the first kCardGroups groups get their clock windows.
   // May be called again after more events, unless `last`: then the definitions move into `out`
@@ -94,7 +94,11 @@ class KernelAggregator {
   std::deque<Cold> cold_;
   std::deque<Overflow> overflow_;
   GroupSampleLog samples_;
-  std::map<std::string, std::string> readable_;
+  // Mangled name -> the group of the first definition with it (whose readable name is the
+  // group's). A key views that group's definition when it has this name (no copy), else
+  // extra_names_.
+  std::unordered_map<std::string_view, uint32_t> readable_;
+  std::deque<std::string> extra_names_;
   DurationStats all_, clean_;
   IntervalUnion busy_;
   uint64_t instrumented_ = 0;

@@ -186,5 +186,36 @@ TEST(KernelAggregator, GroupsByNameAndShapeAcrossIndexGrowth) {
   }
 }
 
+// SASS and PC records name functions by their mangled name: the readable one is that of the first
+// definition with it, also when that definition joined a group another mangled name made.
+TEST(KernelAggregator, ReadableNameOfTheFirstDefinitionWithAMangledName) {
+  SampleBudget budget(1 << 20);
+  KernelAggregator agg(1 << 20, &budget);
+  KernelDef a;
+  a.id = 1;
+  a.name = "_Z1aPf";
+  a.demangled = "a(float*)";
+  agg.onDef(a);
+  KernelDef b = a;  // another mangled name, the same readable one and shape: a's group
+  b.id = 2;
+  b.name = "_ZL1aPf";
+  agg.onDef(b);
+  KernelDef c = a;  // a's mangled name again, another readable one: the first stays
+  c.id = 3;
+  c.demangled = "something else";
+  agg.onDef(c);
+  KernelDef plain;  // not mangled: readable as it is
+  plain.id = 4;
+  plain.name = "plain_kernel";
+  agg.onDef(plain);
+  ASSERT_NE(agg.readableName("_Z1aPf"), nullptr);
+  EXPECT_EQ(*agg.readableName("_Z1aPf"), "a(float*)");
+  ASSERT_NE(agg.readableName("_ZL1aPf"), nullptr);
+  EXPECT_EQ(*agg.readableName("_ZL1aPf"), "a(float*)");
+  ASSERT_NE(agg.readableName("plain_kernel"), nullptr);
+  EXPECT_EQ(*agg.readableName("plain_kernel"), "plain_kernel");
+  EXPECT_EQ(agg.readableName("_Z5otherv"), nullptr);
+}
+
 }  // namespace
 }  // namespace gpufl::report

@@ -178,7 +178,8 @@ Report ReportBuilder::make(bool last) {
 
   samples_.sort();
   int warp_size = r.session.devices.empty() ? 32 : r.session.devices.front().warp_size;
-  profile_.finish(kernels_.readableNames(), warp_size, r.profile);
+  profile_.finish([this](const std::string& f) { return kernels_.readableName(f); }, warp_size,
+                  r.profile);
   kernels_.finish(r.session.duration_ns, r.kernels, &samples_, last);
   transfers_.finish(r.transfers);
   syncs_.finish(r.syncs);
