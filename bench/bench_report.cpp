@@ -3,7 +3,8 @@
 //   gpufl_bench_report [--kernels N] [--names K] [--runs R] [--cpu C] [--dir D] [--keep]
 //   [--zstd-only] gpufl_bench_report --prefix P [--runs R] [--cpu C]          an existing prefix
 //   (its files as they are); with --only floor|read|report, that figure once, unpinned, in this
-//   process (for a profiler)
+//   process (for a profiler); --report-only with either: the report alone (no floor, no read, no
+//   second core), for side-by-side runs of two builds
 // Generates N kernel events (default 1,000,000) of K distinct kernel names (default 30) in the
 // writer's layout, as a plain prefix and as one of zstd segments, then times, each in a fresh child
 // process pinned to core C (default 0), interleaved R rounds (default 5):
@@ -279,13 +280,19 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+// --report-only: only the report on one core (no floor, no read, no second core), for side-by-side
+// runs of two builds.
+bool g_report_only = false;
+
 // With `second_core`, the report also runs on two cores (zstd decompression gets a thread).
 void compare(const char* label, const std::string& prefix, uint64_t kernels, int runs, int cpu,
              bool second_core) {
   std::vector<double> floor_s, floor_mb, report_s, report_mb, two_s, read_s;
   for (int i = 0; i < runs; ++i) {
-    const Sample f = measure(cpu, [&] { return parseEveryField(prefix); });
-    read_s.push_back(measure(cpu, [&] { return readOnly(prefix); }).seconds);
+    if (g_report_only) second_core = false;
+    const Sample f =
+        g_report_only ? Sample{} : measure(cpu, [&] { return parseEveryField(prefix); });
+    if (!g_report_only) read_s.push_back(measure(cpu, [&] { return readOnly(prefix); }).seconds);
     const Sample r = measure(cpu, [&] { return report(prefix); });
     floor_s.push_back(f.seconds);
     floor_mb.push_back(f.peak_mb);
@@ -326,6 +333,10 @@ int main(int argc, char** argv) {
   bool keep = false, zstd_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
+    if (arg == "--report-only") {
+      g_report_only = true;
+      continue;
+    }
     if (arg == "--keep" || arg == "--zstd-only") {
       (arg == "--keep" ? keep : zstd_only) = true;
       continue;
@@ -352,7 +363,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: %s [--kernels N] [--names K] [--runs R] [--cpu C] [--dir D] [--keep] "
                    "[--zstd-only] | "
-                   "--prefix P [--runs R] [--cpu C] [--only floor|read|report]\n",
+                   "--prefix P [--runs R] [--cpu C] [--only floor|read|report] [--report-only]\n",
                    argv[0]);
       return 2;
     }

@@ -9,9 +9,14 @@
 
 namespace gpufl::report {
 
+bool CoarseIntervals::extends(const std::pair<int64_t, int64_t>& last, int64_t start,
+                              int64_t gap_ns) {
+  return start >= last.first && start <= satAdd(last.second, gap_ns);
+}
+
 void CoarseIntervals::add(int64_t start, int64_t end) {
   if (end < start) end = start;
-  if (!v_.empty() && start >= v_.back().first && start <= satAdd(v_.back().second, gap_ns_)) {
+  if (!v_.empty() && extends(v_.back(), start, gap_ns_)) {
     v_.back().second = std::max(v_.back().second, end);  // in order and touching: extend
     return;
   }

@@ -26,7 +26,14 @@ inline constexpr size_t kCardGroups = 10;  // cards built for the top groups by 
 class CoarseIntervals {
  public:
   static constexpr size_t kMaxIntervals = 256;
+  CoarseIntervals() = default;
+  // Holding `arrived` (at most kMaxIntervals, in arrival order, none extending the one before):
+  // what adding them one by one gives.
+  explicit CoarseIntervals(std::vector<std::pair<int64_t, int64_t>> arrived)
+      : v_(std::move(arrived)) {}
   void add(int64_t start, int64_t end);
+  // Whether add(start, ...) extends `last` instead of adding an interval (end clamped to start).
+  static bool extends(const std::pair<int64_t, int64_t>& last, int64_t start, int64_t gap_ns);
   // Sorted, disjoint intervals (merges in place; cheap when called again).
   const std::vector<std::pair<int64_t, int64_t>>& intervals();
   int64_t resolutionNs() const { return gap_ns_; }

@@ -59,6 +59,10 @@ void LogHistogram::addDense(size_t index, uint64_t times) {
   buckets_[index - first_] += times;
 }
 
+double LogHistogram::bucketValue(int64_t value) {
+  return value < 1 ? 0 : valueOf(indexOf(static_cast<uint64_t>(value)));
+}
+
 double LogHistogram::valueAtRank(uint64_t k) const {
   if (k < zero_count_) return 0;
   uint64_t seen = zero_count_;
@@ -86,12 +90,8 @@ DurationStats::~DurationStats() {
 DurationStats::DurationStats(DurationStats&& o) noexcept
     : exact_limit_(o.exact_limit_),
       budget_(o.budget_),
-      count_(o.count_),
-      total_ns_(o.total_ns_),
-      min_ns_(o.min_ns_),
-      max_ns_(o.max_ns_),
+      totals_(o.totals_),
       using_histogram_(o.using_histogram_),
-      sorted_(o.sorted_),
       exact_(std::move(o.exact_)),
       histogram_(std::move(o.histogram_)) {
   o.exact_.clear();
@@ -102,31 +102,30 @@ DurationStats& DurationStats::operator=(DurationStats&& o) noexcept {
   if (budget_) budget_->giveBack(exact_.size());
   exact_limit_ = o.exact_limit_;
   budget_ = o.budget_;
-  count_ = o.count_;
-  total_ns_ = o.total_ns_;
-  min_ns_ = o.min_ns_;
-  max_ns_ = o.max_ns_;
+  totals_ = o.totals_;
   using_histogram_ = o.using_histogram_;
-  sorted_ = o.sorted_;
   exact_ = std::move(o.exact_);
   o.exact_.clear();
   histogram_ = std::move(o.histogram_);
   return *this;
 }
 
+void DurationTotals::add(int64_t ns) {
+  if (count == 0) {
+    min_ns = max_ns = ns;
+  } else {
+    min_ns = std::min(min_ns, ns);
+    max_ns = std::max(max_ns, ns);
+  }
+  ++count;
+  total_ns = satAdd(total_ns, ns);
+}
+
 void DurationStats::add(int64_t ns) {
   ns = std::max<int64_t>(ns, 0);
-  if (count_ == 0) {
-    min_ns_ = max_ns_ = ns;
-  } else {
-    min_ns_ = std::min(min_ns_, ns);
-    max_ns_ = std::max(max_ns_, ns);
-  }
-  ++count_;
-  total_ns_ = satAdd(total_ns_, ns);
+  totals_.add(ns);
   if (!using_histogram_) {
     if (exact_.size() < exact_limit_ && (!budget_ || budget_->take())) {
-      if (!exact_.empty() && ns < exact_.back()) sorted_ = false;
       exact_.push_back(ns);
       return;
     }
@@ -143,60 +142,91 @@ void DurationStats::switchToHistogram() {
   // affected.
   std::vector<int64_t>().swap(exact_);
   using_histogram_ = true;
-  sorted_ = true;
 }
 
-double DurationStats::orderStatistic(uint64_t k) const {
-  if (!using_histogram_) return static_cast<double>(exact_[k]);
-  double v = histogram_.valueAtRank(k);
-  return std::clamp(v, static_cast<double>(min_ns_), static_cast<double>(max_ns_));
+DurationSummary DurationStats::summary() {
+  if (using_histogram_) return histogramSummary(histogram_, totals_);
+  return exactSummary(exact_);
 }
 
-double DurationStats::percentile(double q) const {
-  double pos = q * static_cast<double>(count_ - 1);
-  auto lo = static_cast<uint64_t>(std::floor(pos));
-  uint64_t hi = std::min(lo + 1, count_ - 1);
-  double frac = pos - static_cast<double>(lo);
-  double a = orderStatistic(lo);
-  if (frac == 0 || hi == lo) return a;
-  return a + frac * (orderStatistic(hi) - a);
+namespace {
+
+constexpr double kQuantiles[3] = {0.5, 0.9, 0.99};  // median, p90, p99
+
+// Percentiles by linear interpolation between order statistics; `at(k)` is the k-th smallest.
+template <class OrderStatistic>
+DurationSummary summarize(const DurationTotals& t, bool approximate, OrderStatistic at) {
+  DurationSummary s;
+  s.count = t.count;
+  if (t.count == 0) return s;  // nothing estimated
+  s.approximate = approximate;
+  s.total_ns = t.total_ns;
+  s.min_ns = t.min_ns;
+  s.max_ns = t.max_ns;
+  s.avg_ns = static_cast<double>(t.total_ns) / static_cast<double>(t.count);
+  double* const out[3] = {&s.median_ns, &s.p90_ns, &s.p99_ns};
+  for (size_t i = 0; i < 3; ++i) {
+    const double pos = kQuantiles[i] * static_cast<double>(t.count - 1);
+    const auto lo = static_cast<uint64_t>(std::floor(pos));
+    const uint64_t hi = std::min(lo + 1, t.count - 1);
+    const double frac = pos - static_cast<double>(lo);
+    const double a = at(lo);
+    *out[i] = frac == 0 || hi == lo ? a : a + frac * (at(hi) - a);
+  }
+  return s;
 }
 
 // The percentiles read six order statistics; selecting them (nth_element, each on what is left to
 // the right of the previous one) costs O(n), where sorting a million samples cost a fifth of a
-// report's time. Afterwards exact_[k] is the k-th smallest for every rank percentile() reads.
-void DurationStats::selectRanks() {
+// report's time. Afterwards samples[k] is the k-th smallest for every rank summarize() reads.
+void selectRanks(std::span<int64_t> samples) {
+  const uint64_t n = samples.size();
+  if (n == 0) return;
   uint64_t ranks[6];
-  size_t n = 0;
+  size_t r = 0;
   for (const double q : kQuantiles) {
-    const auto lo = static_cast<uint64_t>(std::floor(q * static_cast<double>(count_ - 1)));
-    ranks[n++] = lo;
-    ranks[n++] = std::min(lo + 1, count_ - 1);
+    const auto lo = static_cast<uint64_t>(std::floor(q * static_cast<double>(n - 1)));
+    ranks[r++] = lo;
+    ranks[r++] = std::min(lo + 1, n - 1);
   }
-  std::sort(ranks, ranks + n);
-  auto from = exact_.begin();
-  for (size_t i = 0; i < n; ++i) {
-    const auto at = exact_.begin() + static_cast<std::ptrdiff_t>(ranks[i]);
+  std::sort(ranks, ranks + r);
+  auto from = samples.begin();
+  for (size_t i = 0; i < r; ++i) {
+    const auto at = samples.begin() + static_cast<std::ptrdiff_t>(ranks[i]);
     if (at < from) continue;  // a repeated rank, already in place
-    std::nth_element(from, at, exact_.end());
+    std::nth_element(from, at, samples.end());
     from = at + 1;
   }
 }
 
-DurationSummary DurationStats::summary() {
-  DurationSummary s;
-  s.count = count_;
-  s.approximate = using_histogram_;
-  if (count_ == 0) return s;
-  if (!sorted_) selectRanks();
-  s.total_ns = total_ns_;
-  s.min_ns = min_ns_;
-  s.max_ns = max_ns_;
-  s.avg_ns = static_cast<double>(total_ns_) / static_cast<double>(count_);
-  s.median_ns = percentile(kQuantiles[0]);
-  s.p90_ns = percentile(kQuantiles[1]);
-  s.p99_ns = percentile(kQuantiles[2]);
-  return s;
+DurationTotals totalsOf(std::span<const int64_t> samples) {
+  DurationTotals t;
+  for (const int64_t v : samples) t.add(v);
+  return t;
+}
+
+}  // namespace
+
+DurationSummary exactSummary(std::span<int64_t> samples) {
+  const DurationTotals t = totalsOf(samples);
+  selectRanks(samples);
+  return summarize(t, false, [&](uint64_t k) { return static_cast<double>(samples[k]); });
+}
+
+DurationSummary bucketedSummary(std::span<int64_t> samples) {
+  const DurationTotals t = totalsOf(samples);
+  selectRanks(samples);
+  return summarize(t, true, [&](uint64_t k) {
+    return std::clamp(LogHistogram::bucketValue(samples[k]), static_cast<double>(t.min_ns),
+                      static_cast<double>(t.max_ns));
+  });
+}
+
+DurationSummary histogramSummary(const LogHistogram& histogram, const DurationTotals& totals) {
+  return summarize(totals, true, [&](uint64_t k) {
+    return std::clamp(histogram.valueAtRank(k), static_cast<double>(totals.min_ns),
+                      static_cast<double>(totals.max_ns));
+  });
 }
 
 }  // namespace gpufl::report

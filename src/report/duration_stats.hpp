@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace gpufl::report {
@@ -53,6 +54,9 @@ class LogHistogram {
   uint64_t count() const { return count_; }
   // Estimate of the k-th smallest value (0-based, k < count()).
   double valueAtRank(uint64_t k) const;
+  // The value valueAtRank reports for every sample in `value`'s bucket. Buckets are ordered like
+  // the values in them, so valueAtRank(k) is bucketValue(the k-th smallest sample).
+  static double bucketValue(int64_t value);
 
  private:
   static constexpr int kSubBits = 7;
@@ -69,6 +73,24 @@ class LogHistogram {
   std::vector<uint64_t> buckets_;  // counts of indices first_ .. first_ + size - 1; empty: sparse
 };
 
+// Count, total, min and max of durations (negative ones count as 0), added one at a time.
+struct DurationTotals {
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+  int64_t min_ns = 0, max_ns = 0;
+  void add(int64_t ns);  // ns >= 0
+};
+
+// The summaries DurationStats gives, from samples held elsewhere (KernelAggregator keeps one log of
+// every group's exact samples). Both reorder `samples` (each sample >= 0).
+// Exact percentiles, as DurationStats before its exact limit.
+DurationSummary exactSummary(std::span<int64_t> samples);
+// Percentiles as a LogHistogram of these samples reports them (approximate), as DurationStats past
+// its exact limit; without building the histogram.
+DurationSummary bucketedSummary(std::span<int64_t> samples);
+// Percentiles from `histogram` (which holds totals.count samples), clamped to [min, max].
+DurationSummary histogramSummary(const LogHistogram& histogram, const DurationTotals& totals);
+
 class DurationStats {
  public:
   static constexpr size_t kExactLimit = size_t{1} << 20;  // 1,048,576 samples
@@ -80,25 +102,18 @@ class DurationStats {
   DurationStats& operator=(const DurationStats&) = delete;
 
   void add(int64_t ns);  // negative durations count as 0
-  uint64_t count() const { return count_; }
+  uint64_t count() const { return totals_.count; }
   bool approximate() const { return using_histogram_; }
   // Reorders the exact samples in place (see selectRanks).
   DurationSummary summary();
 
  private:
-  static constexpr double kQuantiles[3] = {0.5, 0.9, 0.99};  // median, p90, p99
   void switchToHistogram();
-  void selectRanks();
-  double orderStatistic(uint64_t k) const;  // needs the ranks selected (or sorted samples)
-  double percentile(double q) const;
 
   size_t exact_limit_;
   SampleBudget* budget_;
-  uint64_t count_ = 0;
-  int64_t total_ns_ = 0;
-  int64_t min_ns_ = 0, max_ns_ = 0;
+  DurationTotals totals_;
   bool using_histogram_ = false;
-  bool sorted_ = true;
   std::vector<int64_t> exact_;
   LogHistogram histogram_;
 };

@@ -208,6 +208,34 @@ TEST(DurationStats, SwitchingKeepsItsShareSpent) {
   EXPECT_TRUE(d.approximate());  // 45 left for it
 }
 
+// bucketedSummary reports what a histogram of the same samples reports, without building it.
+TEST(DurationStats, BucketedSummaryMatchesAHistogramTracker) {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 50; ++round) {
+    DurationStats histogram_only(0, nullptr);
+    std::vector<int64_t> v;
+    const size_t n = 1 + rng() % 3000;
+    for (size_t i = 0; i < n; ++i) {
+      int64_t x = static_cast<int64_t>(rng() % (round % 2 ? 200 : 10'000'000));
+      if (rng() % 50 == 0) x = 0;
+      v.push_back(x);
+      histogram_only.add(x);
+    }
+    const DurationSummary want = histogram_only.summary();
+    const DurationSummary got = bucketedSummary(v);
+    EXPECT_TRUE(got.approximate);
+    EXPECT_EQ(got.count, want.count);
+    EXPECT_EQ(got.total_ns, want.total_ns);
+    EXPECT_EQ(got.min_ns, want.min_ns);
+    EXPECT_EQ(got.max_ns, want.max_ns);
+    EXPECT_EQ(got.median_ns, want.median_ns);
+    EXPECT_EQ(got.p90_ns, want.p90_ns);
+    EXPECT_EQ(got.p99_ns, want.p99_ns);
+  }
+  EXPECT_FALSE(bucketedSummary({}).approximate);  // nothing estimated
+  EXPECT_EQ(bucketedSummary({}).count, 0u);
+}
+
 TEST(DurationStats, DefaultLimitIsOneMebiSample) {
   EXPECT_EQ(DurationStats::kExactLimit, 1048576u);
 }

@@ -38,13 +38,12 @@ void ProfileAggregator::onRangeCounters(const RangeCounters& r) {
   ranges_.add(r);
 }
 
-FunctionProfile ProfileAggregator::finishFunction(
-    const std::string& func, const FuncAcc& acc,
-    const std::map<std::string, std::string>& readable) {
+FunctionProfile ProfileAggregator::finishFunction(const std::string& func, const FuncAcc& acc,
+                                                  const ReadableName& readable) {
   FunctionProfile fp;
   fp.func = func;
-  auto name = readable.find(func);
-  fp.name = name != readable.end() ? name->second : func;
+  const std::string* name = readable ? readable(func) : nullptr;
+  fp.name = name ? *name : func;
   fp.has_sass = acc.has_sass;
   fp.sass = acc.sass;
   fp.launches = acc.launches;
@@ -82,7 +81,7 @@ FunctionProfile ProfileAggregator::finishFunction(
   return fp;
 }
 
-void ProfileAggregator::finish(const std::map<std::string, std::string>& readable, int warp_size,
+void ProfileAggregator::finish(const ReadableName& readable, int warp_size,
                                ProfileSummary& out) const {
   out = ProfileSummary{};
   out.warp_size = warp_size > 0 ? warp_size : 32;

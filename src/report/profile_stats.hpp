@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -22,9 +23,9 @@ class ProfileAggregator {
   void onSassMetric(const SassMetric& m);
   void onPcSample(const PcSample& s);
   void onRangeCounters(const RangeCounters& r);
-  // `readable` maps mangled names to readable ones (from kernel definitions).
-  void finish(const std::map<std::string, std::string>& readable, int warp_size,
-              ProfileSummary& out) const;
+  // `readable(mangled)` gives the readable name (from kernel definitions), nullptr when unknown.
+  using ReadableName = std::function<const std::string*(const std::string&)>;
+  void finish(const ReadableName& readable, int warp_size, ProfileSummary& out) const;
 
  private:
   struct PcAcc {
@@ -43,7 +44,7 @@ class ProfileAggregator {
   };
   static void keepText(PcAcc& pc, const std::string& sass, const std::string& source);
   static FunctionProfile finishFunction(const std::string& func, const FuncAcc& acc,
-                                        const std::map<std::string, std::string>& readable);
+                                        const ReadableName& readable);
 
   std::map<std::string, FuncAcc> funcs_;
   RangeAggregator ranges_;

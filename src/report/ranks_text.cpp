@@ -1,6 +1,7 @@
 // The text of the many-ranks report (reportFromPrefixes): its own sections, in the single-session
 // report's style.
 #include <algorithm>
+#include <utility>
 
 #include "log/reader.hpp"
 #include "report/format.hpp"
@@ -166,7 +167,7 @@ ReportOutput reportFromPrefixes(const std::vector<std::string>& prefixes,
       return out;
     }
     builder.setReaderWarnings(result.warning_count);
-    ranks.push_back({prefix, builder.build()});
+    ranks.push_back({prefix, std::move(builder).build()});
   }
   out.text = renderRanksText(compareRanks(std::move(ranks)), options);
   out.ok = true;

@@ -2,6 +2,7 @@
 #include "report/report.hpp"
 
 #include <cstdio>
+#include <utility>
 
 #include "core/event_visitor.hpp"
 #include "log/reader.hpp"
@@ -113,7 +114,7 @@ ReportOutput reportFromPrefix(const std::string& prefix, const std::string& sess
   }
   builder.setReaderWarnings(result.warning_count);
   builder.setLogIncomplete(logIncomplete(result));
-  Report report = builder.build();
+  Report report = std::move(builder).build();
   out.ok = true;
   out.text = as_json ? renderJson(report, options) : renderText(report, options);
   return out;

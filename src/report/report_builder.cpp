@@ -155,7 +155,15 @@ void ReportBuilder::onBenchmark(const BenchmarkResult& e) {
   if (benchmarks_.size() < kMaxNotes) benchmarks_.push_back(e);
 }
 
-Report ReportBuilder::build() {
+Report ReportBuilder::build() & {
+  return make(false);
+}
+
+Report ReportBuilder::build() && {
+  return make(true);
+}
+
+Report ReportBuilder::make(bool last) {
   Report r;
   r.session = session_;
   r.session.ended = have_end_;
@@ -169,14 +177,15 @@ Report ReportBuilder::build() {
   r.session.duration_ns = spanNs(r.session.start_ns, r.session.end_ns);
 
   samples_.sort();
-  kernels_.finish(r.session.duration_ns, r.kernels, &samples_);
+  int warp_size = r.session.devices.empty() ? 32 : r.session.devices.front().warp_size;
+  profile_.finish([this](const std::string& f) { return kernels_.readableName(f); }, warp_size,
+                  r.profile);
+  kernels_.finish(r.session.duration_ns, r.kernels, &samples_, last);
   transfers_.finish(r.transfers);
   syncs_.finish(r.syncs);
   memory_.finish(r.memory);
   system_.finish(r.gpus, r.host);
   scopes_.finish(r.scopes);
-  int warp_size = r.session.devices.empty() ? 32 : r.session.devices.front().warp_size;
-  profile_.finish(kernels_.readableNames(), warp_size, r.profile);
   r.benchmarks = benchmarks_;
   r.collection = collection_;
   r.collection.reader_warnings = reader_warnings_;

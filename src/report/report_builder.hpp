@@ -55,11 +55,14 @@ class ReportBuilder : public EventVisitor {
   // What the reader found missing from the session's log: shown at the top of the report.
   void setLogIncomplete(std::vector<std::string> phrases) { log_incomplete_ = std::move(phrases); }
   // The aggregates so far, with hints. May be called more than once.
-  Report build();
+  Report build() &;
+  // The same, for the last time: moves what it can instead of copying (std::move(builder).build()).
+  Report build() &&;
 
  private:
   static constexpr size_t kMaxNotes = 256;
   void seen(int64_t ts_ns);
+  Report make(bool last);
 
   SampleBudget budget_;  // declared first: the aggregators hold pointers to it
   KernelAggregator kernels_;
