@@ -257,21 +257,25 @@ Sample measure(int cpu, const std::function<uint64_t()>& task, int cpus = 1) {
     for (int i = 0; i < cpus; ++i) CPU_SET(cpu + i, &set);
     sched_setaffinity(0, sizeof set, &set);
     const auto t0 = Clock::now();
-    volatile uint64_t sink = task();
-    (void)sink;
+    const uint64_t result = task();
     Sample s;
     s.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     s.peak_mb = static_cast<double>(usage.ru_maxrss) / 1024.0;
     (void)!write(fds[1], &s, sizeof s);
-    _exit(0);
+    _exit(result == 0 ? 1 : 0);  // nothing read or reported: the figure would be meaningless
   }
   close(fds[1]);
   Sample s;
   (void)!read(fds[0], &s, sizeof s);
   close(fds[0]);
-  waitpid(pid, nullptr, 0);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::fprintf(stderr, "a measured run read or reported nothing (see above): no figures\n");
+    std::exit(1);
+  }
   return s;
 }
 
@@ -387,6 +391,12 @@ int main(int argc, char** argv) {
   if (names < 1) names = 1;
   const auto t0 = Clock::now();
   // Generated in a child like the measurements, so that they fork from a small parent.
+  std::error_code made_dir;
+  std::filesystem::create_directories(dir, made_dir);
+  if (made_dir) {
+    std::fprintf(stderr, "cannot create --dir %s: %s\n", dir.c_str(), made_dir.message().c_str());
+    return 1;
+  }
   Inputs in{dir + "/gpufl_bench_report_plain", dir + "/gpufl_bench_report_zst"};
   {
     int fds[2];
@@ -404,6 +414,10 @@ int main(int argc, char** argv) {
     wait(nullptr);
     in.text_bytes = sizes[0];
     in.zst_bytes = sizes[1];
+  }
+  if (in.zst_bytes == 0) {
+    std::fprintf(stderr, "could not write the inputs under --dir %s\n", dir.c_str());
+    return 1;
   }
   std::printf(
       "input: %llu kernels under %llu names, %.1f MB of text, %.1f MB as zstd (%.2f B/kernel); "
