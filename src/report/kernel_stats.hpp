@@ -4,8 +4,7 @@
 // Sessions can have 100,000 kernel names of a few launches each, so per-group state is kept small
 // and apart from what a launch touches: a launch reads an 8-byte record of its group, appends its
 // duration to one shared log (GroupSampleLog) and extends the group's last interval
-// (GroupIntervals). Definitions and
-// names stay in a deque that launches never touch.
+// (GroupIntervals). Definitions and names stay in a deque that launches never touch.
 #pragma once
 
 #include <cstdint>
