@@ -1,6 +1,7 @@
 // Writer throughput on one core, in kernel events per second (target: >= 2M/s).
 //  - BM_FormatKernelEvent: formatting only, into a reused buffer.
 //  - BM_WriteKernelEvents: LogWriter::onKernel into a real file in /tmp (format + block writes).
+//  - BM_WriteKernelBlocks: the same with kernel_blocks (kernel_block lines, zstd on this thread).
 //  - BM_WriteSession: a recorded synthetic session (kernels, defs, copies, scopes, samples)
 //  replayed into a
 //    LogWriter; rate counts kernel events only. With rotation, closed segments are compressed on
@@ -95,10 +96,12 @@ struct TempPrefix {
   std::string prefix() const { return dir + "/bench"; }
 };
 
-std::unique_ptr<log::LogWriter> openWriter(const TempPrefix& tmp, uint64_t rotate_bytes) {
+std::unique_ptr<log::LogWriter> openWriter(const TempPrefix& tmp, uint64_t rotate_bytes,
+                                           bool kernel_blocks = false) {
   log::LogWriterOptions o;
   o.prefix = tmp.prefix();
   o.rotate_bytes = rotate_bytes;
+  o.kernel_blocks = kernel_blocks;
   std::string error;
   auto w = log::LogWriter::open(o, &error);
   if (!w) std::fprintf(stderr, "bench_writer: %s\n", error.c_str());
@@ -145,6 +148,24 @@ void BM_WriteKernelEvents(benchmark::State& state) {
       double(w->stats().bytes_written) / double(std::max<uint64_t>(n, 1));
 }
 BENCHMARK(BM_WriteKernelEvents)->Arg(0)->Arg(64 << 20)->Unit(benchmark::kMillisecond);
+
+// The same kernels with kernel_blocks on: collecting, packing and compressing blocks (zstd -3) on
+// this thread instead of formatting lines.
+void BM_WriteKernelBlocks(benchmark::State& state) {
+  const auto& kernels = session().kernels;
+  TempPrefix tmp;
+  auto w = openWriter(tmp, 0, true);
+  if (!w) return state.SkipWithError("cannot open writer");
+  for (auto _ : state) {
+    for (const auto& k : kernels) w->onKernel(k);
+    w->flush();
+  }
+  state.SetItemsProcessed(int64_t(state.iterations() * kernels.size()));
+  state.counters["bytes_per_kernel"] =
+      double(w->stats().bytes_written) /
+      double(std::max<uint64_t>(state.iterations() * kernels.size(), 1));
+}
+BENCHMARK(BM_WriteKernelBlocks)->Unit(benchmark::kMillisecond);
 
 // The whole session mix; argument: rotate_bytes (rotation also compresses, off this thread).
 void BM_WriteSession(benchmark::State& state) {

@@ -97,26 +97,31 @@ if has bench; then
 fi
 
 if has size; then
-  log "bytes per kernel of real traces: zstd -3 over each channel file (the 200k storm, PyTorch 300 steps)"
+  log "bytes per kernel of real traces: zstd -3 over each channel file (the 200k storm, PyTorch 300 steps), kernel_event lines and kernel blocks"
   command -v zstd >/dev/null || echo "no zstd CLI: carry .deb (scripts/fetch-h200-debs.sh)"
   mkdir -p "$RES/size"
   for case in storm torch; do
-    rm -f /tmp/bpk.*
-    if [ $case = storm ]; then cmd=("$BUILD/examples/cuda/tiny_kernels" 200000)
-    else cmd=(python3 "$ROOT/examples/python/train_loop.py" --steps 300); fi
-    GPUFL_ROTATE_BYTES=0 bounded timeout -k 5 120 "$BUILD/apps/gpufl/gpufl" trace -q -o /tmp/bpk -- "${cmd[@]}" \
-      > /dev/null 2>&1
-    kernels=$(grep -c '"kernel_event"' /tmp/bpk.device.log)
-    total=0
-    for ch in device scope system; do
-      raw=$(stat -c %s /tmp/bpk.$ch.log 2>/dev/null || echo 0)
-      zst=$(zstd -q -3 -c /tmp/bpk.$ch.log 2>/dev/null | wc -c)
-      total=$((total + zst))
-      echo "$case $ch: $raw raw, $zst zstd -3"
+    for enc in lines blocks; do
+      rm -f /tmp/bpk.*
+      if [ $case = storm ]; then cmd=("$BUILD/examples/cuda/tiny_kernels" 200000)
+      else cmd=(python3 "$ROOT/examples/python/train_loop.py" --steps 300); fi
+      GPUFL_KERNEL_BLOCKS=$([ $enc = blocks ] && echo 1 || echo 0) GPUFL_ROTATE_BYTES=0 \
+        bounded timeout -k 5 120 "$BUILD/apps/gpufl/gpufl" trace -q -o /tmp/bpk -- "${cmd[@]}" > /dev/null 2>&1
+      # Counted through the reader (`gpufl cat` expands blocks into kernel_event lines).
+      kernels=$("$BUILD/apps/gpufl/gpufl" cat /tmp/bpk | grep -c '"kernel_event"')
+      total=0
+      for ch in device scope system; do
+        raw=$(stat -c %s /tmp/bpk.$ch.log 2>/dev/null || echo 0)
+        # The whole file compressed comes back (a few hundred KB): encodings are then tried on the real bytes here.
+        zstd -q -3 -f /tmp/bpk.$ch.log -o "$RES/size/$case.$enc.$ch.log.zst" 2>/dev/null
+        zst=$(stat -c %s "$RES/size/$case.$enc.$ch.log.zst" 2>/dev/null || echo 0)
+        total=$((total + zst))
+        echo "$case $enc $ch: $raw raw, $zst zstd -3"
+      done
+      echo "$case $enc: $kernels kernel events, $total bytes zstd -3 in all, $(python3 -c "print(round($total/max($kernels,1),2))") B/kernel"
+      "$BUILD/apps/gpufl/gpufl" report /tmp/bpk > "$RES/size/$case.$enc.report.txt" 2>&1
+      echo "$case $enc: report exit $?, $(grep -c -i warning "$RES/size/$case.$enc.report.txt") lines mentioning warnings"
     done
-    echo "$case: $kernels kernel events, $total bytes zstd -3 in all, $(python3 -c "print(round($total/max($kernels,1),2))") B/kernel"
-    # A slice of the device log for the record (what the lines look like; the whole file stays behind).
-    head -c 200000 /tmp/bpk.device.log > "$RES/size/$case.device.head.log"
   done 2>&1 | tee "$RES/size/size.txt"
 fi
 

@@ -2,10 +2,16 @@
 // scripts/gpu-run.sh): what the seeds promise must be there, with the numbers the hardware gave
 // (and Nsight Compute agreed with).
 #include <gtest/gtest.h>
+#include <zstd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 
+#include "log/log_writer.hpp"
+#include "log/reader.hpp"
 #include "report/report.hpp"
 
 namespace {
@@ -129,6 +135,52 @@ TEST(H200Fixtures, WideReportPrintsKernelNamesWhole) {
   EXPECT_NE(narrow_top.find("..."), std::string::npos);
   EXPECT_EQ(wide_top.find("..."), std::string::npos) << wide_top;
   expectContains(wide_top, "multi_tensor_apply_kernel<");
+}
+
+std::string zstdBytesOf(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string plain = text.str();
+  std::string packed(ZSTD_compressBound(plain.size()), '\0');
+  packed.resize(ZSTD_compress(packed.data(), packed.size(), plain.data(), plain.size(), 3));
+  return packed;
+}
+
+// The real PyTorch trace rewritten with kernel blocks (the reader driving a writer, as `gpufl cat`
+// does): the report is the same to the byte, and the device log compresses to much less.
+TEST(H200Fixtures, KernelBlocksGiveTheSameReportInFewerBytes) {
+  namespace fs = std::filesystem;
+  const std::string source = std::string(GPUFL_TEST_DATA_DIR) + "/h200/pytorch_train_trace";
+  const fs::path dir = fs::temp_directory_path() / ("gpufl_blocks_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string blocks = (dir / "pytorch_train_trace").string();
+  gpufl::log::LogWriterOptions o;
+  o.prefix = blocks;
+  o.rotate_bytes = 0;
+  o.kernel_blocks = true;
+  std::string error;
+  {
+    auto writer = gpufl::log::LogWriter::open(o, &error);
+    ASSERT_TRUE(writer) << error;
+    const auto read = gpufl::log::readPrefix(source, {}, *writer);
+    ASSERT_TRUE(read.warnings.empty());
+    writer->close();
+  }
+  gpufl::report::ReportOptions options;
+  options.generated_at = "pinned";
+  auto a = gpufl::report::reportFromPrefix(source, "", options, false);
+  auto b = gpufl::report::reportFromPrefix(blocks, "", options, false);
+  ASSERT_TRUE(a.ok && b.ok) << a.error << b.error;
+  EXPECT_TRUE(b.warnings.empty());
+  std::string b_text = b.text;
+  for (size_t at; (at = b_text.find(blocks)) != std::string::npos;)
+    b_text.replace(at, blocks.size(), source);
+  EXPECT_EQ(a.text, b_text);
+  const size_t lines_zst = zstdBytesOf(source + ".device.log").size();
+  const size_t blocks_zst = zstdBytesOf(blocks + ".device.log").size();
+  EXPECT_LT(blocks_zst * 10, lines_zst * 7) << blocks_zst << " vs " << lines_zst;
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -45,7 +45,9 @@
   X(int, deep_launches_per_kernel, 5, "GPUFL_DEEP_LAUNCHES_PER_KERNEL",                            \
     "deep engines instrument the first N launches of each kernel")                                 \
   X(std::uint64_t, rotate_bytes, 64ull << 20, "GPUFL_ROTATE_BYTES",                                \
-    "log segment size before rotation in bytes (0: never rotate)")
+    "log segment size before rotation in bytes (0: never rotate)")                                 \
+  X(bool, kernel_blocks, false, "GPUFL_KERNEL_BLOCKS",                                             \
+    "kernel events as compressed column blocks (kernel_block lines, about half the .zst bytes)")
 // clang-format on
 
 namespace gpufl {

@@ -157,6 +157,7 @@ def init(
     enable_nvtx: Optional[bool] = True,
     enable_sync_events: Optional[bool] = False,
     enable_memory_events: Optional[bool] = False,
+    kernel_blocks: Optional[bool] = False,
 ) -> bool:
     """Starts a GPU Flight session for this process.
 
@@ -175,6 +176,8 @@ def init(
     stream and event synchronization), with its duration and scope; the report sums them per kind and scope.
     `enable_memory_events`: also record device, pinned and managed memory allocations and releases (cudaMalloc,
     cudaFree, PyTorch's caching allocator underneath); the report gives counts, bytes and the peak in use.
+    `kernel_blocks`: write kernel events as compressed column blocks (about half the compressed log size;
+    docs/log-format.md "kernel_block"); `gpufl cat` turns them back into kernel_event lines.
 
     Returns True when GPU profiling is on. Without a usable GPU (no driver, no device, CUPTI taken) it returns
     False and the program runs on; the runtime prints one line on stderr saying why and what is still

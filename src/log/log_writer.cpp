@@ -2,6 +2,7 @@
 
 #include "core/record_schema.hpp"
 #include "log/compressor.hpp"
+#include "log/kernel_block.hpp"
 #include "log/ndjson_format.hpp"
 #include "log/segment_file.hpp"
 
@@ -65,6 +66,7 @@ class NdjsonLogWriter final : public LogWriter {
 
   void flush() override {
     if (closed_) return;
+    writeKernelBlocks();
     for (int c = 0; c < channelCount(); ++c) {
       if (!files_[c].flush()) lost(static_cast<Channel>(c));
     }
@@ -76,6 +78,7 @@ class NdjsonLogWriter final : public LogWriter {
 
   void close() override {
     if (closed_) return;
+    writeKernelBlocks();
     if (!stream_mode_) endKernelChains();
     flush();
     for (auto& f : files_) f.close();
@@ -160,6 +163,7 @@ class NdjsonLogWriter final : public LogWriter {
   }
 
   void write(const SessionEnd& e) {
+    writeKernelBlocks();  // a session's kernels come before its end
     formatRecord(line(Channel::Device), e);
     commit(Channel::Device);
     if (stream_mode_) return;
@@ -173,10 +177,33 @@ class NdjsonLogWriter final : public LogWriter {
     if (skipped(Channel::Device)) return;
     if (stream_mode_) {
       formatKernelEventAbsolute(line(Channel::Device), e);
+    } else if (options_.kernel_blocks) {
+      KernelBlockBuilder& b = blockFor(e.sid);
+      b.add(e);
+      if (b.full()) writeKernelBlock(b);
+      return;
     } else {
       formatKernelEvent(line(Channel::Device), e, delta_);
     }
     commit(Channel::Device);
+  }
+
+  KernelBlockBuilder& blockFor(const std::string& sid) {
+    for (KernelBlockBuilder& b : blocks_)
+      if (b.sid() == sid) return b;
+    return blocks_.emplace_back(sid);
+  }
+
+  // One line for the block's events: they count as records one by one.
+  void writeKernelBlock(KernelBlockBuilder& b) {
+    if (b.size() == 0) return;
+    records_ += b.size() - 1;
+    b.appendLine(line(Channel::Device), options_.zstd_level);
+    commit(Channel::Device);
+  }
+
+  void writeKernelBlocks() {
+    for (KernelBlockBuilder& b : blocks_) writeKernelBlock(b);
   }
 
   // The device file is about to end (rotation, close): where each kernel chain stands, so that a
@@ -195,7 +222,8 @@ class NdjsonLogWriter final : public LogWriter {
 
   LogWriterOptions options_;
   ChannelFile files_[3];
-  KernelDeltaEncoder delta_;  // for the device channel's active file
+  KernelDeltaEncoder delta_;                // for the device channel's active file
+  std::vector<KernelBlockBuilder> blocks_;  // options_.kernel_blocks: one per session
   SegmentCompressor compressor_;
   bool stream_mode_ = false;
   std::optional<Channel> only_;  // stream mode: just this channel

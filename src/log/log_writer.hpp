@@ -23,6 +23,10 @@ struct LogWriterOptions {
   int zstd_level = 3;
   bool compress_rotated =
       true;  // also: compress plain segments left under the prefix by earlier writers
+  // Kernel events as kernel_block lines (kernel_block.hpp: about half the compressed bytes) instead
+  // of one kernel_event line each. Blocks go out when full, at flush(), before a session_end and
+  // at close(); a stream writer (`gpufl cat`) always writes lines.
+  bool kernel_blocks = false;
   // close() waits at most this long for compressions; segments not done by then stay plain.
   std::chrono::milliseconds close_wait{1000};
 };

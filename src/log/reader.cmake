@@ -3,6 +3,7 @@
 # build). Paths are absolute so that this file can be included from any directory.
 set(_reader_dir ${CMAKE_CURRENT_LIST_DIR})
 gpufl_add_library(gpufl_log_reader
+  ${_reader_dir}/kernel_block_read.cpp
   ${_reader_dir}/kernel_line.cpp
   ${_reader_dir}/line_source.cpp
   ${_reader_dir}/reader.cpp
@@ -52,3 +53,11 @@ gpufl_add_test(gpufl_schema_roundtrip_test ${_reader_dir}/schema_roundtrip_test.
 gpufl_add_test(gpufl_kernel_line_test ${_reader_dir}/kernel_line_test.cpp
   LIBS gpufl_log_reader gpufl_log_writer
 )
+
+# kernel_block lines (the compact kernel encoding): codec, reader and writer together.
+gpufl_add_test(gpufl_kernel_block_test ${_reader_dir}/kernel_block_test.cpp
+  LIBS gpufl_log_reader gpufl_log_writer simdjson::simdjson
+)
+if(TARGET gpufl_kernel_block_test)
+  target_compile_options(gpufl_kernel_block_test PRIVATE -Wno-missing-field-initializers)
+endif()

@@ -3,6 +3,7 @@
 #include <deque>
 
 #include "core/record_schema.hpp"
+#include "log/kernel_block.hpp"
 #include "log/kernel_line.hpp"
 #include "log/line_source.hpp"
 #include "log/record_fields.hpp"
@@ -108,7 +109,9 @@ struct RecordDecoder::Impl {
   std::deque<Pending> pending;
   uint64_t gap_count = 0, gap_first_line = 0;
 
-  KernelEvent kernel;  // reused: the hot path allocates nothing per event
+  KernelEvent kernel;                      // reused: the hot path allocates nothing per event
+  std::string block_encoding, block_data;  // kernel_block fields, reused
+  std::vector<KernelEvent> block_events;
   // Kernel events in the writer's layout are read by detail::scanWriterKernelLine, the rest by
   // simdjson (off only to compare the two in tests).
   bool writer_fast_path = true;
@@ -265,6 +268,7 @@ struct RecordDecoder::Impl {
         entry<MemcpyEvent>(),
         GFL_RECORDS(GFL_DECODER_ENTRY_){"memset_event", &Impl::decodeMemset},
         {"kernel_chain", &Impl::decodeChain},
+        {kKernelBlockType, &Impl::decodeBlock},
     };
 #undef GFL_DECODER_ENTRY_
     for (const auto& [name, decode] : kTypes)
@@ -290,6 +294,7 @@ struct RecordDecoder::Impl {
   void decodeSessionStart(object& obj, RecordContext& c, document& doc, uint64_t line,
                           bool terminated);
   void decodeChain(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated);
+  void decodeBlock(object& obj, RecordContext& c, document& doc, uint64_t line, bool terminated);
   void decodeLine(std::string_view text, uint64_t line, bool terminated);
 };
 
@@ -393,6 +398,34 @@ void RecordDecoder::Impl::decodeChain(object& obj, RecordContext& c, document& d
   c.require({{"start_ns", have_start}, {"corr", have_corr}});
   if (!accept(c, doc, line, terminated)) return;
   resync(start, corr, true, start, corr, line);
+}
+
+// kernel_block: many kernel events in one line (kernel_block.hpp), each with its absolute position,
+// so the line chain of kernel_event records is left as it is.
+void RecordDecoder::Impl::decodeBlock(object& obj, RecordContext& c, document& doc, uint64_t line,
+                                      bool terminated) {
+  uint64_t n = 0;
+  bool have_n = false, have_enc = false, have_data = false;
+  detail::forEachField(obj, c, [&](std::string_view key, od::value& v) {
+    if (key == "n")
+      have_n = c.number(v, key, n);
+    else if (key == "enc")
+      have_enc = c.string(v, key, block_encoding);
+    else if (key == "data")
+      have_data = c.string(v, key, block_data);
+  });
+  c.require({{"n", have_n}, {"enc", have_enc}, {"data", have_data}});
+  if (c.outcome() == Outcome::Ok && block_encoding != kKernelBlockEncoding)
+    c.fieldError("enc", "is not " + std::string(kKernelBlockEncoding));
+  if (!accept(c, doc, line, terminated)) return;
+  if (std::string why = decodeKernelBlock(block_data, n, block_events); !why.empty())
+    return warn(line, "kernel_block: field 'data': " + why + "; its " + std::to_string(n) +
+                          " kernel events are lost");
+  for (KernelEvent& ev : block_events) {
+    assignSid(ev.sid, c.sid());
+    visitor.onKernel(ev);
+    ++delivered;
+  }
 }
 
 void RecordDecoder::Impl::decodeSessionStart(object& obj, RecordContext& c, document& doc,

@@ -13,6 +13,8 @@
 #include <system_error>
 #include <utility>
 
+#include "log/kernel_block.hpp"
+
 namespace gpufl::log {
 namespace {
 
@@ -197,8 +199,17 @@ void ChannelFile::fail(const std::string& what, int err) {
 
 void ChannelFile::drop(size_t from) {
   bytes_dropped_ += buf_.size() - from;
-  records_dropped_ += static_cast<uint64_t>(
-      std::count(buf_.begin() + static_cast<std::ptrdiff_t>(from), buf_.end(), '\n'));
+  // Every line that lost bytes, the one cut at `from` too (buf_ starts at a line start); a
+  // kernel_block line stands for many records.
+  size_t at = from == 0 ? 0 : buf_.rfind('\n', from - 1);
+  at = at == std::string::npos || from == 0 ? 0 : at + 1;
+  while (at < buf_.size()) {
+    const size_t nl = buf_.find('\n', at);
+    const size_t stop = nl == std::string::npos ? buf_.size() : nl;
+    if (nl != std::string::npos)
+      records_dropped_ += recordsInLine(std::string_view(buf_).substr(at, stop - at));
+    at = stop + 1;
+  }
   buf_.clear();
   failing_ = true;
 }

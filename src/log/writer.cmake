@@ -1,6 +1,7 @@
 # NDJSON writer: formatting, channel files with rotation, background zstd compression of closed segments.
 gpufl_add_library(gpufl_log_writer
   ${CMAKE_CURRENT_LIST_DIR}/json_escape.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernel_block.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ndjson_format.cpp
   ${CMAKE_CURRENT_LIST_DIR}/segment_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compressor.cpp

@@ -17,6 +17,7 @@
 
 #include "core/event_visitor.hpp"
 #include "log/log_writer.hpp"
+#include "log/reader_test_util.hpp"  // writeFile
 
 namespace gpufl::log::testing {
 
@@ -76,10 +77,6 @@ inline std::string readFile(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-inline void writeFile(const std::string& path, const std::string& content) {
-  std::ofstream(path, std::ios::binary) << content;
 }
 
 inline std::string decompress(const std::string& path) {

@@ -124,6 +124,7 @@ bool Session::open(std::string* error) {
     log::LogWriterOptions lo;
     lo.prefix = o.log_path;
     lo.rotate_bytes = o.rotate_bytes;
+    lo.kernel_blocks = o.kernel_blocks;
     lo.close_wait =
         std::chrono::milliseconds(0);  // stop() waits (compress_wait) before timing itself
     std::string why;
