@@ -137,6 +137,14 @@ TEST(H200Fixtures, WideReportPrintsKernelNamesWhole) {
   expectContains(wide_top, "multi_tensor_apply_kernel<");
 }
 
+// A PyTorch loop traced on the H200 with GPUFL_KERNEL_BLOCKS=1 (scripts/gpu-run.sh size): the
+// runtime's own blocks (two, written at its flushes) give every kernel session_end counted.
+TEST(H200Fixtures, KernelBlocksWrittenByTheRuntimeReadWhole) {
+  const std::string text = reportOf("pytorch_blocks");  // no warnings: nothing lost or miscounted
+  expectContains(text, "Total Kernels:        9,934");
+  expectContains(text, "Unique Kernels:       26");
+}
+
 std::string zstdBytesOf(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream text;
