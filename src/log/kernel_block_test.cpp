@@ -93,18 +93,18 @@ TEST(KernelBlock, RandomBlocksRoundTrip) {
   for (int round = 0; round < 20; ++round) {
     const size_t n = 1 + rng() % KernelBlockBuilder::kMaxEvents;
     std::vector<KernelEvent> events;
-    int64_t t = static_cast<int64_t>(rng() >> 2);
+    uint64_t t = rng() >> 2;  // unsigned: wild steps wrap (as the format allows), not overflow
     uint64_t corr = rng();
     for (size_t i = 0; i < n; ++i) {
       // Mostly the shape of real traces (32 ns ticks, +-1 ns), sometimes anything.
       const bool wild = rng() % 50 == 0;
-      t += wild ? static_cast<int64_t>(rng()) : static_cast<int64_t>(32 * (rng() % 5000)) - 1;
+      t += wild ? rng() : 32 * (rng() % 5000) - 1;
       const int64_t dur =
           wild ? static_cast<int64_t>(rng()) : static_cast<int64_t>(32 * (rng() % 300));
       corr += wild ? rng() : 1 + rng() % 3;
       KernelEvent e =
-          event(t, static_cast<int64_t>(static_cast<uint64_t>(t) + static_cast<uint64_t>(dur)),
-                corr, 1 + static_cast<uint32_t>(rng() % (wild ? 1u << 31 : 40)));
+          event(static_cast<int64_t>(t), static_cast<int64_t>(t + static_cast<uint64_t>(dur)), corr,
+                1 + static_cast<uint32_t>(rng() % (wild ? 1u << 31 : 40)));
       e.stream = static_cast<uint32_t>(rng() % 4);
       e.scope_path = static_cast<uint32_t>(rng() % (wild ? 1u << 31 : 3));
       e.instrumented = rng() % 7 == 0;
