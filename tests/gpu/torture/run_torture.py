@@ -12,6 +12,7 @@ something (range_counters) in a program without scopes of its own.
 Writes matrix.md (case x engine: pass/fail, slowdown) and results.json under OUT; logs stay in OUT/runs.
 
 Usage: run_torture.py BUILD OUT [--cases a,b] [--engines E,F] [--modes trace,linked] [--budget-s N]
+                      [--env NAME=VALUE ...]
 """
 import argparse
 import glob
@@ -143,12 +144,16 @@ def expected_counts(stdout):
     return c
 
 
-def read_logs(prefix):
-    """Every session under prefix (and the pid-suffixed prefixes of child processes), from the raw files."""
+def read_logs(prefix, gpufl):
+    """Every session under prefix (and the pid-suffixed prefixes of child processes), from the raw files; kernels
+    written as kernel_block lines (GPUFL_KERNEL_BLOCKS=1) are counted from what `gpufl cat` expands them into."""
     info = {"kernels": Counter(), "kernel_total": 0, "defs": {}, "notes": [], "range_counters": 0,
             "sass_metric": 0, "pc_sample": 0, "sync_event": 0, "memory_event": 0, "bad_lines": 0, "sessions": set(),
-            "ended": 0}
+            "ended": 0, "kernel_blocks": 0}
+    kernels = Counter()  # (file prefix, sid, k) -> kernel_event lines
+    with_blocks = set()  # (file prefix, sid) that wrote kernel_block lines
     for path in sorted(glob.glob(prefix + "*.log")):
+        file_prefix = re.sub(r"\.(device|scope|system)(\.\d+)?\.log$", "", path)
         with open(path, errors="replace") as f:
             for line in f:
                 try:
@@ -160,8 +165,10 @@ def read_logs(prefix):
                 if t == "kernel_def":
                     info["defs"][(sid, r.get("k"))] = r
                 elif t == "kernel_event":
-                    info["kernel_total"] += 1
-                    info["kernels"][(sid, r.get("k"))] += 1
+                    kernels[(file_prefix, sid, r.get("k"))] += 1
+                elif t == "kernel_block":
+                    info["kernel_blocks"] += 1
+                    with_blocks.add((file_prefix, sid))
                 elif t == "note" and r.get("status") in ("off", "degraded"):
                     info["notes"].append("%s %s: %s" % (r.get("feature"), r.get("status"), r.get("reason", "")[:200]))
                 elif t == "session_start":
@@ -170,6 +177,17 @@ def read_logs(prefix):
                     info["ended"] += 1
                 elif t in ("range_counters", "sass_metric", "pc_sample", "sync_event", "memory_event"):
                     info[t] += 1
+    for file_prefix, sid in with_blocks:
+        for key in [key for key in kernels if key[:2] == (file_prefix, sid)]:
+            del kernels[key]
+        p = subprocess.run([gpufl, "cat", "--session", sid, "--channel", "device", file_prefix],
+                           capture_output=True, text=True, timeout=120)
+        for line in p.stdout.splitlines():
+            if '"kernel_event"' in line:
+                kernels[(file_prefix, sid, json.loads(line).get("k"))] += 1
+    for (_, sid, k), n in kernels.items():
+        info["kernels"][(sid, k)] += n
+        info["kernel_total"] += n
     by_name = Counter()
     for (sid, k), n in info["kernels"].items():
         d = info["defs"].get((sid, k), {})
@@ -239,6 +257,8 @@ def main():
     ap.add_argument("--modes", default="trace,linked")
     ap.add_argument("--budget-s", type=float, default=540, help="runs that would start after this are skipped")
     ap.add_argument("--max-s", type=float, default=120, help="no run may take longer than this")
+    ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                    help="also set this in every profiled run (e.g. GPUFL_KERNEL_BLOCKS=1); repeatable")
     args = ap.parse_args()
     build, out = os.path.abspath(args.build), os.path.abspath(args.out)
     gpufl = os.path.join(build, "apps/gpufl/gpufl")
@@ -265,7 +285,7 @@ def main():
                 d = os.path.join(out, "runs", case, "%s-%s" % (engine, mode))
                 shutil.rmtree(d, ignore_errors=True)
                 prefix = os.path.join(d, "log")
-                env = dict(base_env)
+                env = dict(base_env, **dict(kv.split("=", 1) for kv in args.env))
                 if mode == "trace":
                     c = [gpufl, "trace", "-q", "--sample-rate", "100", "-o", prefix] + flags + ["--"] + cmd
                 else:
@@ -273,7 +293,7 @@ def main():
                     env.update(env_extra)
                     env.update({"GPUFL_TORTURE_LINKED": "1", "GPUFL_LOG_PATH": prefix})
                 r = run(c, env, bound, d)
-                info = read_logs(prefix)
+                info = read_logs(prefix, gpufl)
                 report = report_ok(gpufl, prefix) if info["sessions"] else (False, "no log", "")
                 with open(os.path.join(d, "report.txt"), "w") as f:
                     f.write(report[2])
@@ -283,7 +303,8 @@ def main():
                 row = {"case": case, "engine": engine, "mode": mode, "status": "FAIL" if why else "PASS", "why": why,
                        "rc": r["rc"], "wall_s": round(r["wall_s"], 2), "plain_s": round(plain["wall_s"], 2),
                        "slowdown": round(r["wall_s"] / max(plain["wall_s"], 1e-3), 2),
-                       "kernels": info["kernel_total"], "notes": info["notes"][:8],
+                       "kernels": info["kernel_total"], "kernel_blocks": info["kernel_blocks"],
+                       "notes": info["notes"][:8],
                        "deep": {k: info[k] for k in ("range_counters", "sass_metric", "pc_sample", "sync_event",
                                                      "memory_event")}}
                 if why and (case, engine) in KNOWN_LIMITS:
@@ -308,9 +329,9 @@ def main():
                     for name in os.listdir(d):
                         if ".log" in name:
                             os.remove(os.path.join(d, name))
-                print("%s %-22s %-20s %-6s rc=%s %.2f s (x%.2f) kernels=%d %s" % (
+                print("%s %-22s %-20s %-6s rc=%s %.2f s (x%.2f) kernels=%d blocks=%d %s" % (
                     row["status"], case, engine, mode, r["rc"], r["wall_s"], row["slowdown"], info["kernel_total"],
-                    "; ".join(why)[:300]), flush=True)
+                    info["kernel_blocks"], "; ".join(why)[:300]), flush=True)
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
     write_matrix(results, os.path.join(out, "matrix.md"))
