@@ -155,6 +155,8 @@ def run_tiny(args, out):
                        # overhead_ns); whether that slows launches, a 1 s period tells.
                        ("gpufl_sample_1s", {}, ["--sample-rate", "1000"]),
                        ("gpufl_no_nvtx", {}, ["--no-nvtx"]),
+                       # Kernel events as kernel_block lines: packing and zstd on the writer thread.
+                       ("gpufl_kernel_blocks", {"GPUFL_KERNEL_BLOCKS": "1"}, []),
                        ("floor_ts_callback", {"FLOOR_TIMESTAMP_CALLBACK": "1"}, [])])
 
 
