@@ -176,13 +176,9 @@ DurationSummary summarize(const DurationTotals& t, bool approximate, OrderStatis
   return s;
 }
 
-// The percentiles read six order statistics; selecting them (nth_element, each on what is left to
-// the right of the previous one) costs O(n), where sorting a million samples cost a fifth of a
-// report's time. Afterwards samples[k] is the k-th smallest for every rank summarize() reads.
-void selectRanks(std::span<int64_t> samples) {
-  const uint64_t n = samples.size();
-  if (n == 0) return;
-  uint64_t ranks[6];
+// The ranks summarize() reads for n samples (each percentile interpolates between two neighbours),
+// ascending, without repeats; returns how many.
+size_t ranksFor(uint64_t n, uint64_t (&ranks)[6]) {
   size_t r = 0;
   for (const double q : kQuantiles) {
     const auto lo = static_cast<uint64_t>(std::floor(q * static_cast<double>(n - 1)));
@@ -190,14 +186,86 @@ void selectRanks(std::span<int64_t> samples) {
     ranks[r++] = std::min(lo + 1, n - 1);
   }
   std::sort(ranks, ranks + r);
-  auto from = samples.begin();
-  for (size_t i = 0; i < r; ++i) {
-    const auto at = samples.begin() + static_cast<std::ptrdiff_t>(ranks[i]);
-    if (at < from) continue;  // a repeated rank, already in place
-    std::nth_element(from, at, samples.end());
-    from = at + 1;
-  }
+  return static_cast<size_t>(std::unique(ranks, ranks + r) - ranks);
 }
+
+// The order statistics summarize() reads. Few samples: nth_element for each rank on what is left
+// right of the previous one (reorders them). Many: without moving them, by their distance from the
+// minimum in 2^16 buckets: one pass counts each bucket, which names the bucket and the place in it
+// of each rank; a second pass copies out just those buckets' samples, and nth_element runs on
+// those. Two streaming passes instead of partitioning a million samples (selection was an eighth
+// of a report's time, docs/measurements.md).
+class OrderStatistics {
+ public:
+  OrderStatistics(std::span<int64_t> samples, const DurationTotals& t) {
+    const uint64_t n = samples.size();
+    if (n == 0) return;
+    count_ = ranksFor(n, rank_);
+    if (n < kRadixFrom) {
+      selectInPlace(samples);
+      return;
+    }
+    const uint64_t min = static_cast<uint64_t>(t.min_ns);
+    const int shift = std::max(0, static_cast<int>(std::bit_width(
+                                      static_cast<uint64_t>(t.max_ns) - min)) - kBucketBits);
+    auto bucket = [&](int64_t v) { return (static_cast<uint64_t>(v) - min) >> shift; };
+    std::vector<uint32_t> counts(((static_cast<uint64_t>(t.max_ns) - min) >> shift) + 1);
+    for (const int64_t v : samples) ++counts[bucket(v)];
+    // Each rank's bucket and place in it; the buckets to copy out get a slot.
+    std::vector<int8_t> slot(counts.size(), -1);
+    uint64_t bucket_of[6], place[6];
+    int slots = 0;
+    uint64_t below = 0;
+    size_t b = 0;
+    for (size_t i = 0; i < count_; ++i) {
+      while (below + counts[b] <= rank_[i]) below += counts[b++];
+      bucket_of[i] = b;
+      place[i] = rank_[i] - below;
+      if (shift == 0) {
+        value_[i] = static_cast<int64_t>(min + b);  // a bucket holds a single value
+      } else if (slot[b] < 0) {
+        slot[b] = static_cast<int8_t>(slots++);
+      }
+    }
+    if (shift == 0) return;
+    std::vector<int64_t> picked[6];
+    for (size_t i = 0; i < count_; ++i)
+      if (slot[bucket_of[i]] >= 0) picked[slot[bucket_of[i]]].reserve(counts[bucket_of[i]]);
+    for (const int64_t v : samples)
+      if (const int8_t s = slot[bucket(v)]; s >= 0) picked[s].push_back(v);
+    for (size_t i = 0; i < count_; ++i) {
+      std::vector<int64_t>& in = picked[slot[bucket_of[i]]];
+      const auto at = in.begin() + static_cast<std::ptrdiff_t>(place[i]);
+      std::nth_element(in.begin(), at, in.end());
+      value_[i] = *at;
+    }
+  }
+
+  // The k-th smallest sample, for a k that summarize() reads.
+  int64_t operator()(uint64_t k) const {
+    for (size_t i = 0; i < count_; ++i)
+      if (rank_[i] == k) return value_[i];
+    return 0;  // not a rank summarize() reads
+  }
+
+ private:
+  static constexpr uint64_t kRadixFrom = 4096;
+  static constexpr int kBucketBits = 16;
+
+  void selectInPlace(std::span<int64_t> samples) {
+    auto from = samples.begin();
+    for (size_t i = 0; i < count_; ++i) {
+      const auto at = samples.begin() + static_cast<std::ptrdiff_t>(rank_[i]);
+      std::nth_element(from, at, samples.end());
+      value_[i] = *at;
+      from = at + 1;
+    }
+  }
+
+  uint64_t rank_[6] = {};
+  int64_t value_[6] = {};
+  size_t count_ = 0;
+};
 
 DurationTotals totalsOf(std::span<const int64_t> samples) {
   DurationTotals t;
@@ -205,21 +273,34 @@ DurationTotals totalsOf(std::span<const int64_t> samples) {
   return t;
 }
 
+// What exactSummary and bucketedSummary read once the ranks are selected.
+DurationSummary exactOf(const DurationTotals& t, const OrderStatistics& at) {
+  return summarize(t, false, [&](uint64_t k) { return static_cast<double>(at(k)); });
+}
+
+DurationSummary bucketedOf(const DurationTotals& t, const OrderStatistics& at) {
+  return summarize(t, true, [&](uint64_t k) {
+    return std::clamp(LogHistogram::bucketValue(at(k)), static_cast<double>(t.min_ns),
+                      static_cast<double>(t.max_ns));
+  });
+}
+
 }  // namespace
 
 DurationSummary exactSummary(std::span<int64_t> samples) {
   const DurationTotals t = totalsOf(samples);
-  selectRanks(samples);
-  return summarize(t, false, [&](uint64_t k) { return static_cast<double>(samples[k]); });
+  return exactOf(t, OrderStatistics(samples, t));
 }
 
 DurationSummary bucketedSummary(std::span<int64_t> samples) {
   const DurationTotals t = totalsOf(samples);
-  selectRanks(samples);
-  return summarize(t, true, [&](uint64_t k) {
-    return std::clamp(LogHistogram::bucketValue(samples[k]), static_cast<double>(t.min_ns),
-                      static_cast<double>(t.max_ns));
-  });
+  return bucketedOf(t, OrderStatistics(samples, t));
+}
+
+std::pair<DurationSummary, DurationSummary> exactAndBucketedSummary(std::span<int64_t> samples) {
+  const DurationTotals t = totalsOf(samples);
+  const OrderStatistics at(samples, t);
+  return {exactOf(t, at), bucketedOf(t, at)};
 }
 
 DurationSummary histogramSummary(const LogHistogram& histogram, const DurationTotals& totals) {

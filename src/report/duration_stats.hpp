@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace gpufl::report {
@@ -82,12 +83,14 @@ struct DurationTotals {
 };
 
 // The summaries DurationStats gives, from samples held elsewhere (KernelAggregator keeps one log of
-// every group's exact samples). Both reorder `samples` (each sample >= 0).
+// every group's exact samples). Both may reorder `samples` (each sample >= 0).
 // Exact percentiles, as DurationStats before its exact limit.
 DurationSummary exactSummary(std::span<int64_t> samples);
 // Percentiles as a LogHistogram of these samples reports them (approximate), as DurationStats past
 // its exact limit; without building the histogram.
 DurationSummary bucketedSummary(std::span<int64_t> samples);
+// Both of the above from one selection: {exactSummary, bucketedSummary} of the same samples.
+std::pair<DurationSummary, DurationSummary> exactAndBucketedSummary(std::span<int64_t> samples);
 // Percentiles from `histogram` (which holds totals.count samples), clamped to [min, max].
 DurationSummary histogramSummary(const LogHistogram& histogram, const DurationTotals& totals);
 

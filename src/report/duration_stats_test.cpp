@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
 #include <random>
 #include <vector>
 
@@ -234,6 +233,42 @@ TEST(DurationStats, BucketedSummaryMatchesAHistogramTracker) {
   }
   EXPECT_FALSE(bucketedSummary({}).approximate);  // nothing estimated
   EXPECT_EQ(bucketedSummary({}).count, 0u);
+}
+
+// Exact percentiles, whichever way the order statistics are found (in place below 4096 samples, by
+// buckets of the distance from the minimum above): the same as interpolating a sorted copy. Sizes
+// around the switch, one value, ranges that fit the buckets exactly and far wider ones, heavy
+// duplicates, a value far out; exactAndBucketedSummary gives the same pair.
+TEST(DurationStats, ExactPercentilesMatchASortedCopy) {
+  std::mt19937_64 rng(5);
+  const size_t sizes[] = {1, 2, 3, 4095, 4096, 4097, 50'000, 300'000};
+  const uint64_t ranges[] = {1, 7, 65'536, 65'537, 10'000'000, uint64_t{1} << 50};
+  for (const size_t n : sizes) {
+    for (const uint64_t range : ranges) {
+      SCOPED_TRACE("n " + std::to_string(n) + ", range " + std::to_string(range));
+      std::vector<int64_t> v(n);
+      for (int64_t& x : v) x = 1000 + static_cast<int64_t>(rng() % range);
+      if (n > 10) v[n / 2] = 1000 + static_cast<int64_t>(range) * 3;  // one far out
+      std::vector<int64_t> sorted = v;
+      std::sort(sorted.begin(), sorted.end());
+      std::vector<int64_t> a = v, b = v;
+      const DurationSummary got = exactSummary(a);
+      EXPECT_EQ(got.median_ns, exactPercentile(v, 0.5));
+      EXPECT_EQ(got.p90_ns, exactPercentile(v, 0.9));
+      EXPECT_EQ(got.p99_ns, exactPercentile(v, 0.99));
+      EXPECT_EQ(got.min_ns, sorted.front());
+      EXPECT_EQ(got.max_ns, sorted.back());
+      std::vector<int64_t> c = v;
+      const auto [exact, bucketed] = exactAndBucketedSummary(b);
+      const DurationSummary bucketed_alone = bucketedSummary(c);
+      EXPECT_EQ(exact.median_ns, got.median_ns);
+      EXPECT_EQ(exact.p99_ns, got.p99_ns);
+      EXPECT_EQ(bucketed.median_ns, bucketed_alone.median_ns);
+      EXPECT_EQ(bucketed.p90_ns, bucketed_alone.p90_ns);
+      EXPECT_EQ(bucketed.p99_ns, bucketed_alone.p99_ns);
+      EXPECT_TRUE(bucketed.approximate && !exact.approximate);
+    }
+  }
 }
 
 TEST(DurationStats, DefaultLimitIsOneMebiSample) {

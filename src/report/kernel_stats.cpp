@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <string_view>
+#include <tuple>
 #include <unordered_set>
 
 #include "core/checked_math.hpp"
@@ -229,7 +230,9 @@ void KernelAggregator::finish(int64_t session_ns, KernelSummary& out, const GpuS
     const std::span<int64_t> s = samplesOf(g);
     const size_t clean_n = GroupSampleLog::splitInstrumented(s);
     kg.instrumented = s.size() - clean_n;
-    if (hot_[g].overflow == kNone) {
+    if (hot_[g].overflow == kNone && clean_n == s.size()) {  // no instrumented launch: one selection
+      std::tie(kg.durations, kg.clean) = exactAndBucketedSummary(s);
+    } else if (hot_[g].overflow == kNone) {
       kg.clean = bucketedSummary(s.first(clean_n));  // the clean tracker is a histogram
       kg.durations = exactSummary(s);
     } else {
