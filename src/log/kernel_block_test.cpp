@@ -169,13 +169,7 @@ TEST_F(KernelBlockWriterTest, BlocksReadBackAsTheLinesWould) {
     events.push_back(e);
   }
   auto written = [&](bool blocks, const std::string& prefix) {
-    LogWriterOptions o;
-    o.prefix = prefix;
-    o.rotate_bytes = 0;
-    o.kernel_blocks = blocks;
-    std::string error;
-    auto w = LogWriter::open(o, &error);
-    EXPECT_TRUE(w) << error;
+    auto w = openAt(prefix, 0, blocks);
     w->onSessionStart(SessionStart{.sid = "aaaa0001", .session_id = "aaaa0001-1"});
     w->onSessionStart(SessionStart{.sid = "bbbb0002", .session_id = "bbbb0002-1"});
     for (size_t i = 0; i < events.size(); ++i) {
@@ -208,13 +202,8 @@ TEST_F(KernelBlockWriterTest, BlocksReadBackAsTheLinesWould) {
 
 // A block lost to a failed write counts each of its kernel events as dropped.
 TEST_F(KernelBlockWriterTest, ALostBlockCountsEveryEventInIt) {
-  LogWriterOptions o;
-  o.prefix = prefix_;
-  o.rotate_bytes = 0;
-  o.kernel_blocks = true;
-  std::string error;
-  auto w = LogWriter::open(o, &error);
-  ASSERT_TRUE(w) << error;
+  auto w = open(0, true);
+  ASSERT_TRUE(w);
   w->onSessionStart(SessionStart{.sid = "dddddddd", .session_id = "dddddddd-1"});
   w->flush();
   const size_t before = readFile(prefix_ + ".device.log").size();

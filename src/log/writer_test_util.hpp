@@ -35,10 +35,15 @@ class WriterDirTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   // A writer on prefix_ (rotate_bytes 0: never rotate); a failed open fails the test.
-  std::unique_ptr<LogWriter> open(uint64_t rotate_bytes = 0) {
+  std::unique_ptr<LogWriter> open(uint64_t rotate_bytes = 0, bool kernel_blocks = false) {
+    return openAt(prefix_, rotate_bytes, kernel_blocks);
+  }
+  std::unique_ptr<LogWriter> openAt(const std::string& prefix, uint64_t rotate_bytes,
+                                    bool kernel_blocks = false) {
     LogWriterOptions o;
-    o.prefix = prefix_;
+    o.prefix = prefix;
     o.rotate_bytes = rotate_bytes;
+    o.kernel_blocks = kernel_blocks;
     std::string error;
     auto w = LogWriter::open(o, &error);
     EXPECT_TRUE(w) << error;
