@@ -2,9 +2,6 @@
 
 #include <zstd.h>
 
-#include <array>
-#include <cstring>
-
 #include "log/json_escape.hpp"
 #include "log/kernel_block_layout.hpp"
 #include "log/ndjson_format.hpp"

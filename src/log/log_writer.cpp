@@ -178,6 +178,7 @@ class NdjsonLogWriter final : public LogWriter {
     if (stream_mode_) {
       formatKernelEventAbsolute(line(Channel::Device), e);
     } else if (options_.kernel_blocks) {
+      if (closed_) return;  // dropped, as a line after close() is
       KernelBlockBuilder& b = blockFor(e.sid);
       b.add(e);
       if (b.full()) writeKernelBlock(b);
