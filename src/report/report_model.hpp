@@ -60,7 +60,7 @@ struct KernelGroup {
   Dim3 grid, block;     // meaningless when !defined
   bool defined = true;  // false: its events named a kernel_def never seen (launch shape unknown)
   KernelDef def;        // first definition seen (resources, occupancy); others differ only in
-                        // device/context/smem
+                        // device/context/smem. Its name and demangled are empty: see name, mangled
   uint32_t defs = 0;    // definitions folded into this group
   uint64_t instrumented = 0;  // launches with inflated durations
   DurationSummary durations;
