@@ -206,8 +206,8 @@ class OrderStatistics {
       return;
     }
     const uint64_t min = static_cast<uint64_t>(t.min_ns);
-    const int shift = std::max(0, static_cast<int>(std::bit_width(
-                                      static_cast<uint64_t>(t.max_ns) - min)) - kBucketBits);
+    const int shift = std::max(
+        0, static_cast<int>(std::bit_width(static_cast<uint64_t>(t.max_ns) - min)) - kBucketBits);
     auto bucket = [&](int64_t v) { return (static_cast<uint64_t>(v) - min) >> shift; };
     std::vector<uint32_t> counts(((static_cast<uint64_t>(t.max_ns) - min) >> shift) + 1);
     for (const int64_t v : samples) ++counts[bucket(v)];
