@@ -65,6 +65,7 @@ struct TraceArgs {
   bool sync = false;
   bool memory = false;
   bool kernel_ranges = false;
+  bool kernel_blocks = false;
   bool quiet = false;
   bool no_nvtx = false;
   std::vector<std::string> command;
@@ -94,6 +95,7 @@ int runTraced(const TraceArgs& a, CliContext& ctx) {
   env_request.sync = a.sync;
   env_request.memory = a.memory;
   env_request.kernel_ranges = a.kernel_ranges;
+  env_request.kernel_blocks = a.kernel_blocks;
   env_request.nvtx = !a.no_nvtx;
   const auto child_env =
       traceEnvironment(env_request, [](const char* name) { return std::getenv(name); });
@@ -158,6 +160,9 @@ void addTraceCommand(CLI::App& app, CliContext& ctx) {
       "--kernel-ranges", args->kernel_ranges,
       "with --engine RangeProfiler: counters per kernel launch inside the outermost scope "
       "instead of per scope");
+  cmd->add_flag("--kernel-blocks", args->kernel_blocks,
+                "kernel events as compressed column blocks (about half the .zst bytes; gpufl cat "
+                "expands them; docs/log-format.md)");
   cmd->add_flag("-q,--quiet", args->quiet, "no summary after the program ends");
   cmd->add_flag("--no-nvtx", args->no_nvtx,
                 "do not turn NVTX ranges (torch.cuda.nvtx.range, ...) into scopes");

@@ -35,6 +35,7 @@ std::vector<std::pair<std::string, std::string>> traceEnvironment(const TraceEnv
   if (r.sync) env.emplace_back("GPUFL_SYNC_EVENTS", "1");
   if (r.memory) env.emplace_back("GPUFL_MEMORY_EVENTS", "1");
   if (r.kernel_ranges) env.emplace_back("GPUFL_RANGE_PER_KERNEL", "1");
+  if (r.kernel_blocks) env.emplace_back("GPUFL_KERNEL_BLOCKS", "1");
   if (!r.nvtx) {
     env.emplace_back("GPUFL_NVTX", "0");
   } else if (!isFalse(get("GPUFL_NVTX"))) {

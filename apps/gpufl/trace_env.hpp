@@ -25,6 +25,7 @@ struct TraceEnvRequest {
   bool memory = false;  // --memory: allocations and releases as records (GPUFL_MEMORY_EVENTS=1)
   bool kernel_ranges =
       false;  // --kernel-ranges: a range per kernel launch (GPUFL_RANGE_PER_KERNEL=1)
+  bool kernel_blocks = false;  // --kernel-blocks: kernel_block lines (GPUFL_KERNEL_BLOCKS=1)
 };
 
 using GetEnv = std::function<const char*(const char* name)>;

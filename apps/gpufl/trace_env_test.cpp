@@ -79,6 +79,7 @@ TEST(TraceEnv, FlagsSetTheirVariables) {
       {&TraceEnvRequest::sync, "GPUFL_SYNC_EVENTS", "1"},
       {&TraceEnvRequest::memory, "GPUFL_MEMORY_EVENTS", "1"},
       {&TraceEnvRequest::kernel_ranges, "GPUFL_RANGE_PER_KERNEL", "1"},
+      {&TraceEnvRequest::kernel_blocks, "GPUFL_KERNEL_BLOCKS", "1"},
   };
   for (const Flag& f : flags) {
     TraceEnvRequest r = request();
