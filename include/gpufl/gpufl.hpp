@@ -40,6 +40,11 @@ bool isRecording();
 // Returns false when no readable log was found.
 bool generateReport(const std::string& log_path = "", int top_n = 10);
 
+// Records an incident now (kind "dump", with `reason`): what is in flight on the GPU, which host
+// threads wait for it, the last kernels of each stream, and flushes the log. The program runs on.
+// False when no session records. `gpufl dump PID` asks the same from outside.
+bool dump(std::string_view reason = "asked by the program");
+
 // Starts/stops system sampling when sampling_auto_start was false.
 void startSystemSampling();
 void stopSystemSampling();

@@ -47,7 +47,11 @@
   X(std::uint64_t, rotate_bytes, 64ull << 20, "GPUFL_ROTATE_BYTES",                                \
     "log segment size before rotation in bytes (0: never rotate)")                                 \
   X(bool, kernel_blocks, false, "GPUFL_KERNEL_BLOCKS",                                             \
-    "kernel events as compressed column blocks (kernel_block lines, about half the .zst bytes)")
+    "kernel events as compressed column blocks (kernel_block lines, about half the .zst bytes)")  \
+  X(int, hang_timeout_s, 60, "GPUFL_HANG_TIMEOUT_S",                                               \
+    "an incident when the GPU makes no progress or a host thread waits on it this long; 0: off")  \
+  X(bool, incident_signals, true, "GPUFL_INCIDENT_SIGNALS",                                        \
+    "on SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT and std::terminate: an incident and a flush")
 // clang-format on
 
 namespace gpufl {

@@ -40,6 +40,8 @@
 
 namespace gpufl::core {
 
+class FlightRecorder;
+
 // What a collector can learn from and tell its session. Implemented by Session.
 class SessionContext {
  public:
@@ -67,6 +69,9 @@ class SessionContext {
   // Thread-safe, never blocks for long; a request may coalesce with the next periodic tick (every
   // ~50 ms anyway).
   virtual void requestDrain() = 0;
+  // The session's flight recorder (launches in flight, waits, incident triggers); nullptr when the
+  // session has none (tests).
+  virtual FlightRecorder* flight() { return nullptr; }
 };
 
 class Collector {

@@ -198,6 +198,65 @@ struct MemoryEvent {
   uint32_t scope_path = 0;  // the calling thread's scope (0: none or unknown)
 };
 
+// One launch gpufl saw that had not completed when an incident was recorded: its launch call was
+// made, its activity record had not arrived. Listed in launch order (correlation id).
+struct InFlightLaunch {
+  uint64_t correlation_id = 0;
+  std::string kind;            // "kernel", "graph" (a graph launch), "copy"
+  std::string name;            // the kernel's function (mangled), or the API called
+  uint32_t stream = 0;         // CUPTI's stream id, as in kernel_event (0: not resolved)
+  uint64_t stream_handle = 0;  // the CUstream the launch named (0: the legacy default stream)
+  uint64_t context = 0;        // the CUcontext handle
+  int64_t tid = 0;             // the launching host thread
+  uint32_t scope_path = 0;
+  uint32_t stack_id = 0;
+  int64_t launch_ns = 0;  // when the launch call was made (a coarse clock: a few ms resolution)
+  bool suspect = false;   // one of the launches the incident points at (Incident::attribution)
+};
+
+// A host thread inside a call that waits for the GPU (a synchronize, a blocking copy) when an
+// incident was recorded.
+struct BlockedThread {
+  int64_t tid = 0;
+  std::string api;
+  int64_t since_ns = 0;
+  uint64_t stream_handle = 0;  // the stream waited for, where the call names one
+  uint32_t scope_path = 0;
+};
+
+// A kernel that completed (with times) shortly before an incident: the last ones of each stream.
+struct LastKernel {
+  uint32_t stream = 0;
+  uint32_t def_id = 0;  // kernel_def `k`
+  uint64_t correlation_id = 0;
+  int64_t end_ns = 0;
+};
+
+// What went wrong and what the GPU was doing: a fatal CUDA error, an allocation that ran out of
+// memory, a hang, a crash signal, std::terminate, or a dump asked for (docs/incidents.md).
+struct Incident {
+  std::string sid;
+  int64_t ts_ns = 0;
+  std::string kind;    // "cuda_error", "out_of_memory", "hang", "signal", "terminate", "dump"
+  std::string reason;  // one line: what happened
+  std::string api;     // the call that returned the error, blocked, or allocated
+  std::optional<int64_t> error_code;  // cudaError_t / CUresult / signal number
+  std::string error_name;             // e.g. "cudaErrorIllegalAddress", "SIGSEGV"
+  int64_t tid = 0;                    // the thread that saw it (0: a thread of gpufl's)
+  uint32_t scope_path = 0;            // that thread's scope
+  std::string attribution;            // how the suspects were chosen, and how sure that is
+  std::optional<uint64_t> requested_bytes, free_bytes, total_bytes;  // out of memory
+  uint64_t in_flight_count = 0;  // launches not complete (the list holds the latest ones)
+  std::vector<InFlightLaunch> in_flight;
+  std::vector<BlockedThread> blocked;
+  std::vector<LastKernel> last_kernels;
+  // The GPU's state from the latest NVML sample before the incident (its age in sample_age_ns).
+  std::optional<uint64_t> gpu_mem_used_bytes, gpu_mem_total_bytes;
+  std::optional<int> gpu_util, gpu_temp_c, gpu_clk_sm;
+  std::optional<uint64_t> gpu_power_mw;
+  std::optional<int64_t> gpu_sample_age_ns;
+};
+
 struct StackDef {
   std::string sid;
   uint32_t id = 0;

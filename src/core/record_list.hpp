@@ -31,5 +31,6 @@
   R(SassMetric, "sass_metric", "device", onSassMetric)                       \
   R(PcSample, "pc_sample", "device", onPcSample)                             \
   R(RangeCounters, "range_counters", "scope", onRangeCounters)               \
-  R(BenchmarkResult, "benchmark", "device", onBenchmark)
+  R(BenchmarkResult, "benchmark", "device", onBenchmark)                     \
+  R(Incident, "incident", "device", onIncident)
 // clang-format on

@@ -298,6 +298,57 @@ enum class Kind {
   X(clk_sm_limit_mhz, "clk_sm_limit_mhz", Optional, "MHz")                   \
   X(warnings, "warnings", OmitDefault, "")
 
+#define GFL_FIELDS_InFlightLaunch(X)                                         \
+  X(correlation_id, "corr", Required, "")                                    \
+  X(kind, "kind", Optional, "")                                              \
+  X(name, "name", Optional, "")                                              \
+  X(stream, "stream", OmitDefault, "")                                       \
+  X(stream_handle, "stream_handle", OmitDefault, "")                         \
+  X(context, "context", OmitDefault, "")                                     \
+  X(tid, "tid", OmitDefault, "")                                             \
+  X(scope_path, "scope", OmitDefault, "")                                    \
+  X(stack_id, "stack", OmitDefault, "")                                      \
+  X(launch_ns, "launch_ns", Optional, "ns")                                  \
+  X(suspect, "suspect", OmitDefault, "")
+
+#define GFL_FIELDS_BlockedThread(X)                                          \
+  X(tid, "tid", Required, "")                                                \
+  X(api, "api", Optional, "")                                                \
+  X(since_ns, "since_ns", Optional, "ns")                                    \
+  X(stream_handle, "stream_handle", OmitDefault, "")                         \
+  X(scope_path, "scope", OmitDefault, "")
+
+#define GFL_FIELDS_LastKernel(X)                                             \
+  X(stream, "stream", Optional, "")                                          \
+  X(def_id, "k", Required, "")                                               \
+  X(correlation_id, "corr", Optional, "")                                    \
+  X(end_ns, "end_ns", Optional, "ns")
+
+#define GFL_FIELDS_Incident(X)                                               \
+  X(ts_ns, "ts_ns", Required, "ns")                                          \
+  X(kind, "kind", Required, "")                                              \
+  X(reason, "reason", Optional, "")                                          \
+  X(api, "api", OmitDefault, "")                                             \
+  X(error_code, "error_code", Optional, "")                                  \
+  X(error_name, "error_name", OmitDefault, "")                               \
+  X(tid, "tid", OmitDefault, "")                                             \
+  X(scope_path, "scope", OmitDefault, "")                                    \
+  X(attribution, "attribution", OmitDefault, "")                             \
+  X(requested_bytes, "requested_bytes", Optional, "bytes")                   \
+  X(free_bytes, "free_bytes", Optional, "bytes")                             \
+  X(total_bytes, "total_bytes", Optional, "bytes")                           \
+  X(in_flight_count, "in_flight_count", Optional, "")                        \
+  X(in_flight, "in_flight", Optional, "")                                    \
+  X(blocked, "blocked", Optional, "")                                        \
+  X(last_kernels, "last_kernels", Optional, "")                              \
+  X(gpu_mem_used_bytes, "gpu_mem_used_bytes", Optional, "bytes")             \
+  X(gpu_mem_total_bytes, "gpu_mem_total_bytes", Optional, "bytes")           \
+  X(gpu_util, "gpu_util", Optional, "%")                                     \
+  X(gpu_temp_c, "gpu_temp_c", Optional, "C")                                 \
+  X(gpu_clk_sm, "gpu_clk_sm", Optional, "MHz")                               \
+  X(gpu_power_mw, "gpu_power_mw", Optional, "mW")                            \
+  X(gpu_sample_age_ns, "gpu_sample_age_ns", Optional, "ns")
+
 // clang-format on
 
 // The wire names of the enum-valued fields (the event model's names, events.hpp), for the
@@ -430,6 +481,9 @@ constexpr Kind kindOf() {
 
 GFL_SCHEMA_DEFINE_(DeviceInfo, "", "")
 GFL_SCHEMA_DEFINE_(Occupancy, "", "")
+GFL_SCHEMA_DEFINE_(InFlightLaunch, "", "")
+GFL_SCHEMA_DEFINE_(BlockedThread, "", "")
+GFL_SCHEMA_DEFINE_(LastKernel, "", "")
 GFL_RECORDS(GFL_SCHEMA_RECORD_)
 
 #define GFL_SCHEMA_CALL_(T, type_, channel_, on) f.template operator()<T>();
@@ -515,6 +569,9 @@ void forEachRow(F&& f, std::string_view parent = "") {
 GFL_RECORDS(GFL_SCHEMA_CHECK_)
 static_assert(detail::memberCount<DeviceInfo>() == std::size(Schema<DeviceInfo>::fields));
 static_assert(detail::memberCount<Occupancy>() == std::size(Schema<Occupancy>::fields));
+static_assert(detail::memberCount<InFlightLaunch>() == std::size(Schema<InFlightLaunch>::fields));
+static_assert(detail::memberCount<BlockedThread>() == std::size(Schema<BlockedThread>::fields));
+static_assert(detail::memberCount<LastKernel>() == std::size(Schema<LastKernel>::fields));
 #undef GFL_SCHEMA_CHECK_
 
 }  // namespace gpufl::schema

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/clock.hpp"
+#include "core/flight_recorder.hpp"
 #include "cuda/cupti_tracer.hpp"
 #include "cuda/deep_support.hpp"
 #include "cuda/device_props.hpp"
@@ -18,6 +19,9 @@ ProfilingEngine toProfilingEngine(Engine e) {
 class CudaCollector final : public core::Collector {
  public:
   explicit CudaCollector(const InitOptions& options) : options_(options) {}
+  ~CudaCollector() override {
+    if (ctx_ != nullptr && ctx_->flight() != nullptr) ctx_->flight()->setEnricher(nullptr);
+  }
 
   std::string_view name() const override { return "cuda"; }
   bool tracesGpu() const override { return true; }
@@ -28,6 +32,10 @@ class CudaCollector final : public core::Collector {
     tracer_.setKernelDetails(options_.enable_kernel_details);
     tracer_.setSyncEvents(options_.enable_sync_events);
     tracer_.setMemoryEvents(options_.enable_memory_events);
+    if (core::FlightRecorder* flight = ctx.flight()) {
+      tracer_.setFlightRecorder(flight, [&ctx] { ctx.requestDrain(); });
+      flight->setEnricher([this](Incident& incident) { tracer_.enrichIncident(incident); });
+    }
     if (!options_.enable_kernel_details)
       ctx.addNote("kernel_details", "off",
                   "enable_kernel_details is false: no occupancy breakdown per launch shape");
@@ -105,10 +113,14 @@ class CudaCollector final : public core::Collector {
     end.dropped["untimed_kernels"] += s.untimed_kernels;
     if (s.untimed_kernels > 0) {
       // Seen on the H200: 3 of 93,239 kernels in a gpufl.bench sweep of cuBLAS graph replays.
+      // After a fatal CUDA error every record of the faulted context comes so: the launches are in
+      // the incident's in-flight list, in launch order with their launch times.
       ctx_->addNote("cupti_activity", "degraded",
                     std::to_string(s.untimed_kernels) +
                         " kernel records came from CUPTI without timestamps (start = end = 0): "
-                        "left out of the kernel list, counted as dropped (untimed_kernels)");
+                        "left out of the kernel list, counted as dropped (untimed_kernels); "
+                        "after a fatal CUDA error these are the faulted context's kernels, listed "
+                        "in the incident");
     }
     end.buffers += s.buffers_allocated;
     if (!s.engine_time.empty()) {

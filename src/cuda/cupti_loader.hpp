@@ -61,6 +61,7 @@
   X(cuptiGetTimestamp)               \
   X(cuptiGetCubinCrc)                \
   X(cuptiGetSassToSourceCorrelation) \
+  X(cuptiGetStreamIdEx)              \
   X(cuptiFinalize)
 #define GPUFL_CUPTI_PROFILER(X) \
   X(cuptiProfilerInitialize)    \

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bitset>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -13,7 +14,9 @@
 #include "core/clock.hpp"
 #include "core/scope_stack.hpp"
 #include "cuda/activity_decode.hpp"
+#include "cuda/api_params.hpp"
 #include "cuda/cupti_api.hpp"
+#include "cuda/driver_api.hpp"
 #include "cuda/cupti_status.hpp"
 #include "cuda/nvtx_decode.hpp"
 #include "cuda/nvtx_injection.hpp"
@@ -33,24 +36,30 @@ std::atomic<CuptiTracer*> g_tracer{nullptr};
 // runtime call's correlation id, so the nested driver callback is ignored.
 thread_local int t_runtime_launch_depth = 0;
 
-// Which traced callbacks are copies, sets, synchronizations or allocations rather than kernel
-// launches (all of them only record the calling thread's scope: ApiKind::Copy), indexed by
-// [domain is driver][cbid].
-struct CopyCbids {
-  std::bitset<1024> is_copy[2];
-  CopyCbids() {
-    for (auto cbid : kRuntimeCopyCbids) is_copy[0].set(cbid);
-    for (auto cbid : kDriverCopyCbids) is_copy[1].set(cbid);
-    for (auto cbid : kRuntimeSyncCbids) is_copy[0].set(cbid);
-    for (auto cbid : kDriverSyncCbids) is_copy[1].set(cbid);
-    for (auto cbid : kRuntimeMemoryCbids) is_copy[0].set(cbid);
-    for (auto cbid : kDriverMemoryCbids) is_copy[1].set(cbid);
+// What a traced callback is. Copies and sets are the calls apiRole does not name (the only other
+// callbacks the tracer enables).
+ApiKind kindOf(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  switch (apiRole(domain, cbid)) {
+    case ApiRole::KernelLaunch:
+      return ApiKind::KernelLaunch;
+    case ApiRole::GraphLaunch:
+      return ApiKind::GraphLaunch;
+    case ApiRole::Sync:
+      return ApiKind::Sync;
+    case ApiRole::StreamWait:
+      return ApiKind::StreamWait;
+    case ApiRole::Alloc:
+      return ApiKind::Alloc;
+    case ApiRole::Free:
+      return ApiKind::Free;
+    case ApiRole::FuncAttribute:
+      return ApiKind::FuncAttribute;
+    case ApiRole::Copy:
+    case ApiRole::Other:
+      break;
   }
-  bool contains(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) const {
-    return cbid < 1024 && is_copy[domain == CUPTI_CB_DOMAIN_DRIVER_API].test(cbid);
-  }
-};
-const CopyCbids kCopyCbids;
+  return ApiKind::Copy;
+}
 
 // Which traced callbacks begin or end a stream capture, indexed like CopyCbids.
 struct CaptureCbids {
@@ -69,14 +78,6 @@ struct CaptureCbids {
   }
 };
 const CaptureCbids kCaptureCbids;
-
-bool isGraphLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
-    return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000 ||
-           cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000;
-  return cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
-         cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
-}
 
 void CUPTIAPI onCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                          const void* data) {
@@ -101,16 +102,20 @@ void CUPTIAPI onCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_Call
     }
     return;
   }
-  ApiKind kind = kCopyCbids.contains(domain, cbid) ? ApiKind::Copy
-                 : isGraphLaunch(domain, cbid)     ? ApiKind::GraphLaunch
-                                                   : ApiKind::KernelLaunch;
+  const ApiKind kind = kindOf(domain, cbid);
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
     if (enter) ++t_runtime_launch_depth;
-    tracer->onApi(data, enter, kind);
+    tracer->onApi(data, enter, kind, domain, cbid);
     if (!enter) --t_runtime_launch_depth;
   } else if (t_runtime_launch_depth == 0) {
-    tracer->onApi(data, enter, kind);
+    tracer->onApi(data, enter, kind, domain, cbid);
   }
+}
+
+bool waitsForEvent(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  return domain == CUPTI_CB_DOMAIN_RUNTIME_API
+             ? cbid == CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020
+             : cbid == CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize;
 }
 
 uint64_t CUPTIAPI sessionClock() {
@@ -135,7 +140,18 @@ void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t stream, uint8_t* buffer, s
 
 }  // namespace
 
-CuptiTracer::CuptiTracer() : pool_(kActivityBufferBytes, kMaxActivityBuffers) {}
+CuptiTracer::CuptiTracer() : pool_(kActivityBufferBytes, kMaxActivityBuffers) {
+  setFlightRecorder(nullptr, nullptr);
+}
+
+void CuptiTracer::setFlightRecorder(core::FlightRecorder* flight, std::function<void()> wake) {
+  if (flight == nullptr) {
+    if (!own_flight_) own_flight_ = std::make_unique<core::FlightRecorder>();
+    flight = own_flight_.get();
+  }
+  flight_ = flight;
+  wake_writer_ = std::move(wake);
+}
 
 CuptiTracer::~CuptiTracer() {
   stop();
@@ -216,6 +232,12 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
       return fail(c);
   }
   forEachTracedCallback([&](CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+    cupti::cuptiEnableCallback(1, subscriber, domain, cbid);
+  });
+  // The flight recorder's calls: synchronizes (host waits, what finished), allocations (out of
+  // memory), releases and stream waits (errors they return), function attributes (carveouts).
+  // None is on the launch path; the bare-CUPTI floor does not enable them.
+  forEachIncidentCallback([&](CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
     cupti::cuptiEnableCallback(1, subscriber, domain, cbid);
   });
   cupti::cuptiActivityFlushPeriod(500);  // CUPTI hands over partly filled buffers twice a second
@@ -315,35 +337,138 @@ void CuptiTracer::flush(bool forced) {
   if (started_) cupti::cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
 }
 
-void CuptiTracer::onApi(const void* callback_data, bool enter, ApiKind kind) {
+void CuptiTracer::onApi(const void* callback_data, bool enter, ApiKind kind,
+                        CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   const auto* cb = static_cast<const CUpti_CallbackData*>(callback_data);
-  if (kind == ApiKind::Copy) {
-    if (enter) launches_.put(cb->correlationId, {core::currentScopePath(), 0, 0});
+  const uint32_t corr = cb->correlationId;
+  // cudaError_t and CUresult alike: 0 is success.
+  const int code = !enter && cb->functionReturnValue != nullptr
+                       ? *static_cast<const int*>(cb->functionReturnValue)
+                       : 0;
+  if (kind != ApiKind::KernelLaunch && kind != ApiKind::GraphLaunch) {
+    const uint32_t scope = core::currentScopePath();
+    if (enter) {
+      core::LaunchSlot slot{corr, core::LaunchKind::Api, {scope, 0, 0}};
+      if (kind == ApiKind::Copy) {
+        slot.kind = core::LaunchKind::Copy;
+        slot.tid = static_cast<uint32_t>(core::currentTid());
+        slot.launch_ns = core::coarseMonotonicNs();
+        slot.context = reinterpret_cast<uintptr_t>(cb->context);
+        slot.name = cb->functionName;
+      }
+      launches().put(slot);
+      // A blocking copy waits for the GPU like a synchronize (an asynchronous one returns at once).
+      if (kind == ApiKind::Copy || kind == ApiKind::Sync)
+        flight_->waitBegins(cb->functionName, streamOf(domain, cbid, cb->functionParams), scope,
+                            core::coarseMonotonicNs());
+      return;
+    }
+    if (kind == ApiKind::Copy || kind == ApiKind::Sync) flight_->waitEnds();
+    if (code != 0) {
+      if (kind == ApiKind::Copy) launches().complete(corr);  // no record will come
+      onCallFailed(callback_data, kind, domain, cbid, code);
+    } else if (kind == ApiKind::Sync && !waitsForEvent(domain, cbid)) {
+      // What came before on the stream (or the whole context) has finished without error. An
+      // event's stream is not known here: event waits prove nothing to the recorder.
+      flight_->synchronized(reinterpret_cast<uintptr_t>(cb->context),
+                            streamOf(domain, cbid, cb->functionParams),
+                            synchronizesContext(domain, cbid), corr);
+    } else if (kind == ApiKind::FuncAttribute) {
+      if (auto request = carveoutRequest(domain, cbid, cb->functionParams))
+        carveouts_.set(request->function, request->percent);
+    }
     return;
   }
-  if (!enter && engines_.empty()) return;  // only deep engines want the exit
-  bool is_graph = kind == ApiKind::GraphLaunch;
-  LaunchSite site;
-  site.context = cb->context;
-  site.symbol = cb->symbolName;
-  site.correlation_id = cb->correlationId;
-  site.scope_path = core::currentScopePath();
-  site.is_graph = is_graph;
-  site.captured = capture_.open();
+  const bool is_graph = kind == ApiKind::GraphLaunch;
   if (enter) {
-    LaunchInfo info{site.scope_path, stack_traces_ ? stacks_.capture(3) : 0u, is_graph ? 1u : 0u};
-    launches_.put(cb->correlationId, info);
+    core::LaunchSlot slot;
+    slot.correlation_id = corr;
+    slot.kind = is_graph ? core::LaunchKind::Graph : core::LaunchKind::Kernel;
+    slot.info = {core::currentScopePath(), stack_traces_ ? stacks_.capture(3) : 0u,
+                 is_graph ? 1u : 0u};
+    slot.tid = static_cast<uint32_t>(core::currentTid());
+    slot.launch_ns = core::coarseMonotonicNs();
+    slot.stream = streamOf(domain, cbid, cb->functionParams);
+    slot.context = reinterpret_cast<uintptr_t>(cb->context);
+    slot.name = is_graph || cb->symbolName == nullptr ? cb->functionName : cb->symbolName;
+    launches().put(slot);
+    carveouts_.noteLaunch(launchFunction(domain, cbid, cb->functionParams), corr);
     if (engines_.empty()) return;
+    LaunchSite site;
+    site.context = cb->context;
+    site.symbol = cb->symbolName;
+    site.correlation_id = corr;
+    site.scope_path = slot.info.scope_path;
+    site.is_graph = is_graph;
+    site.captured = capture_.open();
     EngineTime::Span span(engine_time_, EngineHook::Launch);
     bool alone = false;
     for (auto& engine : engines_) alone = engine->launchMustRunAlone(site) || alone;
     launch_gate_.enter(alone, site.correlation_id);  // left at this launch's exit, below
     for (auto& engine : engines_) engine->onLaunchEnter(site);
-  } else {
-    EngineTime::Span span(engine_time_, EngineHook::Launch);
-    for (auto& engine : engines_) engine->onLaunchExit(site);
-    launch_gate_.leave(site.correlation_id);
+    return;
   }
+  if (code != 0) {
+    launches().complete(corr);  // a launch that failed has no record
+    onCallFailed(callback_data, kind, domain, cbid, code);
+  }
+  if (engines_.empty()) return;  // only deep engines want the exit
+  LaunchSite site;
+  site.context = cb->context;
+  site.symbol = cb->symbolName;
+  site.correlation_id = corr;
+  site.scope_path = core::currentScopePath();
+  site.is_graph = is_graph;
+  site.captured = capture_.open();
+  EngineTime::Span span(engine_time_, EngineHook::Launch);
+  for (auto& engine : engines_) engine->onLaunchExit(site);
+  launch_gate_.leave(site.correlation_id);
+}
+
+// [app thread, rare] The trigger copies what it needs before returning; the writer thread composes
+// and writes the incident at its next round, which wake_writer_ brings forward.
+void CuptiTracer::onCallFailed(const void* callback_data, ApiKind kind,
+                               CUpti_CallbackDomain domain, CUpti_CallbackId cbid, int code) {
+  const auto* cb = static_cast<const CUpti_CallbackData*>(callback_data);
+  core::IncidentTrigger t;
+  if (isStickyError(code)) {
+    t.kind = core::IncidentKind::CudaError;
+  } else if (isOutOfMemory(code) && kind == ApiKind::Alloc) {
+    t.kind = core::IncidentKind::OutOfMemory;
+  } else {
+    return;  // an error the program can go on from (invalid value, not ready, ...)
+  }
+  t.api = cb->functionName;
+  t.error_code = code;
+  t.has_error_code = true;
+  t.error_name = errorName(code);
+  t.context = reinterpret_cast<uintptr_t>(cb->context);
+  t.tid = static_cast<uint32_t>(core::currentTid());
+  t.scope_path = core::currentScopePath();
+  t.ts_ns = core::monotonicNs();
+  const char* api = cb->functionName != nullptr ? cb->functionName : "a CUDA call";
+  if (t.kind == core::IncidentKind::OutOfMemory) {
+    t.requested_bytes = allocationBytes(domain, cbid, cb->functionParams);
+    std::string why;
+    if (const DriverApi* driver = DriverLibrary::process(&why);
+        driver != nullptr && driver->memGetInfo != nullptr) {
+      size_t free_bytes = 0, total_bytes = 0;
+      if (driver->memGetInfo(&free_bytes, &total_bytes) == CUDA_SUCCESS) {
+        t.free_bytes = free_bytes;
+        t.total_bytes = total_bytes;
+      }
+    }
+    std::snprintf(t.reason, sizeof t.reason,
+                  "%s of %.3g GiB failed: out of memory (%.3g GiB free of %.3g GiB)", api,
+                  static_cast<double>(t.requested_bytes) / (1ull << 30),
+                  static_cast<double>(t.free_bytes) / (1ull << 30),
+                  static_cast<double>(t.total_bytes) / (1ull << 30));
+  } else {
+    std::snprintf(t.reason, sizeof t.reason,
+                  "%s returned %s (%d): the context is unusable from here on", api,
+                  t.error_name != nullptr ? t.error_name : "a fatal error", code);
+  }
+  if (flight_->trigger(t) && wake_writer_) wake_writer_();
 }
 
 void CuptiTracer::onCapture(const void* callback_data, bool begin, bool enter) {
@@ -500,10 +625,13 @@ void CuptiTracer::drain(EventVisitor& out, const std::string& sid) {
     out.onStack(stack);
   }
   if (offset_clock_) sampleClockOffset();
+  bool arrived = false;
   for (const CompletedBuffer& buffer : pool_.takeCompleted()) {
     decodeBuffer(buffer, out, sid);
     pool_.release(buffer.data);
+    arrived = true;
   }
+  if (arrived) flight_->noteArrival(core::monotonicNs());
   if (engines_.empty()) return;
   EngineTime::Span span(engine_time_, EngineHook::Drain);
   for (auto& engine : engines_) engine->drain(out);
@@ -536,9 +664,10 @@ void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out,
     if (auto* kernel = std::get_if<DecodedKernel>(&decoded)) {
       kernel->event.start_ns += clock_offset_ns_;
       kernel->event.end_ns += clock_offset_ns_;
-      LaunchInfo info;
-      const bool attributed =
-          launches_.get(static_cast<uint32_t>(kernel->event.correlation_id), &info);
+      core::LaunchInfo info;
+      const auto corr = static_cast<uint32_t>(kernel->event.correlation_id);
+      const bool attributed = launches().get(corr, &info);
+      launches().complete(corr);  // timed or not, it is no longer in flight
       // Attributed or not: a tool kernel launched inside the program's launch callback (the range
       // profiler's WaitNs around a launch outside scopes) carries that launch's correlation id.
       if (isToolKernel(*kernel)) continue;
@@ -548,8 +677,11 @@ void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out,
       }
       bool created = false;
       KernelDef def;
-      kernel->event.def_id =
-          catalog_.intern(kernel->shape, kernel->carveout_percent, &created, &def);
+      // A carveout the record does not carry may still have been asked for (the function's
+      // attribute, seen at its launch).
+      const int carveout =
+          kernel->carveout_percent >= 0 ? kernel->carveout_percent : carveouts_.forLaunch(corr);
+      kernel->event.def_id = catalog_.intern(kernel->shape, carveout, &created, &def);
       if (created) {
         def.sid = sid;
         out.onKernelDef(def);
@@ -564,33 +696,75 @@ void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out,
         kernel->event.instrumented |= engine->wasInstrumented(kernel->event.correlation_id);
       kernel->event.sid = sid;
       out.onKernel(kernel->event);
+      rememberLastKernel(kernel->event);
       ++kernels_;
     } else if (auto* sync = std::get_if<SyncEvent>(&decoded)) {
       sync->start_ns += clock_offset_ns_;
       sync->end_ns += clock_offset_ns_;
-      LaunchInfo info;
-      if (launches_.get(static_cast<uint32_t>(sync->correlation_id), &info))
+      core::LaunchInfo info;
+      if (launches().get(static_cast<uint32_t>(sync->correlation_id), &info))
         sync->scope_path = info.scope_path;
       sync->sid = sid;
       out.onSync(*sync);
     } else if (auto* memory = std::get_if<MemoryEvent>(&decoded)) {
       memory->ts_ns += clock_offset_ns_;
-      LaunchInfo info;
-      if (launches_.get(static_cast<uint32_t>(memory->correlation_id), &info))
+      core::LaunchInfo info;
+      if (launches().get(static_cast<uint32_t>(memory->correlation_id), &info))
         memory->scope_path = info.scope_path;
       memory->sid = sid;
       out.onMemory(*memory);
     } else if (auto* copy = std::get_if<MemcpyEvent>(&decoded)) {
       copy->start_ns += clock_offset_ns_;
       copy->end_ns += clock_offset_ns_;
-      LaunchInfo info;
-      if (launches_.get(static_cast<uint32_t>(copy->correlation_id), &info))
+      core::LaunchInfo info;
+      if (launches().get(static_cast<uint32_t>(copy->correlation_id), &info))
         copy->scope_path = info.scope_path;
+      launches().complete(static_cast<uint32_t>(copy->correlation_id));
       copy->sid = sid;
       out.onMemcpy(*copy);
       ++(copy->is_memset ? memsets_ : memcpys_);
     }
   }
+}
+
+void CuptiTracer::rememberLastKernel(const KernelEvent& kernel) {
+  constexpr size_t kPerStream = 2, kStreams = 64;
+  auto it = last_kernels_.find(kernel.stream);
+  if (it == last_kernels_.end()) {
+    if (last_kernels_.size() >= kStreams) {  // forget the stream that finished work longest ago
+      auto stalest = std::min_element(last_kernels_.begin(), last_kernels_.end(),
+                                      [](const auto& a, const auto& b) {
+                                        return a.second.back().end_ns < b.second.back().end_ns;
+                                      });
+      last_kernels_.erase(stalest);
+    }
+    it = last_kernels_.emplace(kernel.stream, std::vector<LastKernel>{}).first;
+  }
+  std::vector<LastKernel>& tail = it->second;
+  if (tail.size() == kPerStream) tail.erase(tail.begin());
+  tail.push_back({kernel.stream, kernel.def_id, kernel.correlation_id, kernel.end_ns});
+}
+
+void CuptiTracer::enrichIncident(Incident& incident) {
+  // CUPTI names streams by its own ids (kernel_event.stream); the launch callback saw handles.
+  std::map<std::pair<uint64_t, uint64_t>, uint32_t> ids;
+  for (InFlightLaunch& launch : incident.in_flight) {
+    if (launch.context == 0) continue;
+    auto [it, fresh] = ids.try_emplace({launch.context, launch.stream_handle}, 0);
+    if (fresh) {
+      uint32_t id = 0;
+      if (cupti::cuptiGetStreamIdEx(reinterpret_cast<CUcontext>(launch.context),
+                                    reinterpret_cast<CUstream>(launch.stream_handle), 0,
+                                    &id) == CUPTI_SUCCESS)
+        it->second = id;
+    }
+    launch.stream = it->second;
+  }
+  for (const auto& [stream, tail] : last_kernels_)
+    for (const LastKernel& k : tail)
+      if (k.end_ns <= incident.ts_ns) incident.last_kernels.push_back(k);
+  std::sort(incident.last_kernels.begin(), incident.last_kernels.end(),
+            [](const LastKernel& a, const LastKernel& b) { return a.end_ns < b.end_ns; });
 }
 
 }  // namespace gpufl::cuda

@@ -4,7 +4,7 @@
 // follows NVTX push/pop ranges as scopes (enableNvtx, nvtx_ranges.hpp).
 //
 // Threads: start()/stop() on the thread that calls gpufl::init/shutdown; launch and NVTX callbacks
-// on application threads (lock-free, allocation-free: CorrelationTable); buffer callbacks on
+// on application threads (lock-free, allocation-free: the flight recorder's LaunchTable); buffer callbacks on
 // CUPTI's thread (hand-off only); drain() on the session's writer thread, where records are
 // decoded, joined and turned into events.
 #pragma once
@@ -13,18 +13,21 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "core/event_visitor.hpp"
+#include "core/flight_recorder.hpp"
 #include "core/scope_stack.hpp"
 #include "core/stack_trace.hpp"
 #include "cuda/activity_buffers.hpp"
 #include "cuda/activity_decode.hpp"
 #include "cuda/capture_tracker.hpp"
-#include "cuda/correlation_table.hpp"
+#include "cuda/carveout_requests.hpp"
 #include "cuda/deep_engine.hpp"
 #include "cuda/engine_time.hpp"
 #include "cuda/kernel_catalog.hpp"
@@ -69,6 +72,13 @@ class CuptiTracer {
   void setSyncEvents(bool on) { sync_events_ = on; }
   // Before start(): also record memory allocations and releases (CUPTI_ACTIVITY_KIND_MEMORY2).
   void setMemoryEvents(bool on) { memory_events_ = on; }
+  // Before start(): the session's flight recorder (launches in flight, waits, incident triggers)
+  // and how to wake its writer after a trigger. Without one the tracer keeps a recorder of its own
+  // (tests), whose incidents nobody writes.
+  void setFlightRecorder(core::FlightRecorder* flight, std::function<void()> wake);
+  // [writer thread] What only the tracer knows about an incident: CUPTI's stream ids of the
+  // launches in flight, and the last kernels of each stream.
+  void enrichIncident(Incident& incident);
 
   // [writer thread] Decodes completed buffers into events; also drains the engines and new stacks.
   void drain(EventVisitor& out, const std::string& sid);
@@ -78,8 +88,18 @@ class CuptiTracer {
   TracerStats stats() const;
 
   // [cupti callbacks] Entry points used by the C callbacks; public only for them.
-  enum class ApiKind { KernelLaunch, GraphLaunch, Copy };
-  void onApi(const void* callback_data, bool enter, ApiKind kind);
+  enum class ApiKind {
+    KernelLaunch,
+    GraphLaunch,
+    Copy,
+    Sync,
+    StreamWait,
+    Alloc,
+    Free,
+    FuncAttribute
+  };
+  void onApi(const void* callback_data, bool enter, ApiKind kind,
+             CUpti_CallbackDomain domain = CUPTI_CB_DOMAIN_RUNTIME_API, CUpti_CallbackId cbid = 0);
   void onCapture(const void* callback_data, bool begin, bool enter);  // [app thread]
   void onNvtx(uint32_t cbid, const void* nvtx_data);
   void onResource(int cbid, const void* resource_data);
@@ -96,9 +116,18 @@ class CuptiTracer {
   // [writer thread] True (and counted) when a deep engine's CUPTI API launched the kernel itself.
   bool isToolKernel(const DecodedKernel& kernel);
   void decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out, const std::string& sid);
+  core::LaunchTable& launches() { return flight_->launches(); }
+  // [app thread] A traced call returned `code` != 0: a fatal CUDA error or an allocation out of
+  // memory becomes an incident.
+  void onCallFailed(const void* callback_data, ApiKind kind, CUpti_CallbackDomain domain,
+                    CUpti_CallbackId cbid, int code);
+  void rememberLastKernel(const KernelEvent& kernel);  // [writer thread]
 
   ActivityBufferPool pool_;
-  CorrelationTable launches_;
+  core::FlightRecorder* flight_ = nullptr;
+  std::unique_ptr<core::FlightRecorder> own_flight_;  // when no session gave one
+  std::function<void()> wake_writer_;
+  CarveoutRequests carveouts_;  // cudaFuncSetAttribute's carveout, carried to launches
   CaptureTracker capture_;  // open stream captures, for the deep engines
   LaunchGate launch_gate_;  // keeps instrumented launches apart from other threads' (deep engines)
   KernelCatalog catalog_;
@@ -120,6 +149,8 @@ class CuptiTracer {
   std::atomic<uint64_t> dropped_{0};
   uint64_t kernels_ = 0, memcpys_ = 0, memsets_ = 0, unattributed_ = 0;  // writer thread only
   uint64_t untimed_kernels_ = 0;                                         // writer thread only
+  // The last kernels of each stream (writer thread only): an incident's "last completed".
+  std::map<uint32_t, std::vector<LastKernel>> last_kernels_;
 };
 
 }  // namespace gpufl::cuda

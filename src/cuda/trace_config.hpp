@@ -178,6 +178,20 @@ void forEachTracedCallback(F&& f) {
   for (auto cbid : kDriverCopyCbids) f(CUPTI_CB_DOMAIN_DRIVER_API, cbid);
 }
 
+// The flight recorder's calls, enabled in every traced session (none is a launch): synchronizes
+// (host waits and what finished), allocations and releases (out of memory, errors), stream waits,
+// and function attributes (a carveout set on a function).
+template <typename F>
+void forEachIncidentCallback(F&& f) {
+  for (auto cbid : kRuntimeSyncCbids) f(CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+  for (auto cbid : kDriverSyncCbids) f(CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+  for (auto cbid : kRuntimeMemoryCbids) f(CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+  for (auto cbid : kDriverMemoryCbids) f(CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+  f(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemCreate);
+  f(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaFuncSetAttribute_v9000);
+  f(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuFuncSetAttribute);
+}
+
 inline constexpr size_t kActivityBufferBytes = 4u << 20;  // per CUPTI buffer
 inline constexpr size_t kMaxActivityBuffers =
     64;  // bound on memory held by pending buffers (256 MiB)

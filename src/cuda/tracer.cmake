@@ -1,7 +1,8 @@
 # The CUPTI tracer and its session collector (included from src/cuda/CMakeLists.txt).
 target_sources(gpufl_cuda PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/activity_buffers.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/correlation_table.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/api_params.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/carveout_requests.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_catalog.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cupti_tracer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/engine_time.cpp
@@ -15,7 +16,9 @@ include(${CMAKE_CURRENT_LIST_DIR}/deep.cmake)
 target_link_libraries(gpufl_cuda PUBLIC gpufl_cuda_deep)
 # The runtime links gpufl_cuda into libgpufl and registers its collector (src/runtime/builtin_collectors.cpp).
 
-gpufl_add_test(correlation_table_test ${CMAKE_CURRENT_LIST_DIR}/correlation_table_test.cpp LIBS gpufl_cuda)
+# What the flight recorder reads from API callbacks, against CUPTI's parameter structs.
+gpufl_add_test(api_params_test ${CMAKE_CURRENT_LIST_DIR}/api_params_test.cpp
+               ${CMAKE_CURRENT_LIST_DIR}/carveout_requests_test.cpp LIBS gpufl_cuda)
 gpufl_add_test(engine_time_test ${CMAKE_CURRENT_LIST_DIR}/engine_time_test.cpp LIBS gpufl_cuda)
 # The launch/copy callbacks allocate nothing once warm (a preloaded malloc counts: tests/support).
 gpufl_add_test(tracer_alloc_test ${CMAKE_CURRENT_LIST_DIR}/tracer_alloc_test.cpp

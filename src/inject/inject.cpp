@@ -49,7 +49,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   flushAtPythonExit();
   if (!gpufl::inject::installSignalFlush())
     std::fprintf(stderr,
-                 "gpufl: could not install the SIGINT/SIGTERM/SIGABRT flush; logs are still "
+                 "gpufl: could not install the SIGINT/SIGTERM flush; logs are still "
                  "flushed at exit\n");
   return 1;  // never fail the program's CUDA initialisation because of gpufl
 }

@@ -13,14 +13,10 @@
 namespace gpufl::inject {
 namespace {
 
-constexpr int kSignals[] = {SIGINT, SIGTERM, SIGABRT};
-// abort() ends the process as soon as its handler returns: the handler waits this long for the
-// watcher's flush. Bounded, because the aborting thread may hold a lock shutdown needs (an abort
-// from inside malloc); the process then dies without the flush, as it would have without gpufl.
-constexpr int kAbortFlushMs = 3000;
+constexpr int kSignals[] = {SIGINT, SIGTERM};
 struct sigaction g_previous[NSIG];
 int g_pipe[2] = {-1, -1};
-int g_flushed[2] = {-1, -1};  // the watcher writes one byte here once an abort's flush is done
+int g_flushed[2] = {-1, -1};  // the flush thread writes one byte once the session has ended
 std::atomic<bool> g_installed{false};
 
 void onSignal(int sig, siginfo_t* info, void* context) {
@@ -39,29 +35,25 @@ void onSignal(int sig, siginfo_t* info, void* context) {
   if (prev.sa_handler == SIG_IGN) return;
   unsigned char byte = static_cast<unsigned char>(sig);
   [[maybe_unused]] ssize_t n = write(g_pipe[1], &byte, 1);
-  if (sig == SIGABRT) {
-    // Everything here is async-signal-safe: poll, sigaction, raise. The second SIGABRT is blocked
-    // until this handler returns, then ends the process by the default action, whether abort() or a
-    // plain raise/kill sent the first.
-    struct pollfd done {
-      g_flushed[0], POLLIN, 0
-    };
-    poll(&done, 1, kAbortFlushMs);
-    sigaction(SIGABRT, &g_previous[SIGABRT], nullptr);
-    raise(SIGABRT);
-  }
 }
 
 void watch() {
   unsigned char byte = 0;
   while (read(g_pipe[0], &byte, 1) != 1) {
   }
-  int sig = byte;
-  gpufl::shutdown();
-  if (sig ==
-      SIGABRT) {  // the aborting thread re-raises it; this thread only says the flush is done
-    [[maybe_unused]] ssize_t n = write(g_flushed[1], &byte, 1);
-    return;
+  const int sig = byte;
+  try {
+    std::thread([] {
+      gpufl::shutdown();
+      const unsigned char done = 1;
+      [[maybe_unused]] ssize_t n = write(g_flushed[1], &done, 1);
+    }).detach();
+    struct pollfd done {
+      g_flushed[0], POLLIN, 0
+    };
+    poll(&done, 1, kStopFlushMs);
+  } catch (...) {
+    // No thread for the flush: the signal still ends the program.
   }
   sigaction(sig, &g_previous[sig], nullptr);
   raise(sig);

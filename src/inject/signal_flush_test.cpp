@@ -1,6 +1,7 @@
-// An injected program that calls abort() still leaves a complete log: the SIGABRT handler waits for
-// the flush, then the program dies by SIGABRT as it would have without gpufl. Runs without a GPU:
-// the injection's session records without CUDA and says why.
+// An injected program that calls abort(), crashes or dies by std::terminate still leaves a complete
+// log with an incident: the handler records it, waits for the flush, then the program dies by the
+// signal it would have died by without gpufl. Runs without a GPU: the injection's session records
+// without CUDA and says why.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -8,6 +9,9 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <exception>
+#include <stdexcept>
+#include <utility>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -22,14 +26,15 @@ std::string readAll(const std::filesystem::path& path) {
   return text.str();
 }
 
-TEST(SignalFlush, AnAbortingProgramLeavesItsSessionEnd) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("gpufl_abort_flush_" + std::to_string(getpid()));
+// Runs `crash` in a child under the injection library; returns the child's wait status and the
+// device log it left.
+std::pair<int, std::string> runInjected(const char* name, void (*crash)()) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("gpufl_crash_flush_" + std::string(name) + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  const std::string prefix = (dir / "aborted").string();
+  const std::string prefix = (dir / name).string();
   const pid_t child = fork();
-  ASSERT_GE(child, 0);
   if (child == 0) {
     setenv("GPUFL_LOG_PATH", prefix.c_str(), 1);
     setenv("GPUFL_SAMPLE_RATE_MS", "0", 1);
@@ -38,16 +43,57 @@ TEST(SignalFlush, AnAbortingProgramLeavesItsSessionEnd) {
     auto initialize = reinterpret_cast<int (*)()>(dlsym(lib, "InitializeInjection"));
     if (initialize == nullptr) _exit(4);
     initialize();
-    std::abort();
+    crash();
+    _exit(5);
   }
   int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
+  waitpid(child, &status, 0);
+  std::string log = readAll(prefix + ".device.log");
+  std::filesystem::remove_all(dir);
+  return {status, log};
+}
+
+void expectDiedBy(int status, int sig) {
   ASSERT_TRUE(WIFSIGNALED(status)) << "exit status " << WEXITSTATUS(status);
-  EXPECT_EQ(WTERMSIG(status), SIGABRT);
-  const std::string log = readAll(prefix + ".device.log");
+  EXPECT_EQ(WTERMSIG(status), sig);
+}
+
+TEST(SignalFlush, AnAbortingProgramLeavesItsSessionEndAndAnIncident) {
+  auto [status, log] = runInjected("aborted", [] { std::abort(); });
+  expectDiedBy(status, SIGABRT);
   EXPECT_NE(log.find("\"session_start\""), std::string::npos);
   EXPECT_NE(log.find("\"session_end\""), std::string::npos) << log.substr(0, 2000);
-  std::filesystem::remove_all(dir);
+  EXPECT_NE(log.find("\"error_name\":\"SIGABRT\""), std::string::npos) << log.substr(0, 3000);
+}
+
+TEST(SignalFlush, ASegfaultLeavesEverythingBufferedAndDiesBySigsegv) {
+  auto [status, log] = runInjected("segv", [] { *static_cast<volatile int*>(nullptr) = 1; });
+  expectDiedBy(status, SIGSEGV);
+  EXPECT_NE(log.find("\"type\":\"incident\""), std::string::npos) << log.substr(0, 3000);
+  EXPECT_NE(log.find("\"kind\":\"signal\""), std::string::npos);
+  EXPECT_NE(log.find("SIGSEGV at address 0x0"), std::string::npos) << log.substr(0, 3000);
+  EXPECT_NE(log.find("\"session_end\""), std::string::npos);
+}
+
+TEST(SignalFlush, AnUncaughtExceptionIsATerminateIncidentWithItsMessage) {
+  auto [status, log] = runInjected("terminate", [] {
+    std::set_terminate(std::get_terminate());  // the runtime's handler stays in place
+    throw std::runtime_error("the loss became NaN");
+  });
+  expectDiedBy(status, SIGABRT);
+  EXPECT_NE(log.find("\"kind\":\"terminate\""), std::string::npos) << log.substr(0, 3000);
+  EXPECT_NE(log.find("std::terminate: the loss became NaN"), std::string::npos);
+  EXPECT_EQ(log.find("\"error_name\":\"SIGABRT\""), std::string::npos)
+      << "the abort that follows is the same incident";
+  EXPECT_NE(log.find("\"session_end\""), std::string::npos);
+}
+
+TEST(SignalFlush, TurnedOffTheSignalsAreTheProgramsAlone) {
+  setenv("GPUFL_INCIDENT_SIGNALS", "0", 1);
+  auto [status, log] = runInjected("off", [] { *static_cast<volatile int*>(nullptr) = 1; });
+  unsetenv("GPUFL_INCIDENT_SIGNALS");
+  expectDiedBy(status, SIGSEGV);
+  EXPECT_EQ(log.find("\"incident\""), std::string::npos);
 }
 
 }  // namespace

@@ -273,6 +273,30 @@ inline void recordHead(std::string& out, const std::string& sid) {
 // A nested object whose fields are written flattened into the record (kernel_def's occupancy).
 void flattened(std::string& out, const Occupancy& o);
 
+// The fields of an object inside a list (incident.in_flight, ...), each with its leading comma.
+void objectFields(std::string& out, const InFlightLaunch& o);
+void objectFields(std::string& out, const BlockedThread& o);
+void objectFields(std::string& out, const LastKernel& o);
+
+// `,"key":[{...},...]`: a list of objects described by a field table.
+template <Key K, typename N>
+inline void objectList(std::string& out, const std::vector<N>& list) {
+  key<K>(out);
+  out.push_back('[');
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    const size_t open = out.size();
+    objectFields(out, list[i]);
+    if (out.size() == open) {
+      out.append("{}");
+      continue;
+    }
+    out[open] = '{';  // the first field's comma
+    out.push_back('}');
+  }
+  out.push_back(']');
+}
+
 // One field as its row of the field table says (presence P): OmitDefault leaves out an empty
 // string, a zero, false; a std::optional is written when set; an optional nested object that has
 // a flattened() writes its own fields in its place.
@@ -291,6 +315,8 @@ inline void field(std::string& out, const T& v) {
     dim<K>(out, v);
   } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
     strings<K>(out, v);
+  } else if constexpr (requires { objectFields(out, v.front()); }) {
+    objectList<K>(out, v);
   } else if constexpr (requires { flattened(out, *v); }) {
     if (v) flattened(out, *v);
   } else if constexpr (requires { v.has_value(); }) {
@@ -304,6 +330,15 @@ inline void field(std::string& out, const T& v) {
   field<key_, schema::Presence::presence>(out, o.member);
 inline void flattened(std::string& out, const Occupancy& o) {
   GFL_FIELDS_Occupancy(GFL_JSON_FIELD_)
+}
+inline void objectFields(std::string& out, const InFlightLaunch& o) {
+  GFL_FIELDS_InFlightLaunch(GFL_JSON_FIELD_)
+}
+inline void objectFields(std::string& out, const BlockedThread& o) {
+  GFL_FIELDS_BlockedThread(GFL_JSON_FIELD_)
+}
+inline void objectFields(std::string& out, const LastKernel& o) {
+  GFL_FIELDS_LastKernel(GFL_JSON_FIELD_)
 }
 #undef GFL_JSON_FIELD_
 

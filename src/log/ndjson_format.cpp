@@ -272,4 +272,6 @@ GFL_FORMAT_RECORD_(RangeCounters)
 
 GFL_FORMAT_RECORD_(BenchmarkResult)
 
+GFL_FORMAT_RECORD_(Incident)
+
 }  // namespace gpufl::log

@@ -67,6 +67,7 @@ struct RecordingVisitor : EventVisitor {
   std::vector<PcSample> pcs;
   std::vector<RangeCounters> ranges;
   std::vector<BenchmarkResult> benchmarks;
+  std::vector<Incident> incidents;
 
   void onSessionStart(const SessionStart& e) override { starts.push_back(e); }
   void onSessionEnd(const SessionEnd& e) override { ends.push_back(e); }
@@ -87,6 +88,7 @@ struct RecordingVisitor : EventVisitor {
   void onPcSample(const PcSample& e) override { pcs.push_back(e); }
   void onRangeCounters(const RangeCounters& e) override { ranges.push_back(e); }
   void onBenchmark(const BenchmarkResult& e) override { benchmarks.push_back(e); }
+  void onIncident(const Incident& e) override { incidents.push_back(e); }
 };
 
 inline std::string sessionStartLine(const std::string& session_id, int64_t start_unix_ns,

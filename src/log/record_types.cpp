@@ -77,6 +77,61 @@ void parseDevices(od::value& v, RecordContext& c, std::vector<DeviceInfo>& out) 
   c.setNamePrefix("");
 }
 
+// One object of a list whose objects are described by a field table (incident.in_flight, ...): its
+// fields by the table, unknown keys skipped, required ones checked.
+#define GFL_OBJECT_FIELD_(member, key_, presence, unit) \
+  else if (key == key_) have.member = c.field(v, key, out.member);
+#define GFL_PARSE_OBJECT_(T)                                                     \
+  void parseObject(od::object& obj, RecordContext& c, T& out) {                  \
+    struct {                                                                     \
+      GFL_FIELDS_##T(GFL_HAVE_FIELD_)                                            \
+    } have;                                                                      \
+    forEachMember(obj, c, [&](std::string_view key, od::value& v) {              \
+      if (false) {                                                               \
+      }                                                                          \
+      GFL_FIELDS_##T(GFL_OBJECT_FIELD_)                                          \
+    });                                                                          \
+    if (c.outcome() == Outcome::Ok) c.require({GFL_FIELDS_##T(GFL_REQUIRE_FIELD_)}); \
+  }
+GFL_PARSE_OBJECT_(InFlightLaunch)
+GFL_PARSE_OBJECT_(BlockedThread)
+GFL_PARSE_OBJECT_(LastKernel)
+#undef GFL_PARSE_OBJECT_
+#undef GFL_OBJECT_FIELD_
+
+// A list of such objects; a problem names the list ("in_flight.corr").
+template <typename N>
+  requires requires(od::object& o, RecordContext& c, N& n) { parseObject(o, c, n); }
+bool readField(std::string_view key, std::string_view field_key, od::value& v, RecordContext& c,
+               std::vector<N>& m, bool& have) {
+  if (key != field_key) return false;
+  od::array array;
+  if (auto e = v.get_array().get(array)) {
+    if (e == simdjson::INCORRECT_TYPE)
+      c.fieldError(key, "not an array");
+    else
+      c.syntax(e);
+    return true;
+  }
+  const std::string prefix = std::string(key) + ".";
+  c.setNamePrefix(prefix);
+  for (auto item : array) {
+    od::object obj;
+    if (auto e = item.get_object().get(obj)) {
+      if (e == simdjson::INCORRECT_TYPE)
+        c.fieldError("", "not an object");
+      else
+        c.syntax(e);
+      break;
+    }
+    parseObject(obj, c, m.emplace_back());
+    if (c.outcome() != Outcome::Ok) break;
+  }
+  c.setNamePrefix("");
+  have = c.outcome() == Outcome::Ok;
+  return true;
+}
+
 #define GFL_READ_OCCUPANCY_(member, key_, presence, unit) \
   else if (key == key_) read = c.field(v, key, o.member);
 // kernel_def's occupancy, flattened into the record: any of its keys (present when one is read).
@@ -183,6 +238,8 @@ GFL_PARSE_RECORD_(PcSample)
 GFL_PARSE_RECORD_(RangeCounters)
 
 GFL_PARSE_RECORD_(BenchmarkResult)
+
+GFL_PARSE_RECORD_(Incident)
 
 GFL_PARSE_RECORD_(SyncEvent)
 

@@ -180,6 +180,9 @@ void write(std::string& out, const RangeCounters& e) {
 void write(std::string& out, const BenchmarkResult& e) {
   formatRecord(out, e);
 }
+void write(std::string& out, const Incident& e) {
+  formatRecord(out, e);
+}
 
 using testing::RecordingVisitor;
 const std::vector<SessionStart>& got(const RecordingVisitor& v, const SessionStart*) {
@@ -236,6 +239,9 @@ const std::vector<PcSample>& got(const RecordingVisitor& v, const PcSample*) {
 const std::vector<RangeCounters>& got(const RecordingVisitor& v, const RangeCounters*) {
   return v.ranges;
 }
+const std::vector<Incident>& got(const RecordingVisitor& v, const Incident*) {
+  return v.incidents;
+}
 const std::vector<BenchmarkResult>& got(const RecordingVisitor& v, const BenchmarkResult*) {
   return v.benchmarks;
 }
@@ -288,7 +294,7 @@ TEST(SchemaRoundTrip, EveryFieldOfEveryRecordType) {
     expectKeysWritten(e, line, not_written);
     roundTrip(std::vector<T>{e}, line, what);
   });
-  EXPECT_EQ(types, 19);
+  EXPECT_EQ(types, 20);
 }
 
 TEST(SchemaRoundTrip, MemsetHasNoCopyKind) {

@@ -16,6 +16,7 @@
 #include "report/report.hpp"
 #include "runtime/bench_record.hpp"
 #include "runtime/collector_registry.hpp"
+#include "runtime/crash_signals.hpp"
 #include "runtime/options_env.hpp"
 #include "runtime/session.hpp"
 
@@ -115,6 +116,9 @@ bool init(const InitOptions& options) {
                    std::getenv("GPUFL_ROOT_PID") != nullptr ? " (set by gpufl trace)" : "",
                    session->prefix().c_str());
     }
+    if (session->options().incident_signals && !runtime::installCrashHandlers())
+      session->addNote("incident_signals", "off",
+                       "the crash handlers could not be installed (no pipe or thread)");
     s.gpu = session->gpuProfiling();
     s.last_prefix = session->prefix();
     s.last_session_id = session->sessionId();
@@ -197,6 +201,17 @@ bool generateReport(const std::string& log_path, int top_n) {
     std::fwrite(out.text.data(), 1, out.text.size(), stdout);
     std::fflush(stdout);
     return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+bool dump(std::string_view reason) {
+  try {
+    ApiState& s = api();
+    std::lock_guard lock(s.mu);
+    dropInherited(s);
+    return s.session != nullptr && s.session->dump(reason);
   } catch (...) {
     return false;
   }

@@ -229,6 +229,11 @@ void resolveOptions(InitOptions& options, std::vector<OptionIssue>* issues) {
               " is negative; using 0 (off)");
     options.system_sample_rate_ms = 0;
   }
+  if (options.hang_timeout_s < 0) {
+    issue("hang_timeout_s", "hang_timeout_s=" + std::to_string(options.hang_timeout_s) +
+                                " is negative; using 0 (no hang watchdog)");
+    options.hang_timeout_s = 0;
+  }
   if (options.deep_launches_per_kernel < 0) {
     issue("deep_launches_per_kernel",
           "deep_launches_per_kernel=" + std::to_string(options.deep_launches_per_kernel) +

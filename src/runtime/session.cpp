@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <exception>
@@ -9,6 +10,7 @@
 #include "core/clock.hpp"
 #include "core/scope_stack.hpp"
 #include "core/thread_buffer.hpp"
+#include "core/thread_state.hpp"
 #include "core/uuid.hpp"
 #include "gpufl/version.hpp"
 #include "log/log_writer.hpp"
@@ -79,6 +81,7 @@ std::unique_ptr<Session> Session::start(SessionConfig config, std::string* error
       session_active.store(false);
       return nullptr;
     }
+    s->flight_.makeCurrent();
     s->startCollectors();
     const int64_t collectors_started = core::monotonicNs();
     s->sink_->onSessionStart(s->start_);
@@ -91,6 +94,22 @@ std::unique_ptr<Session> Session::start(SessionConfig config, std::string* error
       s->stop();  // still a complete log: the last round and session_end run on this thread
       return nullptr;
     }
+    if (const int timeout_s = s->config_.options.hang_timeout_s; timeout_s > 0) {
+      // Without a deep engine CUPTI hands over finished kernels' records every second, so launches
+      // that stay unfinished while nothing arrives mean the GPU is stuck; with one they may wait in
+      // CUPTI's buffers, and only a host thread's wait counts.
+      const bool pending_check = s->config_.options.profiling_engine == Engine::None;
+      s->flight_.startWatchdog(int64_t{timeout_s} * 1'000'000'000, pending_check,
+                               [] { return core::monotonicNs(); },
+                               [raw = s.get()] { raw->requestDrain(); });
+    }
+    std::string control_why;
+    if (!s->control_.start(
+            [raw = s.get()](std::string_view verb, std::string_view argument) {
+              if (verb == "dump") raw->dump(argument.empty() ? "asked by gpufl dump" : argument);
+            },
+            &control_why))
+      s->addNote("control", "off", control_why + ": `gpufl dump` cannot reach this process");
     s->debug("session " + s->start_.session_id + " recording to " + s->prefix() + ".*.log");
     const int64_t now = core::monotonicNs();
     s->init_parts_.emplace_back("session_start", now - collectors_started);
@@ -226,6 +245,20 @@ void Session::addDevice(const DeviceInfo& device) {
   if (starting_) start_.devices.push_back(device);
 }
 
+bool Session::dump(std::string_view reason) {
+  core::IncidentTrigger t;
+  t.kind = core::IncidentKind::Dump;
+  t.tid = static_cast<uint32_t>(core::currentTid());
+  t.scope_path = core::currentScopePath();
+  t.ts_ns = core::monotonicNs();
+  const size_t n = std::min(reason.size(), sizeof t.reason - 1);
+  std::copy_n(reason.data(), n, t.reason);
+  t.reason[n] = '\0';
+  if (!flight_.trigger(t)) return false;
+  writer_.wake();
+  return true;
+}
+
 void Session::setSampling(bool on) {
   for (auto& c : collectors_) {
     try {
@@ -246,6 +279,21 @@ void Session::writePendingNotes() {
   }
   for (const Note& n : notes) sink_->onNote(n);
   for (const BenchmarkResult& b : benchmarks) sink_->onBenchmark(b);
+}
+
+// [writer thread]
+void Session::writeIncidents() {
+  std::vector<Incident> incidents = flight_.takeIncidents(start_.sid);
+  if (incidents.empty()) return;
+  for (const Incident& i : incidents) {
+    sink_->onIncident(i);
+    debug("incident: " + i.kind + ": " + i.reason);
+  }
+  // What happened must reach the disk now: the program may be about to die.
+  if (log_) {
+    log_->flush();
+    last_flush_ns_ = core::monotonicNs();
+  }
 }
 
 // [writer thread]
@@ -270,6 +318,7 @@ std::chrono::milliseconds Session::round() noexcept {
       }
     }
     writePendingNotes();
+    writeIncidents();  // after the drains: the enricher sees the last kernels that arrived
     const int64_t now = core::monotonicNs();
     if (log_ && now - last_flush_ns_ >= config_.flush_period.count() * 1'000'000) {
       log_->flush();
@@ -309,6 +358,8 @@ void Session::stop() {
     part_begun = now;
   };
   core::setRecordingGeneration(0);
+  flight_.stopWatchdog();
+  control_.stop();
   writer_.stop();
   part_done("writer thread");
   if (!sink_) {  // start() failed half-way: nothing was written
@@ -346,6 +397,7 @@ void Session::stop() {
   end_.dropped["launch"] = dropped_[static_cast<int>(core::Source::Launch)];
   if (uint64_t other = dropped_[static_cast<int>(core::Source::Other)])
     end_.dropped["other"] = other;
+  if (uint64_t incidents = flight_.suppressed()) end_.dropped["incidents"] = incidents;
   if (log_) end_.dropped["write"] = log_->stats().records_dropped;
   end_.overhead_ns["writer"] = writer_.busyNs() + static_cast<uint64_t>(end_.end_ns - t0);
   end_.cpu_time_ns = writer_.cpuNs() + (core::threadCpuNs() - cpu0);
@@ -391,6 +443,7 @@ void Session::stop() {
   while (!collectors_.empty()) collectors_.pop_back();  // reverse order of creation
   debug("session " + start_.sid + " ended: " + std::to_string(end_.scopes) + " scopes, " +
         std::to_string(end_.kernels) + " kernels");
+  flight_.clearCurrent();
   session_active.store(false);
 }
 

@@ -21,6 +21,8 @@
 
 #include "core/collector.hpp"
 #include "core/events.hpp"
+#include "core/flight_recorder.hpp"
+#include "runtime/control_channel.hpp"
 #include "runtime/options_env.hpp"
 #include "runtime/session_sink.hpp"
 #include "runtime/writer_thread.hpp"
@@ -63,6 +65,8 @@ class Session final : public core::SessionContext {
   bool gpuProfiling() const { return gpu_profiling_; }
   const std::string& prefix() const { return config_.options.log_path; }
   void setSampling(bool on);
+  // Records a "dump" incident now (gpufl::dump, `gpufl dump PID`); written at the writer's next round.
+  bool dump(std::string_view reason);
   // A benchmark measured on any thread: written by the writer thread's next round (sid and, when 0,
   // ts_ns set here).
   void addBenchmark(BenchmarkResult result);
@@ -79,6 +83,7 @@ class Session final : public core::SessionContext {
   void addNote(std::string_view feature, std::string_view status, std::string_view reason) override;
   void addDevice(const DeviceInfo& device) override;
   void requestDrain() override { writer_.wake(); }
+  core::FlightRecorder* flight() override { return &flight_; }
 
  private:
   explicit Session(SessionConfig config);
@@ -87,6 +92,7 @@ class Session final : public core::SessionContext {
   std::chrono::milliseconds
   round() noexcept;          // [writer thread] (or the stopping thread, for the last round)
   void writePendingNotes();  // [writer thread]
+  void writeIncidents();     // [writer thread] incidents captured since the last round, flushed
   void checkLogWrites();     // [writer thread] says once when records could not be written
   void collectorFailed(size_t index, const char* what, const char* step) noexcept;
   void debug(const std::string& message) const;
@@ -96,9 +102,11 @@ class Session final : public core::SessionContext {
   SessionEnd end_;
   std::unique_ptr<log::LogWriter> log_;
   std::unique_ptr<SessionSink> sink_;
+  core::FlightRecorder flight_;  // before the collectors, which fill it, and outliving them
   std::vector<std::unique_ptr<core::Collector>> collectors_;
   std::vector<std::string> collector_names_;
   WriterThread writer_;
+  ControlChannel control_;  // `gpufl dump PID` and other requests from outside
   uint32_t generation_ = 0;
   bool gpu_profiling_ = false;
   std::atomic<bool> tracing_off_said_{

@@ -97,4 +97,32 @@ void SessionSink::handle(const RangeCounters& e) {
   forward(e);
 }
 
+void SessionSink::handle(const GpuSample& e) {
+  if (e.gpu >= last_samples_.size()) last_samples_.resize(e.gpu + 1);
+  last_samples_[e.gpu] = e;
+  forward(e);
+}
+
+void SessionSink::handle(const Incident& e) {
+  Incident copy = e;
+  if (copy.sid.empty()) copy.sid = sid_;
+  ensurePath(copy.scope_path);
+  for (const InFlightLaunch& l : copy.in_flight) ensurePath(l.scope_path);
+  for (const BlockedThread& b : copy.blocked) ensurePath(b.scope_path);
+  // The GPU of the suspects is not known here; a process with one GPU (the common case) has it.
+  const GpuSample* s = nullptr;
+  for (const GpuSample& g : last_samples_)
+    if (g.ts_ns != 0 && (s == nullptr || g.ts_ns > s->ts_ns)) s = &g;
+  if (s != nullptr && !copy.gpu_sample_age_ns) {
+    copy.gpu_mem_used_bytes = s->mem_used_bytes;
+    copy.gpu_mem_total_bytes = s->mem_total_bytes;
+    copy.gpu_util = s->util_gpu;
+    copy.gpu_temp_c = s->temp_c;
+    copy.gpu_clk_sm = s->clk_sm;
+    copy.gpu_power_mw = s->power_mw;
+    copy.gpu_sample_age_ns = copy.ts_ns - s->ts_ns;
+  }
+  visit(out_, copy);
+}
+
 }  // namespace gpufl::runtime

@@ -4,7 +4,8 @@
 //   records, kernels, copies and range counters all carry path ids, and a path may first appear
 //   in any of them,
 // - turns per-thread scope records into ScopeBegin/ScopeEnd, resolving interned names,
-// - counts what session_end reports (kernels, memcpys, scopes).
+// - counts what session_end reports (kernels, memcpys, scopes),
+// - gives an incident the GPU's state from the latest NVML sample (and writes its scope paths).
 // [writer thread]: one thread at a time.
 #pragma once
 
@@ -60,6 +61,8 @@ class SessionSink final : public ForwardingVisitor {
   void handle(const ScopeBegin& e);
   void handle(const ScopeEnd& e);
   void handle(const RangeCounters& e);
+  void handle(const GpuSample& e);
+  void handle(const Incident& e);
 
   template <typename E>
   void forward(const E& e) {
@@ -81,6 +84,7 @@ class SessionSink final : public ForwardingVisitor {
   ScopeBegin begin_;  // reused: names keep their capacity
   ScopeEnd end_;
   ScopePath path_;
+  std::vector<GpuSample> last_samples_;  // the latest of each GPU: an incident's GPU state
   uint64_t kernels_ = 0, memcpys_ = 0, scopes_ = 0, paths_written_ = 0;
 };
 
