@@ -158,6 +158,8 @@ def init(
     enable_sync_events: Optional[bool] = False,
     enable_memory_events: Optional[bool] = False,
     kernel_blocks: Optional[bool] = False,
+    hang_timeout_s: Optional[int] = 60,
+    incident_signals: Optional[bool] = True,
 ) -> bool:
     """Starts a GPU Flight session for this process.
 
@@ -178,6 +180,10 @@ def init(
     cudaFree, PyTorch's caching allocator underneath); the report gives counts, bytes and the peak in use.
     `kernel_blocks`: write kernel events as compressed column blocks (about half the compressed log size;
     docs/log-format.md "kernel_block"); `gpufl cat` turns them back into kernel_event lines.
+    `hang_timeout_s`: an `incident` record when a host thread waits for the GPU, or launches stay unfinished with
+    no GPU record arriving, this many seconds (0: no hang watchdog). `incident_signals`: on SIGSEGV, SIGBUS,
+    SIGILL, SIGFPE, SIGABRT and std::terminate, an incident and a flush before the program dies as it would have
+    (docs/incidents.md).
 
     Returns True when GPU profiling is on. Without a usable GPU (no driver, no device, CUPTI taken) it returns
     False and the program runs on; the runtime prints one line on stderr saying why and what is still

@@ -1,3 +1,6 @@
+// CUPTI's generated_cuda_meta.h names the driver's version-1 types, which cuda.h declares only for
+// its own implementation: declared here too, first, for the layout checks below.
+#define __CUDA_API_VERSION_INTERNAL 1
 #include "cuda/api_params.hpp"
 
 #include <cupti_driver_cbid.h>

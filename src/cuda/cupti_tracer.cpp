@@ -216,6 +216,16 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
   }
   bool serialize = false;
   for (auto& engine : engines_) serialize |= engine->needsSerializedKernelActivity();
+  // GPUFL_KERNEL_ACTIVITY=concurrent keeps concurrent kernel tracing under the SASS engines (an
+  // experiment: whether their counters still read, and graph kernels keep their times).
+  if (const char* mode = std::getenv("GPUFL_KERNEL_ACTIVITY");
+      serialize && mode != nullptr && std::string_view(mode) == "concurrent") {
+    serialize = false;
+    if (context.note)
+      context.note("kernel_activity", "on",
+                   "GPUFL_KERNEL_ACTIVITY=concurrent: kernels traced concurrently although a SASS "
+                   "engine runs");
+  }
   kinds_.assign(std::begin(kTraceActivityKinds), std::end(kTraceActivityKinds));
   if (serialize) {
     for (auto& kind : kinds_)
@@ -224,8 +234,10 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
       context.note(
           "kernel_activity", "degraded",
           "kernels traced serialized (CUPTI_ACTIVITY_KIND_KERNEL): SASS metrics read 0 under "
-          "concurrent "
-          "kernel tracing on this CUPTI; concurrent streams do not overlap while this engine runs");
+          "concurrent kernel tracing on this CUPTI; concurrent streams do not overlap while this "
+          "engine runs, so results that depend on timing (atomic reductions in a different order) "
+          "may differ from a plain run: compare with deterministic ops on "
+          "(XLA_FLAGS=--xla_gpu_deterministic_ops=true, torch.use_deterministic_algorithms(True))");
   }
   for (CUpti_ActivityKind kind : kinds_) {
     if (CuptiCall c{"cuptiActivityEnable", cupti::cuptiActivityEnable(kind)}; !c.ok())
