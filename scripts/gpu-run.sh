@@ -237,7 +237,7 @@ if has incidents; then
       > "$RES/incidents/python_install.txt" 2>&1; echo "python install exit $?"
   fi
   [ -x /tmp/gpufl-pyvenv/bin/python ] && PY=/tmp/gpufl-pyvenv/bin/python
-  # GPUFL_INCIDENTS_ARGS: e.g. "--cases oob,spin --skip-report-check". About 150 s on an H100.
+  # GPUFL_INCIDENTS_ARGS: e.g. "--cases oob,spin --skip-report-check". Estimated 150 s (not yet timed).
   bounded timeout -k 10 "${GPUFL_INCIDENTS_TIMEOUT_S:-330}" python3 tests/gpu/incidents/check_incidents.py \
     "$BUILD" "$RES/incidents" --python "$PY" --fixtures "$RES/incidents/fixtures" ${GPUFL_INCIDENTS_ARGS:-} \
     > "$RES/incidents/check.txt" 2>&1
