@@ -18,7 +18,11 @@
 #                                        jax (a JAX loop's losses plain and under each engine),
 #                                        torture (tests/gpu/torture: real-program patterns x every engine, linked
 #                                        and traced; GPUFL_TORTURE_ARGS passes options), torture-bt (named
-#                                        cases under cuda-gdb: a backtrace where one crashes or hangs)
+#                                        cases under cuda-gdb: a backtrace where one crashes or hangs),
+#                                        incidents (tests/gpu/incidents: the flight recorder's crash, hang,
+#                                        out-of-memory and CUDA-error cases and the mixed-program carveout, plain,
+#                                        traced and linked; builds its own targets; GPUFL_INCIDENTS_ARGS passes
+#                                        options, GPUFL_INCIDENTS_PYTHON=1 installs the Python package first)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -273,6 +277,31 @@ if has torture-bt; then
       --args "$BUILD/tests/gpu/torture/gpufl_torture" $c > "$RES/bt_${c}_$e.txt" 2>&1
     echo "bt $c $e exit $?"; grep -E "signal|SIG|^#[0-9]+ " "$RES/bt_${c}_$e.txt" | head -40 | cut -c1-220
   done
+fi
+
+if has incidents; then
+  log "incidents: crash, hang, out of memory, CUDA error, carveout in a mixed program"
+  mkdir -p "$RES/incidents"
+  if [ ! -f "$BUILD/CMakeCache.txt" ]; then
+    bounded timeout -k 5 120 cmake --preset h200 -DCMAKE_PREFIX_PATH=$DEPS/usr > "$RES/incidents/configure.txt" 2>&1 \
+      || { tail -20 "$RES/incidents/configure.txt"; exit 1; }
+  fi
+  bounded timeout -k 5 300 cmake --build "$BUILD" -j 16 --target gpufl gpufl_inject gpufl_incidents \
+    > "$RES/incidents/build.txt" 2>&1 || { tail -30 "$RES/incidents/build.txt"; exit 1; }
+  PY=python3
+  if [ "${GPUFL_INCIDENTS_PYTHON:-0}" = 1 ]; then  # the linked PyTorch run needs `import gpufl` (a few minutes)
+    GPUFL_PY_STEPS=install OUT=$RES/incidents bounded timeout -k 5 300 bash python/gpu_check.sh \
+      > "$RES/incidents/python_install.txt" 2>&1; echo "python install exit $?"
+  fi
+  [ -x /tmp/gpufl-pyvenv/bin/python ] && PY=/tmp/gpufl-pyvenv/bin/python
+  # GPUFL_INCIDENTS_ARGS: e.g. "--cases oob,spin --skip-report-check". Estimated 150 s (not yet timed).
+  bounded timeout -k 10 "${GPUFL_INCIDENTS_TIMEOUT_S:-330}" python3 tests/gpu/incidents/check_incidents.py \
+    "$BUILD" "$RES/incidents" --python "$PY" --fixtures "$RES/incidents/fixtures" ${GPUFL_INCIDENTS_ARGS:-} \
+    > "$RES/incidents/check.txt" 2>&1
+  echo "incidents exit $?"
+  grep -E "^(PASS|FAIL|SKIP) " "$RES/incidents/check.txt" | cut -c1-600
+  du -sh "$RES/incidents/fixtures" 2>/dev/null
+  find "$RES/incidents/runs" -name '*.log*' -size +2M -delete 2>/dev/null
 fi
 
 if has monitor; then
