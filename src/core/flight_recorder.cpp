@@ -360,6 +360,9 @@ void FlightRecorder::watchLoop() {
 }
 
 bool FlightRecorder::checkHang(int64_t now_ns) {
+  // The state is what is stuck: the threads waiting longer than the timeout and the launches that
+  // old still unfinished. One incident per state: the same wait on the same kernels is said once,
+  // however long it lasts and whichever condition saw it first.
   const int64_t limit = now_ns - hang_timeout_ns_;
   uint64_t key = 0;
   const char* waiting_api = nullptr;
@@ -376,10 +379,11 @@ bool FlightRecorder::checkHang(int64_t now_ns) {
       waiting_tid = waiters_[i].tid.load(std::memory_order_relaxed);
     }
   }
+  const bool silent =
+      pending_check_ && last_arrival_ns_.load(std::memory_order_relaxed) <= limit;
   bool stalled = false;
-  if (pending_check_ && last_arrival_ns_.load(std::memory_order_relaxed) <= limit) {
-    // No record for a whole timeout: is something launched that long ago still unfinished? (A scan
-    // of the table, at most once a period, only while nothing arrives.)
+  if (waiting_api != nullptr || silent) {
+    // A scan of the table, at most once a period, only while something already looks stuck.
     LaunchSlot first[kOldestListed];
     const size_t pending = launches_.pendingLaunches(first, kOldestListed, /*oldest=*/true);
     for (size_t i = 0; i < std::min(pending, kOldestListed); ++i) {
@@ -388,7 +392,8 @@ bool FlightRecorder::checkHang(int64_t now_ns) {
       key = key * 31 + first[i].correlation_id;
     }
   }
-  if (key == 0 || key == last_hang_key_) return false;
+  if (waiting_api == nullptr && !(silent && stalled)) return false;
+  if (key == last_hang_key_) return false;
   last_hang_key_ = key;
   IncidentTrigger t;
   t.kind = IncidentKind::Hang;
