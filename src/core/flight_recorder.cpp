@@ -220,10 +220,12 @@ bool FlightRecorder::trigger(const IncidentTrigger& t) {
   return true;
 }
 
-std::vector<Incident> FlightRecorder::takeIncidents(const std::string& sid) {
+std::vector<Incident> FlightRecorder::takeIncidents(const std::string& sid,
+                                                   int64_t captured_by_ns) {
   std::vector<Incident> out;
   for (Captured& c : captured_) {
     if (c.state.load(std::memory_order_acquire) != 2) continue;
+    if (c.trigger.ts_ns > captured_by_ns) continue;
     out.push_back(compose(c, sid));
     c.state.store(0, std::memory_order_release);
   }

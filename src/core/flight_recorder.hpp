@@ -82,8 +82,9 @@ class FlightRecorder {
   uint64_t suppressed() const { return suppressed_.load(std::memory_order_relaxed); }
 
   // ---- [writer thread] ------------------------------------------------------------------------
-  // The incidents captured since the last call, composed; `sid` set.
-  std::vector<Incident> takeIncidents(const std::string& sid);
+  // The incidents captured since the last call (those captured at or before `captured_by_ns`),
+  // composed; `sid` set.
+  std::vector<Incident> takeIncidents(const std::string& sid, int64_t captured_by_ns = INT64_MAX);
   // Called with every incident before it is written (CUPTI stream ids, last kernels per stream).
   void setEnricher(std::function<void(Incident&)> enrich) { enrich_ = std::move(enrich); }
   // Records arrived from the GPU (the hang watchdog's sign of progress).

@@ -282,8 +282,8 @@ void Session::writePendingNotes() {
 }
 
 // [writer thread]
-void Session::writeIncidents() {
-  std::vector<Incident> incidents = flight_.takeIncidents(start_.sid);
+void Session::writeIncidents(int64_t captured_by_ns) {
+  std::vector<Incident> incidents = flight_.takeIncidents(start_.sid, captured_by_ns);
   if (incidents.empty()) return;
   for (const Incident& i : incidents) {
     sink_->onIncident(i);
@@ -301,6 +301,10 @@ std::chrono::milliseconds Session::round() noexcept {
   double max_fill = 0;
   try {
     writePendingNotes();
+    // Before any collector's drain, those that waited a round already: a drain stuck on the GPU
+    // must not keep an incident from the disk (the others wait for this round's drains, so that
+    // the last kernels before them have arrived).
+    writeIncidents(core::monotonicNs() - 1'000'000'000);
     const core::DrainStats stats = core::ThreadBufferRegistry::global().drainAll(
         [&](const core::Record& r, const core::ThreadInfo& t) {
           if (sink_->onScopeRecord(r, t)) return;

@@ -92,7 +92,8 @@ class Session final : public core::SessionContext {
   std::chrono::milliseconds
   round() noexcept;          // [writer thread] (or the stopping thread, for the last round)
   void writePendingNotes();  // [writer thread]
-  void writeIncidents();     // [writer thread] incidents captured since the last round, flushed
+  // [writer thread] Incidents captured (at or before captured_by_ns), written and flushed.
+  void writeIncidents(int64_t captured_by_ns = INT64_MAX);
   void checkLogWrites();     // [writer thread] says once when records could not be written
   void collectorFailed(size_t index, const char* what, const char* step) noexcept;
   void debug(const std::string& message) const;
