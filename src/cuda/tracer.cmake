@@ -19,6 +19,8 @@ target_link_libraries(gpufl_cuda PUBLIC gpufl_cuda_deep)
 # What the flight recorder reads from API callbacks, against CUPTI's parameter structs.
 gpufl_add_test(api_params_test ${CMAKE_CURRENT_LIST_DIR}/api_params_test.cpp
                ${CMAKE_CURRENT_LIST_DIR}/carveout_requests_test.cpp LIBS gpufl_cuda)
+# The flight recorder's triggers from host-built API callbacks (errors, out of memory, waits).
+gpufl_add_test(tracer_incident_test ${CMAKE_CURRENT_LIST_DIR}/tracer_incident_test.cpp LIBS gpufl_cuda)
 gpufl_add_test(engine_time_test ${CMAKE_CURRENT_LIST_DIR}/engine_time_test.cpp LIBS gpufl_cuda)
 # The launch/copy callbacks allocate nothing once warm (a preloaded malloc counts: tests/support).
 gpufl_add_test(tracer_alloc_test ${CMAKE_CURRENT_LIST_DIR}/tracer_alloc_test.cpp
