@@ -1,10 +1,13 @@
 #include "monitor/monitor.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <future>
 #include <thread>
 
 #include "log/reader.hpp"
@@ -187,6 +190,34 @@ TEST(Monitor, PortInUseIsAnError) {
   EXPECT_FALSE(Monitor::start(
       o, [](const std::string&) {}, &error));
   EXPECT_EQ(error.rfind("cannot listen on " + o.listen, 0), 0u) << error;
+}
+
+// A FIFO named like a log in the apps directory: sampling goes on, and stop() (SIGTERM in `gpufl
+// monitor`) returns at once. Bounded: if the sampler blocks in open(), the test opens the FIFO
+// for writing to release it, and fails.
+TEST(Monitor, AFifoInTheAppsDirectoryNeitherStopsSamplingNorStop) {
+  TempDir dir;
+  const std::string fifo = dir.path("x.device.log");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  MonitorOptions o;
+  o.interval = std::chrono::milliseconds(20);
+  o.listen = "127.0.0.1:0";
+  o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+  o.apps_dirs = {dir.path("")};
+  std::string error;
+  auto m = Monitor::start(
+      o, [](const std::string&) {}, &error);
+  ASSERT_TRUE(m) << error;
+  const bool sampled = waitForTicks(*m, 3);
+  auto stopped = std::async(std::launch::async, [&] { m->stop(); });
+  const bool quick = stopped.wait_for(std::chrono::seconds(1)) == std::future_status::ready;
+  if (!quick) {
+    const int w = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    stopped.wait();
+    if (w >= 0) ::close(w);
+  }
+  EXPECT_TRUE(sampled) << "sampling stopped at tick " << m->ticks();
+  EXPECT_TRUE(quick) << "stop() waited for the FIFO";
 }
 
 }  // namespace
