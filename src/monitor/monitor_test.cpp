@@ -10,6 +10,7 @@
 #include <future>
 #include <thread>
 
+#include "http/hostile_clients.hpp"
 #include "log/reader.hpp"
 #include "monitor/exposition.hpp"
 #include "monitor/monitor_test_util.hpp"
@@ -190,6 +191,28 @@ TEST(Monitor, PortInUseIsAnError) {
   EXPECT_FALSE(Monitor::start(
       o, [](const std::string&) {}, &error));
   EXPECT_EQ(error.rfind("cannot listen on " + o.listen, 0), 0u) << error;
+}
+
+// Idle and slow-header connections (well past the 8 threads of cpp-httplib's own pool) do not keep
+// a scraper waiting. Generous bounds; gpufl_http_load measures the latency.
+TEST(Monitor, AnswersScrapesWhileIdleAndSlowClientsHoldConnections) {
+  MonitorOptions o;
+  o.interval = std::chrono::milliseconds(50);
+  o.listen = "127.0.0.1:0";
+  o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+  std::string error;
+  auto m = Monitor::start(
+      o, [](const std::string&) {}, &error);
+  ASSERT_TRUE(m) << error;
+  http::testing::HostileClients hostile(m->port(), 50, 50, std::chrono::milliseconds(50));
+  ASSERT_TRUE(hostile.waitOpen(std::chrono::seconds(10)));
+  const http::testing::ScrapeTimes t = http::testing::scrape(
+      m->port(), "/metrics", "", 3, std::chrono::milliseconds(50), std::chrono::seconds(3));
+  EXPECT_EQ(t.failed, 0u);
+  for (double ms : t.ms) EXPECT_LT(ms, 2000) << "a scrape took " << ms << " ms";
+  const auto t0 = std::chrono::steady_clock::now();
+  m->stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
 }
 
 // A FIFO named like a log in the apps directory: sampling goes on, and stop() (SIGTERM in `gpufl
