@@ -155,6 +155,27 @@ def test_refuses_public_listen_without_token(tmp_path):
     assert "not a loopback address" in agent.logs()
 
 
+def test_refuses_token_over_plain_http_beyond_loopback(tmp_path):
+    agent = Agent(tmp_path, "http://192.0.2.1:9/x", [tmp_path], token="tok-clear-1234")
+    agent.start()
+    rc = agent.proc.wait(timeout=20)
+    agent.log.close()
+    assert rc == 2
+    assert "refusing to send the bearer token in clear: --to http://192.0.2.1:9/x" in agent.logs()
+    assert "tok-clear-1234" not in agent.logs()
+
+
+def test_allow_insecure_sends_the_token_in_clear_and_says_so(tmp_path):
+    agent = Agent(tmp_path, "http://192.0.2.1:9/x", [tmp_path], token="tok-clear-1234",
+                  extra=["--allow-insecure"])
+    agent.start()
+    try:
+        wait_for(lambda: "in clear over the network" in agent.logs(), 20, "the warning at start")
+    finally:
+        assert agent.stop() == 0
+    assert "tok-clear-1234" not in agent.logs()
+
+
 def test_symlinks_refused_and_files_0640(tmp_path):
     logs = tmp_path / "logs"
     logs.mkdir()

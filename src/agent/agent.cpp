@@ -23,6 +23,7 @@
 #include "agent/otlp_export.hpp"
 #include "agent/sender.hpp"
 #include "agent/spool.hpp"
+#include "agent/token_policy.hpp"
 #include "agent/watch_scan.hpp"
 #include "http/bearer.hpp"
 #include "http/guarded_server.hpp"
@@ -59,6 +60,7 @@ std::string validateOptions(const AgentOptions& opts) {
     return "--to '" + opts.to + "' is not an http:// or https:// URL";
   if (!opts.otlp.empty() && !splitUrl(opts.otlp, &origin, &path))
     return "--otlp '" + opts.otlp + "' is not an http:// or https:// URL";
+  if (std::string why = checkTokenTransport(opts); !why.empty()) return why;
   if (opts.inputs.empty()) return "no PREFIX_OR_DIR to follow";
   if (opts.state_dir.empty()) return "--state-dir is empty";
   if (!opts.listen.empty()) {
@@ -279,6 +281,7 @@ int runAgent(const AgentOptions& opts, const std::atomic<bool>& stop) {
   std::set<std::string> refused;
   logInfo("following " + std::to_string(roots.size()) + " root(s), shipping to " +
           (opts.to.empty() ? "" : opts.to + (opts.otlp.empty() ? "" : " and ")) + opts.otlp);
+  for (const std::string& note : tokenTransportNotes(opts)) logInfo(note);
   std::map<std::string, uint32_t> channel_mask;  // prefix -> channels on disk (last scan)
 
   // Sessions whose session_end was read in every channel of their prefix go out as OTLP requests.
