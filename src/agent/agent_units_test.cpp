@@ -10,6 +10,7 @@
 
 #include "agent/agent.hpp"
 #include "agent/checkpoint.hpp"
+#include "agent/durable_file.hpp"
 #include "agent/file_cursor.hpp"
 #include "agent/gzip.hpp"
 #include "agent/line_check.hpp"
@@ -295,6 +296,20 @@ TEST(AgentFileCursor, RefusesSymbolicLinks) {
   EXPECT_NE(error.find("run.device.log"), std::string::npos);
 }
 
+// The agent's files are 0640 at most; a stricter umask (077) takes the group's bits away too.
+TEST(AgentDurableFile, ModeIs0640LessTheUmask) {
+  TempDir t;
+  std::string error;
+  for (mode_t mask : {mode_t(022), mode_t(077)}) {
+    const mode_t old = ::umask(mask);
+    const bool ok = writeFileAtomic((t.path / "state.json").string(), "{}", &error);
+    ::umask(old);
+    ASSERT_TRUE(ok) << error;
+    struct stat st {};
+    ASSERT_EQ(::stat((t.path / "state.json").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0640u & ~mask) << "umask 0" << std::oct << mask;
+  }
+}
 
 }  // namespace
 }  // namespace gpufl::agent
