@@ -276,6 +276,7 @@ int runAgent(const AgentOptions& opts, const std::atomic<bool>& stop) {
   fc.gzip_level = opts.gzip_level;
   fc.ship_lines = !opts.to.empty();
   fc.track_otlp = !opts.otlp.empty();
+  fc.stop = &stop;
   Follower follower(fc, state, state_mu, spool, metrics, save);
   DirWatch watch;
   std::set<std::string> refused;
