@@ -4,7 +4,10 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
+#include "log/read_damage.hpp"
 #include "log/reader.hpp"
 #include "log/reader_test_util.hpp"
 
@@ -152,6 +155,43 @@ TEST(ReadPrefixLoss, GapBeforeTheSessionStartedIsNotItsLoss) {
   EXPECT_EQ(r.written.kernels, r.read.kernels);
   EXPECT_FALSE(hasWarning(r.warnings, "", 0, "session_end counts"));
 }
+
+std::string textOf(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// What a gate needs: the damage counted, not only warned about. The real H200 session with every
+// kernel in one kernel_block: one byte of the block's data changed loses all 9,934 kernels.
+TEST(ReadPrefixLoss, DamageIsCountedAndDescribed) {
+  const std::string fixture = std::string(GPUFL_TEST_DATA_DIR) + "/h200/pytorch_blocks";
+  RecordingVisitor whole_v;
+  const ReadResult whole = readPrefix(fixture, {}, whole_v);
+  EXPECT_EQ(describeDamage(whole), "") << allWarnings(whole.warnings);
+  EXPECT_EQ(whole.read.kernels, 9934u);
+
+  TempDir dir;
+  const std::string p = dir.path("blocks");
+  std::string device = textOf(fixture + ".device.log");
+  const size_t data = device.find("\"data\":\"", device.find("\"type\":\"kernel_block\""));
+  ASSERT_NE(data, std::string::npos);
+  device[data + 20] = device[data + 20] == 'A' ? 'B' : 'A';
+  device.insert(device.find('\n') + 1, "garbage\n");
+  writeFile(p + ".device.log", device);
+  writeFile(p + ".scope.log", textOf(fixture + ".scope.log"));
+  writeFile(p + ".system.log", textOf(fixture + ".system.log"));
+  RecordingVisitor v;
+  const ReadResult r = readPrefix(p, {}, v);
+  EXPECT_EQ(r.damaged_lines, 2u);
+  EXPECT_EQ(r.lost_kernels, 9934u);
+  EXPECT_EQ(r.unreadable_files, 0u);
+  EXPECT_EQ(describeDamage(r),
+            "2 unreadable lines; 9934 kernel events lost with them; session_end counts 9934 "
+            "kernel events, 0 were read");
+}
+
 
 }  // namespace
 }  // namespace gpufl::log

@@ -80,6 +80,7 @@ struct RecordDecoder::Impl {
   od::parser parser;
   std::string file;
   uint64_t delivered = 0;
+  uint64_t damaged_lines = 0, lost_kernels = 0;  // see RecordDecoder::damagedLines
 
   // Separation of sessions that share `sid` (empty session_id: none). `owner` is whose records of
   // the sid the current channel carries at this point.
@@ -125,13 +126,20 @@ struct RecordDecoder::Impl {
 
   void warn(uint64_t line, std::string message) { warnings.add(file, line, std::move(message)); }
 
+  // A line of the chosen session (or of no known one) that could not be used.
+  void damaged(uint64_t line, std::string message) {
+    ++damaged_lines;
+    warn(line, std::move(message));
+  }
+
   void garbage(uint64_t line, bool terminated, std::string why) {
-    warn(line, terminated ? std::move(why) : "truncated last line (no newline): " + why);
+    damaged(line, terminated ? std::move(why) : "truncated last line (no newline): " + why);
     loseChain(line);
   }
 
   void flushGap(std::string_view how) {
     if (gap_count == 0) return;
+    lost_kernels += gap_count;
     warn(gap_first_line, "kernel_event: " + std::to_string(gap_count) + " kernel events skipped " +
                              std::string(how));
     gap_count = 0;
@@ -213,7 +221,7 @@ struct RecordDecoder::Impl {
         garbage(line, terminated, c.message());
         return false;
       case Outcome::FieldError:
-        warn(line, c.message());
+        damaged(line, c.message());
         return false;
     }
     return false;
@@ -346,7 +354,7 @@ void RecordDecoder::Impl::chainKernel(RecordContext& c, const detail::KernelFiel
   if (!absolute && !differences) {
     if (outcome == Outcome::Ok) {
       c.fieldError(f.have_start ? "corr" : f.have_dt ? "dcorr" : "start_ns", "missing");
-      warn(line, c.message());
+      damaged(line, c.message());
     }
     return loseChain(line);
   }
@@ -357,7 +365,7 @@ void RecordDecoder::Impl::chainKernel(RecordContext& c, const detail::KernelFiel
     const bool have_dur = f.have_dur || (f.have_end && absolute);
     if (!f.k || !have_dur) c.require({{"k", f.k}, {"dur_ns", have_dur}});
     if (c.outcome() != Outcome::Ok) {
-      warn(line, c.message());
+      damaged(line, c.message());
       deliver = false;
     }
   }
@@ -418,9 +426,11 @@ void RecordDecoder::Impl::decodeBlock(object& obj, RecordContext& c, document& d
   if (c.outcome() == Outcome::Ok && block_encoding != kKernelBlockEncoding)
     c.fieldError("enc", "is not " + std::string(kKernelBlockEncoding));
   if (!accept(c, doc, line, terminated)) return;
-  if (std::string why = decodeKernelBlock(block_data, n, block_events); !why.empty())
-    return warn(line, "kernel_block: field 'data': " + why + "; its " + std::to_string(n) +
-                          " kernel events are lost");
+  if (std::string why = decodeKernelBlock(block_data, n, block_events); !why.empty()) {
+    lost_kernels += n;
+    return damaged(line, "kernel_block: field 'data': " + why + "; its " + std::to_string(n) +
+                             " kernel events are lost");
+  }
   for (KernelEvent& ev : block_events) {
     assignSid(ev.sid, c.sid());
     visitor.onKernel(ev);
@@ -502,7 +512,7 @@ void RecordDecoder::decodeLine(std::string_view text, uint64_t line_no, bool ter
 }
 
 void RecordDecoder::lostLine(uint64_t line_no, std::string message) {
-  impl_->warn(line_no, std::move(message));
+  impl_->damaged(line_no, std::move(message));
   impl_->loseChain(line_no);
 }
 
@@ -517,6 +527,14 @@ void RecordDecoder::endFile() {
 
 uint64_t RecordDecoder::delivered() const {
   return impl_->delivered;
+}
+
+uint64_t RecordDecoder::damagedLines() const {
+  return impl_->damaged_lines;
+}
+
+uint64_t RecordDecoder::lostKernels() const {
+  return impl_->lost_kernels;
 }
 
 void RecordDecoder::useWriterFastPath(bool on) {
