@@ -391,6 +391,7 @@ void readInputs(const std::vector<std::string>& inputs, const SourceOpener& open
                 listed_from.empty() ? nullptr : &unlisted);
     per_input[i] = InputTally{decoder.delivered() - records, tally.starts() > starts};
   }
+  decoder.endRead();
   unlisted.report(listed_from, warnings, result);
   checkSegmentGaps(inputs, per_input, warnings, result);
   checkCounts(tally, warnings, result);

@@ -60,6 +60,9 @@ class RecordDecoder {
   // chain.
   void lostLine(uint64_t line_no, std::string message);
   void endFile();
+  // After the last file: warns about kernel ids that kernel events named but no kernel_def of the
+  // session defined (the first such event's file and line).
+  void endRead();
 
   uint64_t delivered() const;
   // Damage met so far (each case is also a warning): lines that could not be used (not JSON, too
