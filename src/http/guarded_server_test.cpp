@@ -52,7 +52,7 @@ TEST(GuardedServer, AnswersWhileManyIdleAndSlowConnectionsAreOpen) {
   testing::ScrapeTimes t = testing::scrape(s->port(), "/metrics", "", 5, 20ms, 3s);
   EXPECT_EQ(t.failed, 0u);
   for (double ms : t.ms) EXPECT_LT(ms, 1500) << "a scrape took " << ms << " ms";
-  EXPECT_GE(s->stats().open, 200u);
+  EXPECT_GE(s->stats().open, 100u);  // the idle ones at least (the slow ones get 408 after 2 s)
 }
 
 TEST(GuardedServer, AClientTricklingItsHeadGets408AndIsClosedAtTheDeadline) {
