@@ -22,13 +22,16 @@ ALLOWED = {
     "nvml": {"core"},
     "host": {"core"},
     "runtime": {"core", "log", "report", "cuda", "nvml", "host"},
-    "agent": {"core", "log"},
+    "http": set(),
+    "agent": {"core", "log", "http"},
     "inject": {"core", "log", "report", "cuda", "nvml", "host", "runtime"},
-    "monitor": {"core", "log", "nvml", "host"},
-    "apps": {"core", "log", "report", "export", "cuda", "nvml", "host", "runtime", "inject", "agent", "monitor"},
+    "monitor": {"core", "log", "nvml", "host", "http"},
+    "apps": {"core", "log", "report", "export", "cuda", "nvml", "host", "runtime", "inject", "agent", "monitor",
+             "http"},
     "python": {"core", "log", "report", "export", "cuda", "nvml", "host", "runtime", "inject"},
 }
-LAYER_FOLDERS = {"core", "log", "report", "export", "cuda", "nvml", "host", "runtime", "inject", "agent", "monitor"}
+LAYER_FOLDERS = {"core", "log", "report", "export", "cuda", "nvml", "host", "runtime", "inject", "agent", "monitor",
+                 "http"}
 SOURCE_EXT = (".hpp", ".h", ".cpp", ".cc", ".cu", ".cuh", ".inc", ".in")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"/]+)/[^"]*"')
 

@@ -24,6 +24,9 @@ inline constexpr int kExitFailure =
     1;  // the command ran but found nothing usable (no readable log, ...)
 inline constexpr int kExitUsage = 2;       // bad arguments
 inline constexpr int kExitRegression = 3;  // `gpufl diff`: a real regression past the threshold
+// `gpufl diff`: a side lost records to damage (corrupt lines or kernel_blocks, missing segments,
+// fewer records than session_end counts), so the gate cannot judge; before kExitRegression.
+inline constexpr int kExitDamaged = 4;
 
 struct CliContext {
   std::ostream& out;

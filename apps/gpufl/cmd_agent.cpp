@@ -122,6 +122,9 @@ void addAgentCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--backoff-max-ms", o.backoff_max_ms, "Longest retry delay")
       ->capture_default_str()
       ->check(CLI::Range(1, 3600000));
+  cmd->add_flag("--allow-insecure", o.allow_insecure,
+                "Send the bearer token over plain http:// to a host that is not loopback (it "
+                "crosses the network in clear; refused without this flag)");
   cmd->add_flag("--exit-when-drained", o.exit_when_drained,
                 "Exit once everything on disk went through (benchmarks, one-shot uploads)");
   cmd->callback([args, &ctx] { runAgentCommand(*args, ctx); });

@@ -1,6 +1,7 @@
 // `gpufl diff BASE [NEW] [--base-session ID] [--new-session ID] [--threshold 5%] [--json]`: what
 // changed between two sessions (two prefixes, or two sessions under one prefix), judged against the
-// noise over launches; exits 3 when a real regression passes the threshold, so CI can gate on it.
+// noise over launches; exits 3 when a real regression passes the threshold, so CI can gate on it,
+// and 4 when either side lost records to damage (the gate cannot judge what it could not read).
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
@@ -78,7 +79,12 @@ void runDiff(const DiffArgs& a, CliContext& ctx) {
       at = eol == std::string::npos ? text.size() : eol + 1;
     }
   }
-  ctx.exit_code = d.regressions > 0 ? kExitRegression : kExitOk;
+  // A damaged side is named on stderr as well, where a CI log shows it beside the exit status.
+  if (!d.base_damage.empty())
+    ctx.err << "gpufl diff: BASE lost records to damage: " << terminalSafe(d.base_damage) << "\n";
+  if (!d.new_damage.empty())
+    ctx.err << "gpufl diff: NEW lost records to damage: " << terminalSafe(d.new_damage) << "\n";
+  ctx.exit_code = d.damaged() ? kExitDamaged : d.regressions > 0 ? kExitRegression : kExitOk;
 }
 
 }  // namespace
@@ -96,7 +102,8 @@ void addDiffCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--new-session", args->new_session,
                   "Session id (or a prefix of it) of NEW; default latest");
   cmd->add_option("--threshold", args->threshold,
-                  "A real regression slower than this fails (exit 3); default 5%");
+                  "A real regression slower than this fails (exit 3); default 5%. A side that "
+                  "lost records to damage fails with exit 4");
   cmd->add_option("--alpha", args->alpha,
                   "False alarm rate of the rank tests over all groups; default 0.01");
   cmd->add_option("--min-samples", args->min_samples,

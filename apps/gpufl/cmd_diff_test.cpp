@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 #include "cli_test_util.hpp"
 
@@ -92,6 +93,59 @@ TEST(CliDiff, TwoSessionsUnderOnePrefix) {
   r = runCaptured({"diff", prefix});
   EXPECT_EQ(r.code, kExitUsage) << r.err;
   EXPECT_NE(r.err.find("--base-session"), std::string::npos) << r.err;
+  fs::remove_all(d);
+}
+
+std::string textOf(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The real H200 session whose 9,934 kernels are all in one kernel_block, copied with that block's
+// data damaged (one byte), or with one garbage line added.
+std::string damagedCopy(const fs::path& dir, const std::string& name, bool block, bool garbage) {
+  const std::string fixture = std::string(GPUFL_H200_DATA_DIR) + "/pytorch_blocks";
+  std::string device = textOf(fixture + ".device.log");
+  if (block) {
+    const size_t data = device.find("\"data\":\"", device.find("\"type\":\"kernel_block\""));
+    device[data + 20] = device[data + 20] == 'A' ? 'B' : 'A';
+  }
+  if (garbage) device.insert(device.find('\n') + 1, "{\"type\":\"note\",\"sid\n");
+  const std::string prefix = (dir / name).string();
+  std::ofstream(prefix + ".device.log", std::ios::binary) << device;
+  for (const char* channel : {".scope.log", ".system.log"})
+    std::ofstream(prefix + channel, std::ios::binary) << textOf(fixture + channel);
+  return prefix;
+}
+
+// The issue's case: every kernel of NEW lost to a corrupt kernel_block used to read as "nothing
+// changed" (gate: pass, exit 0). Now the gate cannot judge: exit 4, with the losses counted.
+TEST(CliDiff, ASideThatLostRecordsToDamageCannotPass) {
+  const fs::path d = freshDir("damaged");
+  const std::string whole = std::string(GPUFL_H200_DATA_DIR) + "/pytorch_blocks";
+  const std::string block = damagedCopy(d, "block", true, false);
+  auto r = runCaptured({"diff", whole, block});
+  EXPECT_EQ(r.code, kExitDamaged) << r.out << r.err;
+  EXPECT_NE(r.err.find("gpufl diff: NEW lost records to damage: 1 unreadable line; 9934 kernel "
+                       "events lost with them; session_end counts 9934 kernel events, 0 were read"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("gate: CANNOT JUDGE"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("gate: pass"), std::string::npos) << r.out;
+  r = runCaptured({"diff", block, whole, "--json"});
+  EXPECT_EQ(r.code, kExitDamaged) << r.out << r.err;
+  EXPECT_NE(r.out.find("\"pass\": false"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"base_damage\": \"1 unreadable line;"), std::string::npos) << r.out;
+  // One garbage line, every kernel intact: still not read whole.
+  const std::string garbage = damagedCopy(d, "garbage", false, true);
+  r = runCaptured({"diff", whole, garbage});
+  EXPECT_EQ(r.code, kExitDamaged) << r.out << r.err;
+  EXPECT_NE(r.err.find("NEW lost records to damage: 1 unreadable line\n"), std::string::npos)
+      << r.err;
+  r = runCaptured({"diff", whole, whole});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
   fs::remove_all(d);
 }
 

@@ -70,7 +70,7 @@ void runMonitor(const MonitorArgs& a, CliContext& ctx) {
     ctx.exit_code = kExitUsage;
     return;
   }
-  ::umask(027);  // whatever it writes: 0640 at most
+  ::umask(::umask(027) | 027);  // whatever it writes: 0640 at most, less if the umask says so
 
   // SIGTERM and SIGINT are blocked before any thread starts (threads inherit the mask), so that
   // only sigwait() below receives them.

@@ -6,6 +6,7 @@ import json
 import os
 import random
 import shutil
+import socket
 import stat
 import subprocess
 import threading
@@ -153,6 +154,63 @@ def test_refuses_public_listen_without_token(tmp_path):
     agent.log.close()
     assert rc == 2
     assert "not a loopback address" in agent.logs()
+
+
+def test_refuses_token_over_plain_http_beyond_loopback(tmp_path):
+    agent = Agent(tmp_path, "http://192.0.2.1:9/x", [tmp_path], token="tok-clear-1234")
+    agent.start()
+    rc = agent.proc.wait(timeout=20)
+    agent.log.close()
+    assert rc == 2
+    assert "refusing to send the bearer token in clear: --to http://192.0.2.1:9/x" in agent.logs()
+    assert "tok-clear-1234" not in agent.logs()
+
+
+def test_allow_insecure_sends_the_token_in_clear_and_says_so(tmp_path):
+    agent = Agent(tmp_path, "http://192.0.2.1:9/x", [tmp_path], token="tok-clear-1234",
+                  extra=["--allow-insecure"])
+    agent.start()
+    try:
+        wait_for(lambda: "in clear over the network" in agent.logs(), 20, "the warning at start")
+    finally:
+        assert agent.stop() == 0
+    assert "tok-clear-1234" not in agent.logs()
+
+
+def test_sigterm_ends_it_within_a_second_whatever_clients_and_receiver_do(tmp_path):
+    """Idle and half-sent connections on its health port, and a POST the receiver never answers:
+    SIGTERM still ends the agent at once (the bound here is generous for a loaded machine)."""
+    receiver = Receiver()
+    receiver.hang_next, receiver.hang_s = 1, 60.0
+    w = LogWriter(tmp_path / "p", "abab0009")
+    w.start()
+    w.end()
+    agent = Agent(tmp_path, receiver.url, [tmp_path / "p"], timeout_ms=60000)
+    agent.start()
+    hostile = []
+    try:
+        port = agent.port()
+        for i in range(40):
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            if i % 2:
+                s.sendall(b"GET /metrics HTTP/1.1\r\nX-Slow: ")
+            hostile.append(s)
+        wait_for(lambda: receiver.requests >= 1, 20, "the POST the receiver holds")
+        time.sleep(0.2)
+        t0 = time.monotonic()
+        agent.proc.terminate()
+        rc = agent.proc.wait(timeout=30)
+        took = time.monotonic() - t0
+        agent.log.close()
+    finally:
+        for s in hostile:
+            s.close()
+        if agent.proc.poll() is None:
+            agent.kill()
+        receiver.close()
+    print(f"agent ended {took * 1000:.0f} ms after SIGTERM")
+    assert rc == 0
+    assert took < 3.0, f"SIGTERM took {took:.1f} s"
 
 
 def test_symlinks_refused_and_files_0640(tmp_path):

@@ -23,7 +23,10 @@
 #include "agent/otlp_export.hpp"
 #include "agent/sender.hpp"
 #include "agent/spool.hpp"
+#include "agent/token_policy.hpp"
 #include "agent/watch_scan.hpp"
+#include "http/bearer.hpp"
+#include "http/guarded_server.hpp"
 
 namespace gpufl::agent {
 
@@ -57,6 +60,7 @@ std::string validateOptions(const AgentOptions& opts) {
     return "--to '" + opts.to + "' is not an http:// or https:// URL";
   if (!opts.otlp.empty() && !splitUrl(opts.otlp, &origin, &path))
     return "--otlp '" + opts.otlp + "' is not an http:// or https:// URL";
+  if (std::string why = checkTokenTransport(opts); !why.empty()) return why;
   if (opts.inputs.empty()) return "no PREFIX_OR_DIR to follow";
   if (opts.state_dir.empty()) return "--state-dir is empty";
   if (!opts.listen.empty()) {
@@ -79,15 +83,6 @@ int64_t nowUnixMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-// Compares without an early exit, so response time says nothing about how much of a token was
-// right.
-bool sameSecret(const std::string& a, const std::string& b) {
-  if (a.size() != b.size()) return false;
-  unsigned diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
 }
 
 std::string hostName() {
@@ -236,26 +231,26 @@ int runAgent(const AgentOptions& opts, const std::atomic<bool>& stop) {
     return oldest == 0 ? 0.0 : std::max<int64_t>(0, nowUnixMs() - oldest) / 1000.0;
   };
 
-  httplib::Server server;
-  std::thread server_thread;
+  http::GuardedServer server;  // idle or slow clients cannot block it (guarded_server.hpp)
+  httplib::Server& routes = server.routes();
   if (!opts.listen.empty()) {
     std::string host;
     int port = 0;
     parseListen(opts.listen, &host, &port);
     bool need_token = !isLoopbackHost(host);
     auto authorized = [&, need_token](const httplib::Request& req, httplib::Response& res) {
-      if (!need_token || sameSecret(req.get_header_value("Authorization"), "Bearer " + opts.token))
+      if (!need_token || http::bearerMatches(req.get_header_value("Authorization"), opts.token))
         return true;
       res.status = 401;
       res.set_content("token required\n", "text/plain");
       return false;
     };
-    server.Get("/metrics", [&, authorized](const httplib::Request& req, httplib::Response& res) {
+    routes.Get("/metrics", [&, authorized](const httplib::Request& req, httplib::Response& res) {
       if (!authorized(req, res)) return;
       res.set_content(metrics.render(spool.bytes(), spool.count(), lagSeconds()),
                       "text/plain; version=0.0.4; charset=utf-8");
     });
-    server.Get("/healthz", [&, authorized](const httplib::Request& req, httplib::Response& res) {
+    routes.Get("/healthz", [&, authorized](const httplib::Request& req, httplib::Response& res) {
       if (!authorized(req, res)) return;
       double lag = lagSeconds();
       bool ok = lag < opts.unhealthy_lag_s;
@@ -266,14 +261,12 @@ int runAgent(const AgentOptions& opts, const std::atomic<bool>& stop) {
                           ",\"sending\":" + (sender.failing() ? "\"failing\"" : "\"ok\"") + "}\n",
                       "application/json");
     });
-    int bound =
-        port == 0 ? server.bind_to_any_port(host) : (server.bind_to_port(host, port) ? port : -1);
-    if (bound <= 0) {
-      logInfo("error: cannot listen on " + opts.listen);
+    if (std::string why; !server.listen(host, port, &why)) {
+      logInfo("error: " + why);
       return 1;
     }
-    logInfo("serving /metrics and /healthz on " + host + ":" + std::to_string(bound));
-    server_thread = std::thread([&] { server.listen_after_bind(); });
+    logInfo("serving /metrics and /healthz on " + host + ":" + std::to_string(server.port()));
+    server.start();
   }
 
   std::thread sender_thread([&] { sender.run(halt); });
@@ -283,11 +276,13 @@ int runAgent(const AgentOptions& opts, const std::atomic<bool>& stop) {
   fc.gzip_level = opts.gzip_level;
   fc.ship_lines = !opts.to.empty();
   fc.track_otlp = !opts.otlp.empty();
+  fc.stop = &stop;
   Follower follower(fc, state, state_mu, spool, metrics, save);
   DirWatch watch;
   std::set<std::string> refused;
   logInfo("following " + std::to_string(roots.size()) + " root(s), shipping to " +
           (opts.to.empty() ? "" : opts.to + (opts.otlp.empty() ? "" : " and ")) + opts.otlp);
+  for (const std::string& note : tokenTransportNotes(opts)) logInfo(note);
   std::map<std::string, uint32_t> channel_mask;  // prefix -> channels on disk (last scan)
 
   // Sessions whose session_end was read in every channel of their prefix go out as OTLP requests.
@@ -402,10 +397,7 @@ int runAgent(const AgentOptions& opts, const std::atomic<bool>& stop) {
   spool.wake();
   sender_thread.join();
   if (dirty.exchange(false)) save();
-  if (server_thread.joinable()) {
-    server.stop();
-    server_thread.join();
-  }
+  server.stop();
   logInfo("stopped: " + std::to_string(metrics.batches_sent.load()) + " batches (" +
           std::to_string(metrics.records_sent.load()) + " records) sent, " +
           std::to_string(spool.count()) + " waiting in the spool");

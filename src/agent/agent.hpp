@@ -32,9 +32,11 @@ struct AgentOptions {
   int gzip_level = 1;
   double unhealthy_lag_s = 300;
   bool exit_when_drained = false;  // stop once everything on disk went through (benchmarks, tests)
+  bool allow_insecure = false;  // send the token over plain http:// beyond loopback (token_policy)
 };
 
-// Checks what can be checked before starting (URL, listen address vs token); empty when fine.
+// Checks what can be checked before starting (URL, listen address vs token, the token's transport:
+// token_policy.hpp); empty when fine.
 std::string validateOptions(const AgentOptions& opts);
 
 // Runs until `stop` is set (or, with exit_when_drained, until nothing is left). Returns the exit

@@ -10,11 +10,13 @@
 
 #include "agent/agent.hpp"
 #include "agent/checkpoint.hpp"
+#include "agent/durable_file.hpp"
 #include "agent/file_cursor.hpp"
 #include "agent/gzip.hpp"
 #include "agent/line_check.hpp"
 #include "agent/sender.hpp"
 #include "agent/spool.hpp"
+#include "agent/token_policy.hpp"
 #include "log/compressor.hpp"
 
 namespace gpufl::agent {
@@ -191,6 +193,45 @@ TEST(AgentParse, UrlListenRetryAfterAndOptions) {
   EXPECT_NE(validateOptions(o).find("--to"), std::string::npos);
 }
 
+// The token crosses the network only over TLS, unless --allow-insecure; plain http:// to loopback
+// stays on the host.
+TEST(AgentTokenPolicy, RefusesATokenOverPlainHttpBeyondLoopback) {
+  AgentOptions o;
+  o.inputs = {"/tmp"};
+  o.state_dir = "/tmp/s";
+  o.token = "t";
+  for (const char* ok : {"https://logs.example/x", "http://127.0.0.1:1/x", "http://localhost/x",
+                         "http://[::1]:4318", "http://user@127.0.0.2:9/x"}) {
+    o.to = ok;
+    EXPECT_EQ(validateOptions(o), "") << ok;
+  }
+  for (const char* clear : {"http://logs.example/x", "http://10.0.0.1:80/x", "http://[::2]/x",
+                            "http://127.0.0.1@evil.example/x"}) {
+    o.to = clear;
+    const std::string why = validateOptions(o);
+    EXPECT_NE(why.find("refusing to send the bearer token in clear: --to " + std::string(clear)),
+              std::string::npos)
+        << why;
+    EXPECT_NE(why.find("--allow-insecure"), std::string::npos);
+  }
+  o.to = "https://logs.example/x";
+  o.otlp = "http://collector:4318";
+  EXPECT_NE(validateOptions(o).find("--otlp http://collector:4318"), std::string::npos);
+  o.allow_insecure = true;
+  EXPECT_EQ(validateOptions(o), "");
+  const std::vector<std::string> notes = tokenTransportNotes(o);
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0], "the bearer token goes to https://logs.example/x over TLS");
+  EXPECT_EQ(notes[1].rfind("warning: the bearer token goes to http://collector:4318 in clear", 0),
+            0u);
+  o.token.clear();
+  o.allow_insecure = false;
+  EXPECT_EQ(validateOptions(o), "");  // no token: nothing to protect
+  EXPECT_TRUE(tokenTransportNotes(o).empty());
+  EXPECT_EQ(urlHost("http://[::1]:9/x"), "::1");
+  EXPECT_EQ(urlHost("https://a:b@h.example:1?q"), "h.example");
+}
+
 TEST(AgentFileCursor, PlainLiveFileResumesAtOffsetAndWaitsForWholeLines) {
   TempDir t;
   fs::path p = t.path / "run.device.log";
@@ -253,6 +294,21 @@ TEST(AgentFileCursor, RefusesSymbolicLinks) {
   std::string error;
   EXPECT_FALSE(FileCursor::open(t.path / "run.device.log", {}, false, 100, &error));
   EXPECT_NE(error.find("run.device.log"), std::string::npos);
+}
+
+// The agent's files are 0640 at most; a stricter umask (077) takes the group's bits away too.
+TEST(AgentDurableFile, ModeIs0640LessTheUmask) {
+  TempDir t;
+  std::string error;
+  for (mode_t mask : {mode_t(022), mode_t(077)}) {
+    const mode_t old = ::umask(mask);
+    const bool ok = writeFileAtomic((t.path / "state.json").string(), "{}", &error);
+    ::umask(old);
+    ASSERT_TRUE(ok) << error;
+    struct stat st {};
+    ASSERT_EQ(::stat((t.path / "state.json").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0640u & ~mask) << "umask 0" << std::oct << mask;
+  }
 }
 
 }  // namespace

@@ -41,7 +41,6 @@ bool writeFileAtomic(const std::string& path, std::string_view data, std::string
     *error = why(tmp, "create");
     return false;
   }
-  ::fchmod(fd, 0640);  // the umask may have taken bits away; 0640 is the contract
   size_t done = 0;
   while (done < data.size()) {
     ssize_t n = ::write(fd, data.data() + done, data.size() - done);

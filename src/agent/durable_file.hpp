@@ -1,4 +1,4 @@
-// Files the agent writes (its checkpoint, spooled batches): mode 0640 whatever the umask, never
+// Files the agent writes (its checkpoint, spooled batches): mode 0640 less the umask's bits, never
 // through a symbolic link, and replaced atomically (temp file, fsync, rename, fsync of the
 // directory) so that a SIGKILL at any instant leaves either the old or the new content, never a
 // mix.

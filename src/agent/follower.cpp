@@ -198,6 +198,7 @@ Follower::FileEnd Follower::readFile(const StreamFiles& files, StreamPos& pos,
       batch_start = pos.pos;
       records = 0;
       if (spool_.full()) return FileEnd::SpoolFull;
+      if (cfg_.stop != nullptr && cfg_.stop->load()) return FileEnd::Partial;  // the rest: next run
     }
   }
   metrics_.bytes_read += cursor->rawBytes() - raw_before;

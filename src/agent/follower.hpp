@@ -9,6 +9,7 @@
 // segment is counted as segment_missing and skipped.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -29,6 +30,9 @@ struct FollowerConfig {
   int gzip_level = 1;
   bool ship_lines = true;  // false: only --otlp (lines are read for their session_end, not spooled)
   bool track_otlp = false;  // record session_ends in AgentState::otlp_pending
+  // Set: follow() returns after the batch in progress (its position saved), so that a stop does not
+  // wait for a large file to be read to its end. May be null.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // Forgets the position of streams that have no file left (`scan` found none): a prefix deleted and

@@ -86,6 +86,27 @@ void Sender::run(const std::atomic<bool>& stop) {
   }
   std::mt19937 rng(std::random_device{}());
   long backoff_ms = opts_.backoff_min_ms;
+  // A POST in progress when `stop` is set is cut short (Client::stop shuts its socket down), so
+  // that the agent ends within a second of SIGTERM whatever the receiver does; the batch stays in
+  // the spool. A connect in progress still runs to its timeout.
+  std::atomic<bool> finished{false};
+  std::thread cutter([&] {
+    while (!finished.load()) {
+      if (stop.load()) {  // again and again: a POST may begin after one stop()
+        if (client) client->stop();
+        if (otlp_client) otlp_client->stop();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  struct JoinAtExit {
+    std::atomic<bool>& finished;
+    std::thread& thread;
+    ~JoinAtExit() {
+      finished = true;
+      thread.join();
+    }
+  } join_at_exit{finished, cutter};
 
   while (!stop.load()) {
     BatchHeader h;
@@ -121,8 +142,9 @@ void Sender::run(const std::atomic<bool>& stop) {
                     (h.target == BatchHeader::Target::OtlpTraces ? "/v1/traces" : "/v1/metrics");
     auto res = to->Post(post_path, headers, body,
                         otlp ? "application/x-protobuf" : "application/x-ndjson");
-    long wait_ms = -1;  // < 0: success or put aside; else retry after this long
-    bool told = false;  // wait_ms is the receiver's Retry-After: never shorter
+    long wait_ms = -1;               // < 0: success or put aside; else retry after this long
+    bool told = false;               // wait_ms is the receiver's Retry-After: never shorter
+    if (!res && stop.load()) break;  // cut short by the stop: sent again next run
     if (!res) {
       metrics_.error("network");
       logWarning("network", "POST " + (otlp ? opts_.otlp_url : opts_.url) +

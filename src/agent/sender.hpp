@@ -37,7 +37,8 @@ class Sender {
  public:
   using Acked = std::function<void(const BatchHeader&)>;
   Sender(SenderOptions opts, Spool& spool, AgentMetrics& metrics, Acked on_acked);
-  // Runs until `stop`; returns at once after it is set (a wait in progress is cut short).
+  // Runs until `stop`; returns at once after it is set (a wait or a POST in progress is cut short;
+  // a connect in progress runs to its timeout).
   void run(const std::atomic<bool>& stop);
   // True while the latest attempt failed (and will be retried).
   bool failing() const { return failing_.load(); }

@@ -1,23 +1,11 @@
 #include "export/buffered_file.hpp"
 
-#include <cerrno>
-#include <cstring>
-
 namespace gpufl::exporter {
 
-BufferedFile::BufferedFile(const std::string& path) : path_(path) {
-  file_ = std::fopen(path.c_str(), "wb");
-  if (!file_) error_ = path + ": cannot write: " + std::strerror(errno);
-}
-
-BufferedFile::~BufferedFile() {
-  if (file_) std::fclose(file_);
-}
+BufferedFile::BufferedFile(const std::string& path) : out_(path) {}
 
 void BufferedFile::write() {
-  if (file_ && error_.empty() && !buffer_.empty() &&
-      std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size())
-    error_ = path_ + ": write failed: " + std::strerror(errno);
+  if (!buffer_.empty()) out_.write(buffer_.data(), buffer_.size());
   buffer_.clear();
 }
 
@@ -27,11 +15,7 @@ void BufferedFile::flushWhenOver(size_t bytes) {
 
 bool BufferedFile::finish(std::string* error) {
   write();
-  if (file_ && std::fclose(file_) != 0 && error_.empty())
-    error_ = path_ + ": close failed: " + std::strerror(errno);
-  file_ = nullptr;
-  if (!error_.empty() && error) *error = error_;
-  return error_.empty();
+  return out_.commit(error);
 }
 
 }  // namespace gpufl::exporter

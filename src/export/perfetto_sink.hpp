@@ -20,8 +20,8 @@ namespace gpufl::exporter {
 
 class PerfettoSink : public TimelineSink {
  public:
-  // Writes to `path` (created or truncated); ok() is false with error() set when it cannot be
-  // opened.
+  // Writes to `path`, whole or not at all (BufferedFile); ok() is false with error() set when it
+  // cannot be written.
   explicit PerfettoSink(const std::string& path);
   ~PerfettoSink() override;
   bool ok() const { return out_.ok(); }

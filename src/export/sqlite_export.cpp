@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "core/record_schema.hpp"
+#include "export/atomic_output.hpp"
 #include "log/json_escape.hpp"
 #include "log/reader.hpp"
 
@@ -213,7 +214,17 @@ class SqliteWriter : public EventVisitor {
   // Every channel repeats session_start and session_end: one row each per session (the session_end
   // with the largest counts, as the reader's integrity check takes).
   void onSessionStart(const SessionStart& e) override {
-    if (!started_.insert(e.sid).second) return;
+    const auto [from, fresh] = started_.emplace(e.sid, std::make_pair(prefix_index_, prefix_));
+    if (!fresh) {
+      // Rows are keyed by sid: a session given twice (the same prefix twice, or a copy of a log)
+      // would mix its rows with its copy's.
+      if (from->second.first != prefix_index_ && duplicate.empty())
+        duplicate = "session " + e.sid + " of '" + prefix_ + "' is already exported from '" +
+                    from->second.second +
+                    "': each session goes into the database once (rows are keyed "
+                    "by sid)";
+      return;
+    }
     insert(e);
     for (const DeviceInfo& d : e.devices) insert(DeviceEvent{e.sid, d});
   }
@@ -229,7 +240,19 @@ class SqliteWriter : public EventVisitor {
   }
   void onNote(const Note& e) override { insert(e); }
   void onDevice(const DeviceEvent& e) override { insert(e); }
-  void onKernelDef(const KernelDef& e) override { insert(e); }
+  // A kernel_def the session already defined: its records are in the log twice (a copied log),
+  // which the UNIQUE index on kernel_def(sid, id) would refuse with SQLite's own words at the end.
+  void onKernelDef(const KernelDef& e) override {
+    if (!defs_.emplace(e.sid, e.id).second) {
+      if (duplicate.empty())
+        duplicate = "session " + e.sid + " of '" + prefix_ + "' defines kernel " +
+                    std::to_string(e.id) +
+                    " twice: its records appear twice under the prefix (a log copied into "
+                    "itself?); each session goes into the database once";
+      return;
+    }
+    insert(e);
+  }
   void onKernel(const KernelEvent& e) override { insert(e); }
   void onMemcpy(const MemcpyEvent& e) override { insert(e); }
   void onSync(const SyncEvent& e) override { insert(e); }
@@ -245,7 +268,13 @@ class SqliteWriter : public EventVisitor {
   void onRangeCounters(const RangeCounters& e) override { insert(e); }
   void onBenchmark(const BenchmarkResult& e) override { insert(e); }
 
+  void beginPrefix(const std::string& prefix) {
+    prefix_ = prefix;
+    ++prefix_index_;
+  }
+
   std::string error;
+  std::string duplicate;  // why the input holds a session twice; empty when it does not
   uint64_t rows = 0;
 
  private:
@@ -265,7 +294,10 @@ class SqliteWriter : public EventVisitor {
   }
   sqlite3* db_;
   std::map<std::string_view, sqlite3_stmt*> stmts_;
-  std::set<std::string> started_;
+  std::map<std::string, std::pair<size_t, std::string>> started_;  // sid -> its prefix (n-th, name)
+  std::set<std::pair<std::string, uint32_t>> defs_;                // (sid, kernel_def id) inserted
+  std::string prefix_;
+  size_t prefix_index_ = 0;
   std::map<std::string, SessionEnd> ends_;
 };
 
@@ -290,9 +322,17 @@ std::vector<std::string> sqliteSchema() {
 SqliteExportResult exportSqlite(const std::vector<std::string>& prefixes,
                                 const std::string& session, const std::string& db_path) {
   SqliteExportResult r;
-  std::remove(db_path.c_str());
+  // Built in a new file beside the path, renamed over it once complete: a failure leaves no
+  // partial database (and an older one at the path as it was); a link at the path is refused.
+  AtomicOutput out(db_path);
+  if (!out.ok()) {
+    r.error = out.error();
+    return r;
+  }
+  out.closeFd();  // SQLite opens it by name; a second descriptor closed later would drop its locks
   sqlite3* raw = nullptr;
-  if (sqlite3_open(db_path.c_str(), &raw) != SQLITE_OK) {
+  if (sqlite3_open_v2(out.tempPath().c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW,
+                      nullptr) != SQLITE_OK) {
     r.error = db_path + ": " + (raw ? sqlite3_errmsg(raw) : "cannot open");
     sqlite3_close(raw);
     return r;
@@ -312,10 +352,15 @@ SqliteExportResult exportSqlite(const std::vector<std::string>& prefixes,
     for (const std::string& prefix : prefixes) {
       log::ReadOptions options;
       options.session = session;
+      writer.beginPrefix(prefix);
       const log::ReadResult read = log::readPrefix(prefix, options, writer);
       for (const log::ReadWarning& w : read.warnings) r.warnings.push_back(log::formatWarning(w));
       if (!read.any_readable) {
         r.error = "nothing readable under '" + prefix + "'";
+        return r;
+      }
+      if (!writer.duplicate.empty()) {
+        r.error = writer.duplicate;
         return r;
       }
       ++r.sessions;
@@ -330,6 +375,11 @@ SqliteExportResult exportSqlite(const std::vector<std::string>& prefixes,
   for (const std::string& sql : sqliteSchema())
     if (!sql.starts_with("CREATE TABLE") && !exec(raw, sql, &r.error)) return r;
   if (!exec(raw, "COMMIT", &r.error)) return r;
+  if (sqlite3_close(db.release()) != SQLITE_OK) {
+    r.error = db_path + ": cannot close the database";
+    return r;
+  }
+  if (!out.commit(&r.error)) return r;
   r.ok = true;
   return r;
 }

@@ -115,9 +115,10 @@ CompressResult compressSegment(const std::string& src, const std::string& dst, i
     }
     if (!sameFile(in.fd, src)) return CompressResult::kSkipped;
     ::unlink(tmp.c_str());  // stale: whoever wrote it held this lock and is gone
-    Fd out{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640)};
+    // The segment's own mode (0640 at most), less the umask's bits: never wider than its source.
+    Fd out{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                  st.st_mode & 0640)};
     if (out.fd < 0) return *error = sysError("cannot create", tmp), kFailed;
-    ::fchmod(out.fd, 0640);  // whatever the umask
     result = compressInto(in.fd, out.fd, level, src, tmp, error, cancel);
     // The plain segment is deleted next, so the compressed one must be on disk first.
     if (result == CompressResult::kDone && ::fsync(out.fd) != 0)

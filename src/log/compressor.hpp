@@ -25,7 +25,8 @@ enum class CompressResult {
 // segment or the complete .zst (briefly both, which it must tolerate by preferring one).
 // Holds flock(LOCK_EX) on `src` throughout, so two processes never compress one segment at once;
 // a `dst`.tmp found while holding it is stale (its writer died) and is replaced. `src` and the .tmp
-// are never followed if they are symbolic links; the .tmp is created exclusively, mode 0640.
+// are never followed if they are symbolic links; the .tmp is created exclusively, with the
+// source's mode (0640 at most) less the umask's bits.
 // `cancel` (may be null) is polled between 256 KiB chunks of input.
 CompressResult compressSegment(const std::string& src, const std::string& dst, int level,
                                std::string* error, const std::atomic<bool>* cancel = nullptr);

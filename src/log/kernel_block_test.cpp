@@ -172,13 +172,17 @@ TEST_F(KernelBlockWriterTest, BlocksReadBackAsTheLinesWould) {
     auto w = openAt(prefix, 0, blocks);
     w->onSessionStart(SessionStart{.sid = "aaaa0001", .session_id = "aaaa0001-1"});
     w->onSessionStart(SessionStart{.sid = "bbbb0002", .session_id = "bbbb0002-1"});
+    for (const char* sid : {"aaaa0001", "bbbb0002"})
+      for (uint32_t k = 1; k <= 30; ++k)
+        w->onKernelDef(KernelDef{.sid = sid, .id = k, .name = "k" + std::to_string(k)});
     for (size_t i = 0; i < events.size(); ++i) {
       w->onKernel(events[i]);
       if (i == 25'000) w->flush();  // a partial block goes out at a flush
     }
     w->onSessionEnd(SessionEnd{.sid = "aaaa0001", .kernels = 0});
     w->close();
-    EXPECT_EQ(w->stats().records, 2 * 3 + events.size() + 3);  // session records go to 3 files
+    // Session records go to 3 files.
+    EXPECT_EQ(w->stats().records, 2 * 3 + 60 + events.size() + 3);
     EXPECT_EQ(w->stats().records_dropped, 0u);
   };
   written(false, prefix_ + "_lines");

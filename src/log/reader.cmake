@@ -6,6 +6,7 @@ gpufl_add_library(gpufl_log_reader
   ${_reader_dir}/kernel_block_read.cpp
   ${_reader_dir}/kernel_line.cpp
   ${_reader_dir}/line_source.cpp
+  ${_reader_dir}/read_damage.cpp
   ${_reader_dir}/reader.cpp
   ${_reader_dir}/record_fields.cpp
   ${_reader_dir}/record_parser.cpp

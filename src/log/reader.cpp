@@ -313,6 +313,7 @@ void decodeInput(const std::string& name, const SourceOpener& open, RecordDecode
   std::string error;
   auto source = open(name, &error);
   if (!source) {
+    ++result.unreadable_files;
     warnings.add(name, 0, error);
     return;
   }
@@ -329,9 +330,10 @@ void decodeInput(const std::string& name, const SourceOpener& open, RecordDecode
     }
   }
   decoder.endFile();
-  if (!source->error().empty())
+  if (!source->error().empty()) {
+    ++result.unreadable_files;
     warnings.add(name, 0, source->error());
-  else if (source->rawBytes() == 0)
+  } else if (source->rawBytes() == 0)
     warnings.add(name, 0, "empty file");
 }
 
@@ -389,11 +391,14 @@ void readInputs(const std::vector<std::string>& inputs, const SourceOpener& open
                 listed_from.empty() ? nullptr : &unlisted);
     per_input[i] = InputTally{decoder.delivered() - records, tally.starts() > starts};
   }
+  decoder.endRead();
   unlisted.report(listed_from, warnings, result);
   checkSegmentGaps(inputs, per_input, warnings, result);
   checkCounts(tally, warnings, result);
   result.records = decoder.delivered();
   result.any_readable = result.records > 0;
+  result.damaged_lines = decoder.damagedLines();
+  result.lost_kernels = decoder.lostKernels();
 }
 
 std::string formatWarning(const ReadWarning& w) {

@@ -57,10 +57,13 @@ struct ReadResult {
   std::vector<std::string> files;  // files read, in order
   // Lost data of the chosen session (every problem is also a warning):
   std::vector<MissingSegments>
-      missing_segments;       // holes in a channel's numbering inside the session
-  bool have_written = false;  // a session_end was read
-  RecordCounts written;       // what session_end says was written (the largest of its copies)
-  RecordCounts read;          // what was delivered
+      missing_segments;        // holes in a channel's numbering inside the session
+  bool have_written = false;   // a session_end was read
+  RecordCounts written;        // what session_end says was written (the largest of its copies)
+  RecordCounts read;           // what was delivered
+  uint64_t damaged_lines = 0;  // lines that could not be used (RecordDecoder::damagedLines)
+  uint64_t lost_kernels = 0;   // kernel events lost beyond those lines (RecordDecoder::lostKernels)
+  uint64_t unreadable_files = 0;  // files that could not be opened or read to their end
 };
 
 // "file:line: message"; the line is left out when 0 and the file when empty.

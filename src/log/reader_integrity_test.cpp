@@ -4,7 +4,10 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
+#include "log/read_damage.hpp"
 #include "log/reader.hpp"
 #include "log/reader_test_util.hpp"
 
@@ -151,6 +154,83 @@ TEST(ReadPrefixLoss, GapBeforeTheSessionStartedIsNotItsLoss) {
   EXPECT_TRUE(r.missing_segments.empty());
   EXPECT_EQ(r.written.kernels, r.read.kernels);
   EXPECT_FALSE(hasWarning(r.warnings, "", 0, "session_end counts"));
+}
+
+std::string textOf(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// What a gate needs: the damage counted, not only warned about. The real H200 session with every
+// kernel in one kernel_block: one byte of the block's data changed loses all 9,934 kernels.
+TEST(ReadPrefixLoss, DamageIsCountedAndDescribed) {
+  const std::string fixture = std::string(GPUFL_TEST_DATA_DIR) + "/h200/pytorch_blocks";
+  RecordingVisitor whole_v;
+  const ReadResult whole = readPrefix(fixture, {}, whole_v);
+  EXPECT_EQ(describeDamage(whole), "") << allWarnings(whole.warnings);
+  EXPECT_EQ(whole.read.kernels, 9934u);
+
+  TempDir dir;
+  const std::string p = dir.path("blocks");
+  std::string device = textOf(fixture + ".device.log");
+  const size_t data = device.find("\"data\":\"", device.find("\"type\":\"kernel_block\""));
+  ASSERT_NE(data, std::string::npos);
+  device[data + 20] = device[data + 20] == 'A' ? 'B' : 'A';
+  device.insert(device.find('\n') + 1, "garbage\n");
+  writeFile(p + ".device.log", device);
+  writeFile(p + ".scope.log", textOf(fixture + ".scope.log"));
+  writeFile(p + ".system.log", textOf(fixture + ".system.log"));
+  RecordingVisitor v;
+  const ReadResult r = readPrefix(p, {}, v);
+  EXPECT_EQ(r.damaged_lines, 2u);
+  EXPECT_EQ(r.lost_kernels, 9934u);
+  EXPECT_EQ(r.unreadable_files, 0u);
+  EXPECT_EQ(describeDamage(r),
+            "2 unreadable lines; 9934 kernel events lost with them; session_end counts 9934 "
+            "kernel events, 0 were read");
+}
+
+// Values no writer produces used to be read without a word: a start time of INT64_MIN, a kernel
+// event before its kernel_def (`gpufl cat`, naming kernels as it goes, then disagreed with the
+// report), a kernel id no kernel_def defines. Each is read, and warned about with file and line.
+TEST(ReadPrefixSilentValues, NegativeTimesAndLateOrUndefinedKernelIdsAreWarned) {
+  TempDir dir;
+  const std::string p = dir.path("odd");
+  const std::string start = sessionStartLine(kId, 1);
+  const std::string negative_start = start.substr(0, start.find("\"start_ns\":1000")) +
+                                     "\"start_ns\":-9223372036854775808" +
+                                     start.substr(start.find("\"start_ns\":1000") + 15);
+  const auto kernel = [](int k, const std::string& start_ns, int corr) {
+    return R"({"type":"kernel_event","sid":"22222222","k":)" + std::to_string(k) +
+           R"(,"stream":0,"scope":0,"dur_ns":5,"start_ns":)" + start_ns + R"(,"corr":)" +
+           std::to_string(corr) + "}\n";
+  };
+  writeFile(
+      p + ".device.log",
+      negative_start + kernel(7, "100", 1) +
+          R"j({"type":"kernel_def","sid":"22222222","k":7,"name":"f","grid":"(1,1,1)","block":"(1,1,1)"})j"
+          "\n" +
+          kernel(9, "200", 2) + kernel(7, "-9223372036854775808", 3) + kernel(7, "300", 4));
+  RecordingVisitor v;
+  const ReadResult r = readPrefix(p, {}, v);
+  EXPECT_EQ(v.kernels.size(), 4u);  // all read
+  const std::string f = p + ".device.log";
+  EXPECT_TRUE(hasWarning(r.warnings, f, 1,
+                         "session_start: field 'start_ns' is negative (-9223372036854775808 ns)"))
+      << allWarnings(r.warnings);
+  EXPECT_TRUE(hasWarning(r.warnings, f, 2,
+                         "kernel_event: kernel id 7 is used before its kernel_def (" + f + ":3)"))
+      << allWarnings(r.warnings);
+  EXPECT_TRUE(hasWarning(r.warnings, f, 4,
+                         "kernel_event: kernel id 9 has no kernel_def in the session (first used "
+                         "here)"))
+      << allWarnings(r.warnings);
+  EXPECT_TRUE(hasWarning(r.warnings, f, 5, "kernel_event: field 'start_ns' is negative"))
+      << allWarnings(r.warnings);
+  EXPECT_FALSE(hasWarning(r.warnings, f, 6, "")) << allWarnings(r.warnings);
+  EXPECT_EQ(describeDamage(r), "");  // read whole: odd, not damaged
 }
 
 }  // namespace

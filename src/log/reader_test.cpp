@@ -248,6 +248,9 @@ std::string kernelAbs(int64_t start, uint64_t corr) {
   return R"({"type":"kernel_event","sid":"22222222","k":1,"stream":0,"scope":0,"dur_ns":5,"start_ns":)" +
          std::to_string(start) + R"(,"corr":)" + std::to_string(corr) + "}\n";
 }
+const std::string kKernelDef =
+    R"j({"type":"kernel_def","sid":"22222222","k":1,"name":"k1","grid":"(1,1,1)","block":"(1,1,1)"})j"
+    "\n";
 std::string kernelDelta(int64_t dt) {
   return R"({"type":"kernel_event","sid":"22222222","k":1,"stream":0,"scope":0,"dur_ns":5,"dt_ns":)" +
          std::to_string(dt) +
@@ -259,7 +262,8 @@ TEST(ReadPrefix, SegmentsPlainAndZstdInOrderWithDeltaChainsPerFile) {
   TempDir dir;
   const std::string p = dir.path("seg");
   writeFile(p + ".device.000001.log.zst",
-            testing::zstdCompress(sessionStartLine(kNew, 1) + kernelAbs(100, 1) + kernelDelta(10)));
+            testing::zstdCompress(sessionStartLine(kNew, 1) + kKernelDef + kernelAbs(100, 1) +
+                                  kernelDelta(10)));
   writeFile(p + ".device.000002.log", kernelAbs(200, 3) + kernelDelta(10));
   writeFile(p + ".device.000002.log.zst", "partial compression output");  // plain 000002 wins
   // A delta at the start of a file cannot continue the previous file's chain.

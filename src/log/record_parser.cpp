@@ -1,6 +1,10 @@
 #include "log/record_parser.hpp"
 
+#include <algorithm>
 #include <deque>
+#include <type_traits>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "core/record_schema.hpp"
 #include "log/kernel_block.hpp"
@@ -80,6 +84,7 @@ struct RecordDecoder::Impl {
   od::parser parser;
   std::string file;
   uint64_t delivered = 0;
+  uint64_t damaged_lines = 0, lost_kernels = 0;  // see RecordDecoder::damagedLines
 
   // Separation of sessions that share `sid` (empty session_id: none). `owner` is whose records of
   // the sid the current channel carries at this point.
@@ -109,6 +114,89 @@ struct RecordDecoder::Impl {
   std::deque<Pending> pending;
   uint64_t gap_count = 0, gap_first_line = 0;
 
+  // Kernel ids: defined by kernel_def, used by kernel events. An event that names an id before its
+  // definition, or one never defined, used to read without a word (and `gpufl cat`, which names
+  // kernels as it goes, and the report, which names them at the end, disagreed): each id's first
+  // such use is kept with its file and line, and warned about at the definition or at the end.
+  static constexpr uint32_t kDenseIds = 1u << 20;  // ids below: a flag each; above: a set
+  static constexpr size_t kTrackedUses = 256;      // ids whose first undefined use is kept
+  struct FirstUse {
+    std::string file;
+    uint64_t line = 0;
+    uint64_t order = 0;  // warnings come in reading order
+  };
+  std::vector<uint8_t> defined_dense;
+  std::unordered_set<uint32_t> defined_sparse;
+  std::unordered_map<uint32_t, FirstUse> undefined_uses;
+  uint64_t untracked_uses = 0;  // uses of undefined ids past kTrackedUses ids
+  uint64_t use_order = 0;
+
+  bool isDefined(uint32_t id) const {
+    return id < kDenseIds ? id < defined_dense.size() && defined_dense[id] != 0
+                          : defined_sparse.count(id) != 0;
+  }
+  void useKernel(uint32_t id, uint64_t line) {
+    if (isDefined(id) || undefined_uses.count(id)) return;
+    if (undefined_uses.size() < kTrackedUses)
+      undefined_uses.emplace(id, FirstUse{file, line, use_order++});
+    else
+      ++untracked_uses;
+  }
+  void defineKernel(uint32_t id, uint64_t line) {
+    if (id < kDenseIds) {
+      if (id >= defined_dense.size())
+        defined_dense.resize(std::max<size_t>(id + 1, 2 * defined_dense.size()));
+      defined_dense[id] = 1;
+    } else {
+      defined_sparse.insert(id);
+    }
+    const auto it = undefined_uses.find(id);
+    if (it == undefined_uses.end()) return;
+    warnings.add(it->second.file, it->second.line,
+                 "kernel_event: kernel id " + std::to_string(id) +
+                     " is used before its kernel_def (" + file + ":" + std::to_string(line) + ")");
+    undefined_uses.erase(it);
+  }
+  void endRead() {
+    std::vector<std::pair<const uint32_t, FirstUse>*> uses;
+    for (auto& entry : undefined_uses) uses.push_back(&entry);
+    std::sort(uses.begin(), uses.end(),
+              [](const auto* a, const auto* b) { return a->second.order < b->second.order; });
+    for (const auto* use : uses)
+      warnings.add(use->second.file, use->second.line,
+                   "kernel_event: kernel id " + std::to_string(use->first) +
+                       " has no kernel_def in the session (first used here)");
+    if (untracked_uses > 0)
+      warn(0, std::to_string(untracked_uses) +
+                  " more kernel events name kernel ids without a "
+                  "kernel_def");
+    undefined_uses.clear();
+    untracked_uses = 0;
+  }
+
+  // Monotonic times are never negative: such a value (INT64_MIN from a broken writer or a crafted
+  // line) is kept but said.
+  void negativeTime(std::string_view type, const char* field, int64_t value, uint64_t line) {
+    warn(line, std::string(type) + ": field '" + field + "' is negative (" + std::to_string(value) +
+                   " ns): not a time on the monotonic clock");
+  }
+  template <typename Event>
+  void checkTimes(const Event& e, uint64_t line) {
+    if constexpr (requires { e.start_ns; })
+      if (e.start_ns < 0) negativeTime(schema::Schema<Event>::type, "start_ns", e.start_ns, line);
+    if constexpr (requires { e.ts_ns; })
+      if (e.ts_ns < 0) negativeTime(schema::Schema<Event>::type, "ts_ns", e.ts_ns, line);
+  }
+
+  // Every kernel event goes to the visitor here. `line`: where it was read.
+  void deliverKernel(const KernelEvent& ev, uint64_t line, bool check_time = true) {
+    useKernel(ev.def_id, line);
+    if (check_time && ev.start_ns < 0)
+      negativeTime(schema::Schema<KernelEvent>::type, "start_ns", ev.start_ns, line);
+    visitor.onKernel(ev);
+    ++delivered;
+  }
+
   KernelEvent kernel;                      // reused: the hot path allocates nothing per event
   std::string block_encoding, block_data;  // kernel_block fields, reused
   std::vector<KernelEvent> block_events;
@@ -125,13 +213,20 @@ struct RecordDecoder::Impl {
 
   void warn(uint64_t line, std::string message) { warnings.add(file, line, std::move(message)); }
 
+  // A line of the chosen session (or of no known one) that could not be used.
+  void damaged(uint64_t line, std::string message) {
+    ++damaged_lines;
+    warn(line, std::move(message));
+  }
+
   void garbage(uint64_t line, bool terminated, std::string why) {
-    warn(line, terminated ? std::move(why) : "truncated last line (no newline): " + why);
+    damaged(line, terminated ? std::move(why) : "truncated last line (no newline): " + why);
     loseChain(line);
   }
 
   void flushGap(std::string_view how) {
     if (gap_count == 0) return;
+    lost_kernels += gap_count;
     warn(gap_first_line, "kernel_event: " + std::to_string(gap_count) + " kernel events skipped " +
                              std::string(how));
     gap_count = 0;
@@ -176,8 +271,7 @@ struct RecordDecoder::Impl {
     for (Pending& p : pending) {
       if (!p.deliver) continue;
       p.event.end_ns = detail::wrapAdd(p.event.start_ns, p.dur);
-      visitor.onKernel(p.event);
-      ++delivered;
+      deliverKernel(p.event, p.line);
     }
     pending.clear();
     flushGap("until resync at line " + std::to_string(line));  // those that overflowed `pending`
@@ -213,7 +307,7 @@ struct RecordDecoder::Impl {
         garbage(line, terminated, c.message());
         return false;
       case Outcome::FieldError:
-        warn(line, c.message());
+        damaged(line, c.message());
         return false;
     }
     return false;
@@ -226,6 +320,8 @@ struct RecordDecoder::Impl {
     detail::parseRecord(obj, c, event);
     if (!accept(c, doc, line, terminated)) return;
     event.sid.assign(c.sid());
+    checkTimes(event, line);
+    if constexpr (std::is_same_v<Event, KernelDef>) defineKernel(event.id, line);
     visit(visitor, event);
     ++delivered;
   }
@@ -346,7 +442,7 @@ void RecordDecoder::Impl::chainKernel(RecordContext& c, const detail::KernelFiel
   if (!absolute && !differences) {
     if (outcome == Outcome::Ok) {
       c.fieldError(f.have_start ? "corr" : f.have_dt ? "dcorr" : "start_ns", "missing");
-      warn(line, c.message());
+      damaged(line, c.message());
     }
     return loseChain(line);
   }
@@ -357,7 +453,7 @@ void RecordDecoder::Impl::chainKernel(RecordContext& c, const detail::KernelFiel
     const bool have_dur = f.have_dur || (f.have_end && absolute);
     if (!f.k || !have_dur) c.require({{"k", f.k}, {"dur_ns", have_dur}});
     if (c.outcome() != Outcome::Ok) {
-      warn(line, c.message());
+      damaged(line, c.message());
       deliver = false;
     }
   }
@@ -378,8 +474,7 @@ void RecordDecoder::Impl::chainKernel(RecordContext& c, const detail::KernelFiel
   ev.start_ns = prev_start;
   ev.end_ns = f.have_dur ? detail::wrapAdd(prev_start, f.dur) : f.end;
   ev.correlation_id = prev_corr;
-  visitor.onKernel(ev);
-  ++delivered;
+  deliverKernel(ev, line);
 }
 
 // kernel_chain: where the chain of the session stood at the end of the file's kernels (the writer
@@ -418,13 +513,16 @@ void RecordDecoder::Impl::decodeBlock(object& obj, RecordContext& c, document& d
   if (c.outcome() == Outcome::Ok && block_encoding != kKernelBlockEncoding)
     c.fieldError("enc", "is not " + std::string(kKernelBlockEncoding));
   if (!accept(c, doc, line, terminated)) return;
-  if (std::string why = decodeKernelBlock(block_data, n, block_events); !why.empty())
-    return warn(line, "kernel_block: field 'data': " + why + "; its " + std::to_string(n) +
-                          " kernel events are lost");
+  if (std::string why = decodeKernelBlock(block_data, n, block_events); !why.empty()) {
+    lost_kernels += n;
+    return damaged(line, "kernel_block: field 'data': " + why + "; its " + std::to_string(n) +
+                             " kernel events are lost");
+  }
+  bool times_checked = false;  // one warning for a block, not one per event
   for (KernelEvent& ev : block_events) {
     assignSid(ev.sid, c.sid());
-    visitor.onKernel(ev);
-    ++delivered;
+    deliverKernel(ev, line, !times_checked);
+    times_checked = times_checked || ev.start_ns < 0;
   }
 }
 
@@ -437,6 +535,7 @@ void RecordDecoder::Impl::decodeSessionStart(object& obj, RecordContext& c, docu
     owner = !ok ? Owner::Unknown : event.session_id == session_id ? Owner::Chosen : Owner::Other;
   if (!ok || owner == Owner::Other) return;
   event.sid.assign(c.sid());
+  checkTimes(event, line);
   visitor.onSessionStart(event);
   ++delivered;
 }
@@ -502,7 +601,7 @@ void RecordDecoder::decodeLine(std::string_view text, uint64_t line_no, bool ter
 }
 
 void RecordDecoder::lostLine(uint64_t line_no, std::string message) {
-  impl_->warn(line_no, std::move(message));
+  impl_->damaged(line_no, std::move(message));
   impl_->loseChain(line_no);
 }
 
@@ -517,6 +616,18 @@ void RecordDecoder::endFile() {
 
 uint64_t RecordDecoder::delivered() const {
   return impl_->delivered;
+}
+
+void RecordDecoder::endRead() {
+  impl_->endRead();
+}
+
+uint64_t RecordDecoder::damagedLines() const {
+  return impl_->damaged_lines;
+}
+
+uint64_t RecordDecoder::lostKernels() const {
+  return impl_->lost_kernels;
 }
 
 void RecordDecoder::useWriterFastPath(bool on) {

@@ -60,8 +60,16 @@ class RecordDecoder {
   // chain.
   void lostLine(uint64_t line_no, std::string message);
   void endFile();
+  // After the last file: warns about kernel ids that kernel events named but no kernel_def of the
+  // session defined (the first such event's file and line).
+  void endRead();
 
   uint64_t delivered() const;
+  // Damage met so far (each case is also a warning): lines that could not be used (not JSON, too
+  // long, a field error in a record of the session), and kernel events lost beyond those lines
+  // (inside a kernel_block that cannot be decoded, or skipped for want of a resync point).
+  uint64_t damagedLines() const;
+  uint64_t lostKernels() const;
 
   // Kernel events in the writer's own layout are read by a scanner made for it (kernel_line.hpp);
   // any other line, and any line it does not fully recognise, by simdjson. Both give the same

@@ -118,13 +118,12 @@ std::string checkPrefix(const std::string& prefix) {
 }
 
 int openForAppend(const std::string& path, bool* created) {
-  // Create-or-open in two steps so that only a file this call created gets its mode set; retried
-  // when the file vanishes in between.
+  // Create-or-open in two steps so that an existing file is checked (a regular file, no link);
+  // retried when the file vanishes in between. A created file is 0640 less the umask's bits.
   for (int attempt = 0; attempt < 4; ++attempt) {
     int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                     kFileMode);
     if (fd >= 0) {
-      ::fchmod(fd, kFileMode);  // the umask may have cleared bits, or left others
       *created = true;
       return fd;
     }

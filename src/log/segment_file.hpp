@@ -3,7 +3,8 @@
 // buffered lines, counts them (records and bytes) and is remembered, never thrown, because the
 // profiled program must not die of a full disk. [writer thread] except where noted.
 //
-// Files: created 0640 whatever the umask; a symbolic link (or anything but a regular file) at a
+// Files: created 0640 less what the umask takes away (0600 under umask 077: a stricter umask is
+// the user's choice, never widened); a symbolic link (or anything but a regular file) at a
 // path gpufl creates or appends to is refused, never followed; a segment is made by renaming the
 // active file to a name nothing holds (RENAME_NOREPLACE), never over an existing file.
 #pragma once

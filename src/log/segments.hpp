@@ -38,6 +38,11 @@ struct SegmentGap {
 };
 std::vector<SegmentGap> segmentGaps(const std::vector<std::string>& inputs);
 
+// How many times channelFiles listed a directory in this process. It lists each directory once
+// while the directory stays unchanged, however many prefixes and channels are asked for
+// (segments.cpp: ListingCache).
+uint64_t directoryListings();
+
 // True when `path` names a zstd-compressed segment (by its `.zst` suffix).
 bool isCompressedPath(std::string_view path);
 

@@ -1,6 +1,8 @@
 #include "log/segments.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 
@@ -76,6 +78,44 @@ TEST(ChannelFiles, RelativePrefixKeepsItsForm) {
 
 TEST(ChannelFiles, MissingDirectoryIsEmpty) {
   EXPECT_TRUE(channelFiles("/nonexistent/dir/run", Channel::Device).empty());
+}
+
+// Sets a directory's mtime back: a directory that has not changed for a while.
+void settle(const std::string& dir) {
+  timespec times[2] = {{0, UTIME_OMIT}, {0, 0}};
+  ::clock_gettime(CLOCK_REALTIME, &times[1]);
+  times[1].tv_sec -= 60;
+  ASSERT_EQ(::utimensat(AT_FDCWD, dir.c_str(), times, 0), 0);
+}
+
+// Many prefixes of one large directory (the ranks of a job): one listing, not one per prefix and
+// channel (200 prefixes in 30,000 files took 19.7 s that way).
+TEST(ChannelFiles, ASettledDirectoryIsListedOnceForEveryPrefixAndChannel) {
+  TempDir dir;
+  for (const char* base : {"a", "b", "c"})
+    for (const char* channel : {".device.log", ".scope.log", ".system.000001.log"})
+      writeFile(dir.path(std::string(base) + channel), "");
+  writeFile(dir.path("unrelated.txt"), "");
+  settle(dir.path(""));
+  const uint64_t before = directoryListings();
+  for (const char* base : {"a", "b", "c"}) {
+    const std::string prefix = dir.path(base);
+    EXPECT_EQ(channelFiles(prefix, Channel::Device),
+              std::vector<std::string>{prefix + ".device.log"});
+    EXPECT_EQ(channelFiles(prefix, Channel::Scope),
+              std::vector<std::string>{prefix + ".scope.log"});
+    EXPECT_EQ(channelFiles(prefix, Channel::System),
+              std::vector<std::string>{prefix + ".system.000001.log"});
+  }
+  EXPECT_EQ(directoryListings() - before, 1u);
+  // A change to the directory is seen at once (its mtime moved): listed again.
+  writeFile(dir.path("a.device.000001.log"), "");
+  EXPECT_EQ(channelFiles(dir.path("a"), Channel::Device),
+            (std::vector<std::string>{dir.path("a.device.000001.log"), dir.path("a.device.log")}));
+  EXPECT_EQ(directoryListings() - before, 2u);
+  // A directory changed just now is not trusted to be unchanged: listed every time.
+  channelFiles(dir.path("b"), Channel::Device);
+  EXPECT_EQ(directoryListings() - before, 3u);
 }
 
 }  // namespace

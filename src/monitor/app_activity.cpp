@@ -16,6 +16,9 @@ namespace od = simdjson::ondemand;
 
 namespace {
 constexpr size_t kMaxLineBytes = 16u << 20;
+// Read per poll over all files, at most, so that a tick (and a stop() waiting for it) stays short
+// however much was appended; the rest is read by the next polls.
+constexpr uint64_t kMaxBytesPerPoll = uint64_t{64} << 20;
 
 // Reads a value when it has the type asked for; a field of another type is ignored like an absent
 // one.
@@ -73,6 +76,7 @@ std::vector<std::string> AppActivity::takeIssues() {
 
 void AppActivity::poll(int64_t now_ns) {
   namespace fs = std::filesystem;
+  budget_ = kMaxBytesPerPoll;
   for (const std::string& dir : dirs_) {
     std::error_code ec;
     fs::directory_iterator it(dir, ec);
@@ -85,7 +89,14 @@ void AppActivity::poll(int64_t now_ns) {
           name.compare(name.size() - suffix.size(), suffix.size(), suffix))
         continue;
       const std::string path = e.path().string();
-      readFile(path, files_[path], now_ns);
+      // Only regular files, judged without following a link and without opening (the entry's type
+      // from the listing): a FIFO or device named like a log is never opened.
+      std::error_code type_ec;
+      if (!e.is_symlink(type_ec) && e.is_regular_file(type_ec)) {
+        readFile(path, files_[path], now_ns);
+      } else {
+        issue("file:" + path, path + ": not a regular file; skipped");
+      }
     }
   }
   // Sessions that ended long enough ago are forgotten, so memory follows the live sessions.
@@ -100,8 +111,10 @@ void AppActivity::poll(int64_t now_ns) {
 }
 
 void AppActivity::readFile(const std::string& path, File& f, int64_t now_ns) {
-  // O_NOFOLLOW: a link planted in the directory is not followed to a file elsewhere.
-  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  // O_NOFOLLOW: a link planted in the directory is not followed to a file elsewhere. O_NONBLOCK: a
+  // FIFO put there between the listing and this open() does not wait for a writer (fstat then
+  // refuses it); regular files ignore the flag.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     issue("file:" + path, errno == ENOENT ? "" : path + ": " + std::strerror(errno));
     return;
@@ -109,6 +122,7 @@ void AppActivity::readFile(const std::string& path, File& f, int64_t now_ns) {
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
+    issue("file:" + path, path + ": not a regular file; skipped");
     return;
   }
   issue("file:" + path, "");
@@ -120,8 +134,9 @@ void AppActivity::readFile(const std::string& path, File& f, int64_t now_ns) {
   // Read in chunks, so that memory stays bounded whatever the file's size (a log that never
   // rotates).
   const uint64_t end = static_cast<uint64_t>(st.st_size);
-  while (end > f.offset) {
-    const size_t want = static_cast<size_t>(std::min<uint64_t>(end - f.offset, chunk_bytes_));
+  while (end > f.offset && budget_ > 0) {
+    const size_t want =
+        static_cast<size_t>(std::min<uint64_t>({end - f.offset, chunk_bytes_, budget_}));
     // The new bytes after what is left of the previous read, with simdjson's padding behind.
     std::string buf = std::move(f.partial);
     const size_t keep = buf.size();
@@ -132,6 +147,7 @@ void AppActivity::readFile(const std::string& path, File& f, int64_t now_ns) {
       break;
     }
     f.offset += static_cast<uint64_t>(n);
+    budget_ -= std::min<uint64_t>(budget_, static_cast<uint64_t>(n));
     const size_t len = keep + static_cast<size_t>(n);
     size_t start = 0;
     for (size_t nl; (nl = buf.find('\n', start)) != std::string::npos && nl < len; start = nl + 1) {
@@ -142,7 +158,7 @@ void AppActivity::readFile(const std::string& path, File& f, int64_t now_ns) {
     if (len - start > kMaxLineBytes) start = len;
     f.partial.assign(buf.data() + start, len - start);
   }
-  f.first_read = false;
+  if (end <= f.offset) f.first_read = false;  // sessions ended before the first look: not shown
   ::close(fd);
 }
 

@@ -3,13 +3,15 @@
 // which program keeps a GPU busy next to NVML's counters, which cannot attribute activity to a
 // process on a shared GPU.
 //
-// Every poll lists DIR's active device logs (`*.device.log`) and reads what was appended since the
-// last poll; a file whose inode changed (rotated: the writer renamed it to a numbered segment) is
-// read from its start again. Only kernel_event's `k`, `dur_ns` and `sid`, and the records that name
-// them (session_start, device, kernel_def, session_end), are read, so the differences that chain
-// kernel starts do not matter here. Known limits: lines written between the last poll and a
-// rotation are not counted; sessions whose end was already in the log when first seen are not shown
-// (finished before the monitor looked).
+// Every poll lists DIR's active device logs (`*.device.log`, regular files only: anything else is
+// skipped without being opened, so a FIFO cannot block the sampler) and reads what was appended
+// since the last poll, 64 MiB at most per poll (more waits for the next); a file whose inode
+// changed (rotated: the writer renamed it to a numbered segment) is read from its start again. Only
+// kernel_event's `k`, `dur_ns` and `sid`, and the records that name them (session_start, device,
+// kernel_def, session_end), are read, so the differences that chain kernel starts do not matter
+// here. Known limits: lines written between the last poll and a rotation are not counted; sessions
+// whose end was already in the log when first seen are not shown (finished before the monitor
+// looked).
 //
 // [sampler thread]: poll() and series() run on one thread.
 #pragma once
@@ -59,6 +61,7 @@ class AppActivity {
   std::vector<std::string> dirs_;
   int64_t ended_keep_ns_;
   size_t chunk_bytes_;
+  uint64_t budget_ = 0;                                       // bytes left to read in this poll
   std::map<std::string, File> files_;                         // by path
   std::map<std::string, std::unique_ptr<Session>> sessions_;  // by sid
   std::map<std::string, bool> issue_open_;                    // key -> reported and not yet cleared

@@ -1,9 +1,14 @@
 #include "monitor/app_activity.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <future>
 #include <sstream>
 
 #include "log/reader.hpp"
@@ -140,6 +145,34 @@ TEST(AppActivity, GarbageAndUnknownDirectories) {
   EXPECT_EQ(issues[0].rfind(dir.path("missing") + ": cannot list", 0), 0u) << issues[0];
   apps.poll(2);
   EXPECT_TRUE(apps.takeIssues().empty());  // reported once
+}
+
+// A FIFO (or any non-regular file) named like a log is skipped without blocking: open() of a FIFO
+// waits for a writer unless O_NONBLOCK. Bounded: a poll that blocks is released by opening the
+// FIFO for writing, and the test fails instead of hanging.
+TEST(AppActivity, AFifoNamedLikeALogDoesNotBlockThePoll) {
+  TempDir dir;
+  const std::string fifo = dir.path("x.device.log");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ASSERT_EQ(::mkdir(dir.path("d.device.log").c_str(), 0700), 0);
+  append(dir.path("ok.device.log"),
+         "{\"type\":\"session_start\",\"sid\":\"abcd1234\",\"app\":\"x\",\"pid\":7}\n"
+         "{\"type\":\"kernel_event\",\"sid\":\"abcd1234\",\"k\":1,\"dur_ns\":1000}\n");
+  AppActivity apps({dir.path("")});
+  auto polled = std::async(std::launch::async, [&] {
+    apps.poll(1);
+    apps.poll(2);
+  });
+  if (polled.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+    ADD_FAILURE() << "poll() blocked on a FIFO";
+    int w = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);  // releases the blocked open()
+    polled.wait();
+    if (w >= 0) ::close(w);
+    return;
+  }
+  std::vector<AppSeries> s = apps.series();
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].kernels, 1u);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// The monitor's HTTP endpoint (cpp-httplib): GET /metrics answers with the latest exposition text,
-// GET /healthz with "ok". With a token, both need "Authorization: Bearer <token>" (401 otherwise).
-// The handler runs on the server's own threads; `body` must be thread-safe.
+// The monitor's HTTP endpoint: GET /metrics answers with the latest exposition text, GET /healthz
+// with "ok". With a token, both need "Authorization: Bearer <token>" (401 otherwise). Served by
+// http::GuardedServer, so misbehaving clients cannot keep a scraper waiting; `metrics` runs on the
+// server's thread: it must be thread-safe and quick.
 #pragma once
 
 #include <functional>
@@ -24,7 +25,7 @@ class HttpServer {
   HttpServer& operator=(const HttpServer&) = delete;
 
   int port() const;  // the bound port (the one chosen when asked for port 0)
-  void stop();       // stops accepting, waits for requests in progress; idempotent
+  void stop();  // closes every connection at once (the request in progress finishes); idempotent
 
  private:
   struct Impl;

@@ -1,12 +1,16 @@
 #include "monitor/monitor.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <future>
 #include <thread>
 
+#include "http/hostile_clients.hpp"
 #include "log/reader.hpp"
 #include "monitor/exposition.hpp"
 #include "monitor/monitor_test_util.hpp"
@@ -187,6 +191,56 @@ TEST(Monitor, PortInUseIsAnError) {
   EXPECT_FALSE(Monitor::start(
       o, [](const std::string&) {}, &error));
   EXPECT_EQ(error.rfind("cannot listen on " + o.listen, 0), 0u) << error;
+}
+
+// Idle and slow-header connections (well past the 8 threads of cpp-httplib's own pool) do not keep
+// a scraper waiting. Generous bounds; gpufl_http_load measures the latency.
+TEST(Monitor, AnswersScrapesWhileIdleAndSlowClientsHoldConnections) {
+  MonitorOptions o;
+  o.interval = std::chrono::milliseconds(50);
+  o.listen = "127.0.0.1:0";
+  o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+  std::string error;
+  auto m = Monitor::start(
+      o, [](const std::string&) {}, &error);
+  ASSERT_TRUE(m) << error;
+  http::testing::HostileClients hostile(m->port(), 50, 50, std::chrono::milliseconds(50));
+  ASSERT_TRUE(hostile.waitOpen(std::chrono::seconds(10)));
+  const http::testing::ScrapeTimes t = http::testing::scrape(
+      m->port(), "/metrics", "", 3, std::chrono::milliseconds(50), std::chrono::seconds(3));
+  EXPECT_EQ(t.failed, 0u);
+  for (double ms : t.ms) EXPECT_LT(ms, 2000) << "a scrape took " << ms << " ms";
+  const auto t0 = std::chrono::steady_clock::now();
+  m->stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
+}
+
+// A FIFO named like a log in the apps directory: sampling goes on, and stop() (SIGTERM in `gpufl
+// monitor`) returns at once. Bounded: if the sampler blocks in open(), the test opens the FIFO
+// for writing to release it, and fails.
+TEST(Monitor, AFifoInTheAppsDirectoryNeitherStopsSamplingNorStop) {
+  TempDir dir;
+  const std::string fifo = dir.path("x.device.log");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  MonitorOptions o;
+  o.interval = std::chrono::milliseconds(20);
+  o.listen = "127.0.0.1:0";
+  o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+  o.apps_dirs = {dir.path("")};
+  std::string error;
+  auto m = Monitor::start(
+      o, [](const std::string&) {}, &error);
+  ASSERT_TRUE(m) << error;
+  const bool sampled = waitForTicks(*m, 3);
+  auto stopped = std::async(std::launch::async, [&] { m->stop(); });
+  const bool quick = stopped.wait_for(std::chrono::seconds(1)) == std::future_status::ready;
+  if (!quick) {
+    const int w = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    stopped.wait();
+    if (w >= 0) ::close(w);
+  }
+  EXPECT_TRUE(sampled) << "sampling stopped at tick " << m->ticks();
+  EXPECT_TRUE(quick) << "stop() waited for the FIFO";
 }
 
 }  // namespace

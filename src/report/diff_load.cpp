@@ -1,3 +1,4 @@
+#include "log/read_damage.hpp"
 #include "log/reader.hpp"
 #include "report/diff_stats.hpp"
 
@@ -22,6 +23,7 @@ bool loadDiffSide(const std::string& prefix, const std::string& session, DiffSid
   }
   const std::string id = r.chosen_session_id.empty() ? r.chosen_sid : r.chosen_session_id;
   out = collector.finish(prefix + " (session " + id + ")");
+  out.damage = log::describeDamage(r);
   return true;
 }
 

@@ -83,7 +83,12 @@ std::string renderDiffText(const SessionDiff& d) {
     }
   }
   line("");
-  if (d.regressions == 0)
+  if (d.damaged()) {
+    // Records lost to damage may be the very launches that regressed: no verdict on such input.
+    if (!d.base_damage.empty()) line("BASE lost records to damage: " + d.base_damage);
+    if (!d.new_damage.empty()) line("NEW lost records to damage: " + d.new_damage);
+    line("gate: CANNOT JUDGE: the logs were not read whole");
+  } else if (d.regressions == 0)
     line("gate: pass (no real regression past " + formatPercent(100 * d.options.threshold) + ")");
   else
     line("gate: FAIL: " + std::to_string(d.regressions) + " real regression" +
@@ -101,7 +106,9 @@ std::string renderDiffJson(const SessionDiff& d) {
   w.field("alpha_per_test", d.alpha_per_test, 8);
   w.field("min_samples", static_cast<uint64_t>(d.options.min_samples));
   w.field("regressions", static_cast<uint64_t>(d.regressions));
-  w.field("pass", d.regressions == 0);
+  w.field("pass", d.regressions == 0 && !d.damaged());
+  w.field("base_damage", d.base_damage);
+  w.field("new_damage", d.new_damage);
   w.key("groups").beginArray();
   for (const GroupDiff& g : d.groups) {
     w.beginObject();

@@ -238,6 +238,8 @@ SessionDiff diffSessions(const DiffSide& base, const DiffSide& next, const DiffO
   SessionDiff d;
   d.base_label = base.label;
   d.new_label = next.label;
+  d.base_damage = base.damage;
+  d.new_damage = next.damage;
   d.options = o;
   const auto kernels = keysOfEither(base.kernels, next.kernels);
   const auto scopes = keysOfEither(base.scopes, next.scopes);

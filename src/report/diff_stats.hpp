@@ -22,7 +22,8 @@ namespace gpufl::report {
 
 // One side of a diff, collected from a session's events (DiffCollector).
 struct DiffSide {
-  std::string label;  // prefix and session, for the output
+  std::string label;   // prefix and session, for the output
+  std::string damage;  // what reading lost to damage (log::describeDamage); empty: read whole
   struct Group {
     std::vector<double>
         ns;              // clean durations (launches without instrumentation when there are any)
@@ -94,6 +95,8 @@ struct SessionDiff {
   double alpha_per_test = 0;
   std::vector<GroupDiff> groups;  // kernels, scopes, benchmarks; each by |change| descending
   size_t regressions = 0;
+  std::string base_damage, new_damage;  // DiffSide::damage: a side not read whole cannot pass
+  bool damaged() const { return !base_damage.empty() || !new_damage.empty(); }
 };
 
 // Two-sided Mann-Whitney U test: the p-value that a and b come from the same distribution (normal
