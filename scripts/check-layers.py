@@ -21,14 +21,17 @@ ALLOWED = {
     "cuda": {"core"},
     "nvml": {"core"},
     "host": {"core"},
-    "runtime": {"core", "log", "report", "cuda", "nvml", "host"},
+    "doctor": {"core", "cuda", "nvml", "host"},
+    "runtime": {"core", "log", "report", "cuda", "nvml", "host", "doctor"},
     "agent": {"core", "log"},
-    "inject": {"core", "log", "report", "cuda", "nvml", "host", "runtime"},
+    "inject": {"core", "log", "report", "cuda", "nvml", "host", "runtime", "doctor"},
     "monitor": {"core", "log", "nvml", "host"},
-    "apps": {"core", "log", "report", "export", "cuda", "nvml", "host", "runtime", "inject", "agent", "monitor"},
-    "python": {"core", "log", "report", "export", "cuda", "nvml", "host", "runtime", "inject"},
+    "apps": {"core", "log", "report", "export", "cuda", "nvml", "host", "runtime", "inject", "agent", "monitor",
+             "doctor"},
+    "python": {"core", "log", "report", "export", "cuda", "nvml", "host", "runtime", "inject", "doctor"},
 }
-LAYER_FOLDERS = {"core", "log", "report", "export", "cuda", "nvml", "host", "runtime", "inject", "agent", "monitor"}
+LAYER_FOLDERS = {"core", "log", "report", "export", "cuda", "nvml", "host", "runtime", "inject", "agent", "monitor",
+                 "doctor"}
 SOURCE_EXT = (".hpp", ".h", ".cpp", ".cc", ".cu", ".cuh", ".inc", ".in")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"/]+)/[^"]*"')
 
