@@ -9,7 +9,9 @@
 
 namespace gpufl::cli {
 
-void renderDoctorText(std::ostream& out, const doctor::DoctorFacts& facts, const doctor::Diagnosis& d);
-void renderDoctorJson(std::ostream& out, const doctor::DoctorFacts& facts, const doctor::Diagnosis& d);
+void renderDoctorText(std::ostream& out, const doctor::DoctorFacts& facts,
+                      const doctor::Diagnosis& d);
+void renderDoctorJson(std::ostream& out, const doctor::DoctorFacts& facts,
+                      const doctor::Diagnosis& d);
 
 }  // namespace gpufl::cli

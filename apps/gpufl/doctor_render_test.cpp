@@ -1,8 +1,8 @@
 #include "doctor_render.hpp"
 
 #include <gtest/gtest.h>
-
 #include <simdjson.h>
+
 #include <sstream>
 
 namespace gpufl::cli {
@@ -15,8 +15,8 @@ doctor::DoctorFacts someFacts() {
   f.driver.cuda_version = 13000;
   f.driver.release = "580.95.05";
   f.driver.gpus = {{"NVIDIA H200", 9, 0}};
-  f.cupti.library = {true, "/site/nvidia/cu13/lib/libcupti.so.13", "the nvidia-cuda-cupti 13.0.85 pip wheel",
-                     "130001", ""};
+  f.cupti.library = {true, "/site/nvidia/cu13/lib/libcupti.so.13",
+                     "the nvidia-cuda-cupti 13.0.85 pip wheel", "130001", ""};
   f.cupti.api_version = 130001;
   f.cupti.engine_missing["RangeProfiler"] = "libcupti too old: cuptiRangeProfilerEnable missing";
   f.permissions = {true, false, false, "docker"};
@@ -60,11 +60,13 @@ TEST(DoctorRender, ScreenShowsEveryFactAndEngine) {
   renderDoctorText(out, f, doctor::diagnose(f));
   const std::string s = out.str();
   for (const char* part :
-       {"CUDA backend built", "580.95.05, CUDA 13.0: /usr/lib/libcuda.so.1", "0: NVIDIA H200 (sm_90)",
-        "CUPTI 13.0 Update 1: /site/nvidia/cu13/lib/libcupti.so.13 (the nvidia-cuda-cupti 13.0.85 pip wheel)",
+       {"CUDA backend built", "580.95.05, CUDA 13.0: /usr/lib/libcuda.so.1",
+        "0: NVIDIA H200 (sm_90)",
+        "CUPTI 13.0 Update 1: /site/nvidia/cu13/lib/libcupti.so.13 (the nvidia-cuda-cupti 13.0.85 "
+        "pip wheel)",
         "restricted to admin users (RmProfilingAdminOnly: 1); this process is not admin",
-        "container     docker", "! CUPTI 13.0 Update 1 predates 13.4 Update 1", "None                works",
-        "RangeProfiler       refused", "verdict: "})
+        "container     docker", "! CUPTI 13.0 Update 1 predates 13.4 Update 1",
+        "None                works", "RangeProfiler       refused", "verdict: "})
     EXPECT_NE(s.find(part), std::string::npos) << "missing: " << part << "\n" << s;
   // One screen.
   EXPECT_LE(std::count(s.begin(), s.end(), '\n'), 24) << s;

@@ -61,8 +61,8 @@ doctor::EngineRun runDoctorEngine(const std::string& engine, const DoctorRunOpti
   }
   const std::string prefix = options.work_dir + "/probe_" + engine;
   const std::string output = prefix + ".out";
-  std::vector<std::string> args = {self,   "trace", "-q",     "--engine", engine,   "-o",
-                                   prefix, "--",    self,     "doctor",   "--probe-kernel"};
+  std::vector<std::string> args = {self,   "trace", "-q", "--engine", engine,          "-o",
+                                   prefix, "--",    self, "doctor",   "--probe-kernel"};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -90,7 +90,8 @@ doctor::EngineRun runDoctorEngine(const std::string& engine, const DoctorRunOpti
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(options.timeout_s);
   int status = 0;
   pid_t done = 0;
-  while ((done = waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline)
+  while ((done = waitpid(pid, &status, WNOHANG)) == 0 &&
+         std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   if (done == 0) {
     kill(-pid, SIGKILL);

@@ -5,7 +5,6 @@ import atexit
 import enum
 import functools
 import os
-import sys
 import threading
 from typing import Callable, Optional, TypeVar, Union
 

@@ -38,22 +38,26 @@ EngineVerdict staticVerdict(const DoctorFacts& f, const std::string& engine) {
   if (!f.driver.library.found)
     return refuse(f.driver.library.error.empty() ? "no NVIDIA driver (libcuda.so.1 not found)"
                                                  : f.driver.library.error,
-                  p.container.empty() ? "install the NVIDIA driver"
-                                      : "start the container with --gpus all (NVIDIA Container Toolkit)");
+                  p.container.empty()
+                      ? "install the NVIDIA driver"
+                      : "start the container with --gpus all (NVIDIA Container Toolkit)");
   if (!f.driver.init_error.empty())
     return refuse("cuInit failed: " + f.driver.init_error,
                   "check nvidia-smi, CUDA_VISIBLE_DEVICES and the driver's kernel module");
-  if (f.driver.gpus.empty()) return refuse("no CUDA device", "check nvidia-smi and CUDA_VISIBLE_DEVICES");
+  if (f.driver.gpus.empty())
+    return refuse("no CUDA device", "check nvidia-smi and CUDA_VISIBLE_DEVICES");
   if (!f.cupti.library.found)
-    return refuse(f.cupti.library.error.empty() ? "libcupti.so.13 not found" : f.cupti.library.error,
-                  "pip install 'gpufl[cu13]' (nvidia-cuda-cupti), install the CUDA toolkit, or set "
-                  "GPUFL_CUPTI_DIRS to the directory of libcupti.so.13");
+    return refuse(
+        f.cupti.library.error.empty() ? "libcupti.so.13 not found" : f.cupti.library.error,
+        "pip install 'gpufl[cu13]' (nvidia-cuda-cupti), install the CUDA toolkit, or set "
+        "GPUFL_CUPTI_DIRS to the directory of libcupti.so.13");
   if (f.driver.cuda_version > 0 && f.driver.cuda_version < 13000)
     return refuse("the driver supports CUDA " + cudaVersionText(f.driver.cuda_version) +
                       ", older than the CUDA 13 that libcupti.so.13 needs",
                   "a driver of the 580 series or newer");
   if (auto it = f.cupti.engine_missing.find(engine); it != f.cupti.engine_missing.end())
-    return refuse(it->second, "a newer CUPTI: pip install -U 'nvidia-cuda-cupti>=13', or GPUFL_CUPTI_DIRS");
+    return refuse(it->second,
+                  "a newer CUPTI: pip install -U 'nvidia-cuda-cupti>=13', or GPUFL_CUPTI_DIRS");
   if (isDeep(engine)) {
     bool any_capable = std::any_of(f.driver.gpus.begin(), f.driver.gpus.end(),
                                    [](const GpuFacts& g) { return g.cc_major >= 7; });
@@ -81,7 +85,8 @@ EngineVerdict runVerdict(const DoctorFacts& f, const EngineRun& run) {
     v.fix = "check that nothing else sets CUDA_INJECTION64_PATH; gpufl trace --debug says more";
     return v;
   }
-  std::string seen = std::to_string(run.kernels) + (run.kernels == 1 ? " kernel" : " kernels") + " traced";
+  std::string seen =
+      std::to_string(run.kernels) + (run.kernels == 1 ? " kernel" : " kernels") + " traced";
   for (const std::string& feature : featuresOf(run.engine)) {
     auto it = run.notes.find(feature);
     if (it == run.notes.end()) {
@@ -141,7 +146,8 @@ Diagnosis diagnose(const DoctorFacts& f) {
         v.reason = "GPU performance counters are restricted to admin users";
         v.fix = permissionAdvice(f.permissions);
       } else {
-        v.reason = "not tried: " + (f.kernels_skipped.empty() ? std::string("no run") : f.kernels_skipped);
+        v.reason =
+            "not tried: " + (f.kernels_skipped.empty() ? std::string("no run") : f.kernels_skipped);
       }
     }
     d.engines.push_back(std::move(v));
@@ -159,10 +165,12 @@ Diagnosis diagnose(const DoctorFacts& f) {
                           "docker run --gpus all (NVIDIA Container Toolkit), or "
                           "NVIDIA_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES"});
   if (!f.nvml.found && f.driver.library.found)
-    d.problems.push_back({"libnvidia-ml.so.1 not loaded: no GPU utilisation, clocks or power in the "
-                          "system log (" + f.nvml.error + ")",
-                          "in a container: --gpus all with the utility capability "
-                          "(NVIDIA_DRIVER_CAPABILITIES=compute,utility)"});
+    d.problems.push_back(
+        {"libnvidia-ml.so.1 not loaded: no GPU utilisation, clocks or power in the "
+         "system log (" +
+             f.nvml.error + ")",
+         "in a container: --gpus all with the utility capability "
+         "(NVIDIA_DRIVER_CAPABILITIES=compute,utility)"});
 
   const auto count = [&](Verdict want) {
     return std::count_if(d.engines.begin(), d.engines.end(),
@@ -170,7 +178,8 @@ Diagnosis diagnose(const DoctorFacts& f) {
   };
   const EngineVerdict& none = d.engines.front();
   if (none.verdict == Verdict::Refused) {
-    d.summary = "gpufl cannot trace here: " + none.reason + (none.fix.empty() ? "" : "; " + none.fix);
+    d.summary =
+        "gpufl cannot trace here: " + none.reason + (none.fix.empty() ? "" : "; " + none.fix);
   } else if (count(Verdict::Refused) == 0) {
     d.summary = count(Verdict::Works) == static_cast<long>(d.engines.size())
                     ? "every engine works here"

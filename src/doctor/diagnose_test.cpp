@@ -16,8 +16,8 @@ class FakeProbe : public DoctorProbe {
  public:
   BuildFacts build_{"0.1.0", true, "NVIDIA pip packages (CUDA 13000, CUPTI API 130001)"};
   DriverFacts driver_;
-  LibraryFinding nvml_{true, "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.580.95.05", "the NVIDIA driver",
-                       "580.95.05", ""};
+  LibraryFinding nvml_{true, "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.580.95.05",
+                       "the NVIDIA driver", "580.95.05", ""};
   CuptiFacts cupti_;
   PermissionFacts permissions_;
   std::map<std::string, EngineRun> runs_;
@@ -42,8 +42,10 @@ class FakeProbe : public DoctorProbe {
     r.ran = true;
     r.kernels = 3;
     r.notes["cupti_activity"] = {"on", "kernels, memcpy and memset activity"};
-    if (engine == "PcSampling" || engine == "PcSamplingWithSass") r.notes["pc_sampling"] = {"on", "12 samples"};
-    if (engine == "SassMetrics" || engine == "PcSamplingWithSass") r.notes["sass_metrics"] = {"on", "3 kernels"};
+    if (engine == "PcSampling" || engine == "PcSamplingWithSass")
+      r.notes["pc_sampling"] = {"on", "12 samples"};
+    if (engine == "SassMetrics" || engine == "PcSamplingWithSass")
+      r.notes["sass_metrics"] = {"on", "3 kernels"};
     if (engine == "RangeProfiler") r.notes["range_profiler"] = {"on", "1 range"};
     return r;
   }
@@ -71,7 +73,8 @@ TEST(Doctor, EveryEngineWorksOnAGoodMachine) {
   Diagnosis d = diagnose(gatherFacts(probe, true));
   EXPECT_EQ(probe.engine_runs, 5);
   ASSERT_EQ(d.engines.size(), 5u);
-  for (const auto& v : d.engines) EXPECT_EQ(v.verdict, Verdict::Works) << v.engine << ": " << v.reason;
+  for (const auto& v : d.engines)
+    EXPECT_EQ(v.verdict, Verdict::Works) << v.engine << ": " << v.reason;
   EXPECT_TRUE(d.problems.empty());
   EXPECT_EQ(d.summary, "every engine works here");
   EXPECT_TRUE(has(verdictOf(d, "PcSamplingWithSass").reason, "sass_metrics on; pc_sampling on"));
@@ -80,7 +83,8 @@ TEST(Doctor, EveryEngineWorksOnAGoodMachine) {
 TEST(Doctor, NoDriverRefusesEveryEngineAndRunsNothing) {
   FakeProbe probe;
   probe.driver_ = DriverFacts{};
-  probe.driver_.library.error = "no NVIDIA driver (libcuda.so.1 not found: cannot open shared object file)";
+  probe.driver_.library.error =
+      "no NVIDIA driver (libcuda.so.1 not found: cannot open shared object file)";
   DoctorFacts facts = gatherFacts(probe, true);
   Diagnosis d = diagnose(facts);
   EXPECT_EQ(probe.engine_runs, 0);
@@ -105,19 +109,25 @@ TEST(Doctor, CountersRefusedToAUserSayWhatToChange) {
   FakeProbe probe;
   probe.permissions_ = {true, false, false, ""};
   const std::string refusal =
-      "cuptiPCSamplingEnable: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (GPU performance counters need admin "
+      "cuptiPCSamplingEnable: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (GPU performance counters need "
+      "admin "
       "rights)";
-  for (const char* e : {"PcSampling", "PcSamplingWithSass"}) probe.runs_[e].notes["pc_sampling"] = {"off", refusal};
-  probe.runs_["SassMetrics"].notes["sass_metrics"] = {"off", "cuptiSassMetricsEnable: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"};
-  probe.runs_["PcSamplingWithSass"].notes["sass_metrics"] = probe.runs_["SassMetrics"].notes["sass_metrics"];
-  probe.runs_["RangeProfiler"].notes["range_profiler"] = {"off", "cuptiProfilerHostInitialize: "
-                                                                 "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"};
+  for (const char* e : {"PcSampling", "PcSamplingWithSass"})
+    probe.runs_[e].notes["pc_sampling"] = {"off", refusal};
+  probe.runs_["SassMetrics"].notes["sass_metrics"] = {
+      "off", "cuptiSassMetricsEnable: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"};
+  probe.runs_["PcSamplingWithSass"].notes["sass_metrics"] =
+      probe.runs_["SassMetrics"].notes["sass_metrics"];
+  probe.runs_["RangeProfiler"].notes["range_profiler"] = {"off",
+                                                          "cuptiProfilerHostInitialize: "
+                                                          "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"};
   Diagnosis d = diagnose(gatherFacts(probe, true));
   EXPECT_EQ(verdictOf(d, "None").verdict, Verdict::Works);
   for (const char* e : {"PcSampling", "SassMetrics", "PcSamplingWithSass", "RangeProfiler"}) {
     const EngineVerdict& v = verdictOf(d, e);
     EXPECT_EQ(v.verdict, Verdict::Refused) << e;
-    EXPECT_TRUE(has(v.reason, std::string(e) + " refused: the driver restricts GPU performance counters"))
+    EXPECT_TRUE(
+        has(v.reason, std::string(e) + " refused: the driver restricts GPU performance counters"))
         << v.reason;
     EXPECT_TRUE(has(v.reason, "not root and lacks CAP_SYS_ADMIN")) << v.reason;
     EXPECT_TRUE(has(v.reason, "NVreg_RestrictProfilingToAdminUsers=0")) << v.reason;
@@ -129,7 +139,8 @@ TEST(Doctor, CountersRefusedToAUserSayWhatToChange) {
 TEST(Doctor, CountersRefusedInADockerContainerAskForCapSysAdmin) {
   FakeProbe probe;
   probe.permissions_ = {true, true, false, "docker"};  // root in the container, capability dropped
-  probe.runs_["RangeProfiler"].notes["range_profiler"] = {"off", "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"};
+  probe.runs_["RangeProfiler"].notes["range_profiler"] = {"off",
+                                                          "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"};
   Diagnosis d = diagnose(gatherFacts(probe, true));
   const std::string& reason = verdictOf(d, "RangeProfiler").reason;
   EXPECT_TRUE(has(reason, "root but lacks CAP_SYS_ADMIN")) << reason;
@@ -153,7 +164,8 @@ TEST(Doctor, AdminWithRestrictedCountersIsNotRefused) {
   FakeProbe probe;
   probe.permissions_ = {true, true, true, ""};
   Diagnosis d = diagnose(gatherFacts(probe, false));
-  for (const auto& v : d.engines) EXPECT_EQ(v.verdict, Verdict::Expected) << v.engine << ": " << v.reason;
+  for (const auto& v : d.engines)
+    EXPECT_EQ(v.verdict, Verdict::Expected) << v.engine << ": " << v.reason;
   EXPECT_TRUE(has(d.summary, "nothing stands in the way")) << d.summary;
 }
 
@@ -162,7 +174,8 @@ TEST(Doctor, AnOldCuptiGetsTheLongRunWarning) {
   probe.cupti_.api_version = 130001;
   Diagnosis d = diagnose(gatherFacts(probe, true));
   ASSERT_EQ(d.problems.size(), 1u);
-  EXPECT_TRUE(has(d.problems[0].what, "CUPTI 13.0 Update 1 predates 13.4 Update 1")) << d.problems[0].what;
+  EXPECT_TRUE(has(d.problems[0].what, "CUPTI 13.0 Update 1 predates 13.4 Update 1"))
+      << d.problems[0].what;
   EXPECT_TRUE(has(d.problems[0].what, "CPU")) << d.problems[0].what;
   EXPECT_TRUE(has(d.problems[0].fix, "nvidia-cuda-cupti>=13.4")) << d.problems[0].fix;
   // The warning does not refuse anything: short runs are fine.

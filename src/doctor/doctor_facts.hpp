@@ -14,7 +14,8 @@
 
 namespace gpufl::doctor {
 
-// The five engines, in the order the doctor shows them (names as `gpufl trace --engine` takes them).
+// The five engines, in the order the doctor shows them (names as `gpufl trace --engine` takes
+// them).
 inline constexpr const char* kEngines[] = {"None", "PcSampling", "SassMetrics",
                                            "PcSamplingWithSass", "RangeProfiler"};
 
@@ -41,11 +42,11 @@ struct GpuFacts {
 
 // libcuda.so.1, cuInit and the devices.
 struct DriverFacts {
-  LibraryFinding library;         // libcuda.so.1
-  int cuda_version = 0;           // cuDriverGetVersion: 13000 for CUDA 13.0; 0 unknown
-  std::string release;            // driver release, "580.95.05" (NVML or /proc/driver/nvidia/version)
-  std::string init_error;         // cuInit's failure in words; "" when it succeeded
-  std::vector<GpuFacts> gpus;     // what cuInit found
+  LibraryFinding library;      // libcuda.so.1
+  int cuda_version = 0;        // cuDriverGetVersion: 13000 for CUDA 13.0; 0 unknown
+  std::string release;         // driver release, "580.95.05" (NVML or /proc/driver/nvidia/version)
+  std::string init_error;      // cuInit's failure in words; "" when it succeeded
+  std::vector<GpuFacts> gpus;  // what cuInit found
 };
 
 // libcupti: found through gpufl's own search (src/cuda/cupti_loader.hpp).
@@ -62,17 +63,17 @@ struct PermissionFacts {
   // /proc/driver/nvidia/params RmProfilingAdminOnly (the module option
   // NVreg_RestrictProfilingToAdminUsers): true restricted, false open, nullopt unreadable.
   std::optional<bool> profiling_admin_only;
-  bool root = false;            // effective uid 0
-  bool cap_sys_admin = false;   // CAP_SYS_ADMIN in the effective set
-  std::string container;        // "docker", "podman", "kubernetes", "container"; "" none seen
+  bool root = false;           // effective uid 0
+  bool cap_sys_admin = false;  // CAP_SYS_ADMIN in the effective set
+  std::string container;       // "docker", "podman", "kubernetes", "container"; "" none seen
 };
 
 // One engine tried for real: a tiny kernel run under `gpufl trace --engine <engine>`.
 struct EngineRun {
   std::string engine;
-  bool ran = false;        // the traced probe ran to its end (exit status 0)
-  std::string error;       // why it did not ("timed out after 60 s", "exit status 1: ...")
-  uint64_t kernels = 0;    // kernel records in its log
+  bool ran = false;      // the traced probe ran to its end (exit status 0)
+  std::string error;     // why it did not ("timed out after 60 s", "exit status 1: ...")
+  uint64_t kernels = 0;  // kernel records in its log
   // The last note of each feature in its log: feature -> {status, reason} ("pc_sampling" ->
   // {"off", "cuptiPCSamplingEnable: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (...)"}).
   std::map<std::string, std::pair<std::string, std::string>> notes;
@@ -84,9 +85,9 @@ struct DoctorFacts {
   LibraryFinding nvml;
   CuptiFacts cupti;
   PermissionFacts permissions;
-  bool kernels_tried = false;     // the engine runs were attempted (a GPU and a backend were there)
-  std::string kernels_skipped;    // why not, when not ("no GPU", "--no-kernel")
-  std::vector<EngineRun> runs;    // one per engine, in kEngines order, when tried
+  bool kernels_tried = false;   // the engine runs were attempted (a GPU and a backend were there)
+  std::string kernels_skipped;  // why not, when not ("no GPU", "--no-kernel")
+  std::vector<EngineRun> runs;  // one per engine, in kEngines order, when tried
 };
 
 // Where the facts come from. The real one (system_probe.hpp) loads the libraries and reads /proc;

@@ -1,7 +1,7 @@
-// Why an engine was refused, in one line a user can act on: the function `gpufl trace`, `gpufl.init`
-// and `gpufl doctor` share. An engine that fails writes a note whose reason is CUPTI's or the
-// driver's words ("cuptiPCSamplingEnable: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (...)"); this adds
-// what to change, from what the process can see of its permissions (the driver's profiling
+// Why an engine was refused, in one line a user can act on: the function `gpufl trace`,
+// `gpufl.init` and `gpufl doctor` share. An engine that fails writes a note whose reason is CUPTI's
+// or the driver's words ("cuptiPCSamplingEnable: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (...)"); this
+// adds what to change, from what the process can see of its permissions (the driver's profiling
 // restriction, root, CAP_SYS_ADMIN, a container).
 //
 // GPU-free: reads only /proc and a few marker files (under an injectable root, for tests).
@@ -44,8 +44,8 @@ PermissionFacts readPermissionFacts(const std::string& fs_root = "", int euid = 
 // wrong: counters open, or this process is admin).
 std::string permissionAdvice(const PermissionFacts& p);
 
-// "<engine> refused: <what it means>; <what to change>" in one line, from the engine's failure text.
-// Falls back to the failure itself and `gpufl doctor` when the failure is not one it knows.
+// "<engine> refused: <what it means>; <what to change>" in one line, from the engine's failure
+// text. Falls back to the failure itself and `gpufl doctor` when the failure is not one it knows.
 std::string engineRefusalReason(std::string_view engine, std::string_view failure,
                                 const PermissionFacts& p);
 // The same with this process's permissions (readPermissionFacts()).

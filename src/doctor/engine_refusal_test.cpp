@@ -20,7 +20,8 @@ void write(const fs::path& p, const std::string& text) {
 }
 
 TEST(EngineRefusal, ReadsTheDriversProfilingRestriction) {
-  EXPECT_EQ(parseProfilingAdminOnly("ResmanDebugLevel: 4294967295\nRmProfilingAdminOnly: 1\nRmLogonRC: 1\n"),
+  EXPECT_EQ(parseProfilingAdminOnly(
+                "ResmanDebugLevel: 4294967295\nRmProfilingAdminOnly: 1\nRmLogonRC: 1\n"),
             true);
   EXPECT_EQ(parseProfilingAdminOnly("RmProfilingAdminOnly: 0\n"), false);
   EXPECT_EQ(parseProfilingAdminOnly("RmLogonRC: 1\n"), std::nullopt);
@@ -70,13 +71,17 @@ TEST(EngineRefusal, ClassifiesWhatTheEnginesSay) {
             FailureKind::Permission);
   EXPECT_EQ(classifyFailure("no NVIDIA driver (libcuda.so.1 not found)"), FailureKind::NoDriver);
   EXPECT_EQ(classifyFailure("libcupti.so.13 not found (looked in ...)"), FailureKind::NoCupti);
-  EXPECT_EQ(classifyFailure("libcupti too old: cuptiSassMetricsSetConfig missing (x)"), FailureKind::OldCupti);
+  EXPECT_EQ(classifyFailure("libcupti too old: cuptiSassMetricsSetConfig missing (x)"),
+            FailureKind::OldCupti);
   EXPECT_EQ(classifyFailure("cuptiSubscribe: CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"),
             FailureKind::OtherProfiler);
-  EXPECT_EQ(classifyFailure("the GPU samples one process at a time and pid 12 holds it"), FailureKind::GpuBusy);
-  EXPECT_EQ(classifyFailure("cuptiActivityEnable: CUPTI_ERROR_UNKNOWN (no GPU or NVIDIA driver available)"),
+  EXPECT_EQ(classifyFailure("the GPU samples one process at a time and pid 12 holds it"),
+            FailureKind::GpuBusy);
+  EXPECT_EQ(classifyFailure(
+                "cuptiActivityEnable: CUPTI_ERROR_UNKNOWN (no GPU or NVIDIA driver available)"),
             FailureKind::NoGpu);
-  EXPECT_EQ(classifyFailure("cuptiPCSamplingEnable: CUPTI_ERROR_NOT_SUPPORTED"), FailureKind::Unsupported);
+  EXPECT_EQ(classifyFailure("cuptiPCSamplingEnable: CUPTI_ERROR_NOT_SUPPORTED"),
+            FailureKind::Unsupported);
   EXPECT_EQ(classifyFailure("something new"), FailureKind::Other);
 }
 
@@ -85,7 +90,8 @@ TEST(EngineRefusal, OneLineWithWhatToChange) {
   std::string line = engineRefusalReason(
       "PcSampling", "cuptiPCSamplingEnable: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES", user);
   EXPECT_EQ(line.find('\n'), std::string::npos);
-  EXPECT_EQ(line.rfind("PcSampling refused: the driver restricts GPU performance counters", 0), 0u) << line;
+  EXPECT_EQ(line.rfind("PcSampling refused: the driver restricts GPU performance counters", 0), 0u)
+      << line;
   EXPECT_TRUE(has(line, "NVreg_RestrictProfilingToAdminUsers=0")) << line;
   EXPECT_TRUE(has(line, "(cuptiPCSamplingEnable: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)")) << line;
 

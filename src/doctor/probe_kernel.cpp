@@ -61,8 +61,8 @@ struct Api {
   int (*memAlloc)(uint64_t*, size_t);
   int (*memFree)(uint64_t);
   int (*memcpyDtoH)(void*, uint64_t, size_t);
-  int (*launchKernel)(Ptr, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, Ptr,
-                      void**, void**);
+  int (*launchKernel)(Ptr, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                      Ptr, void**, void**);
   int (*getErrorName)(int, const char**);
 };
 
@@ -120,12 +120,13 @@ bool runProbeKernel(std::string* error) {
   constexpr unsigned kThreads = 256, kBlocks = 4, kLaunches = 3;
   unsigned n = kThreads * kBlocks, iters = 20000;
   std::vector<uint32_t> host(n, 0);
-  bool ok = check("cuInit", api.init(0)) && check("cuDeviceGet", api.deviceGet(&dev, 0)) &&
-            check("cuDevicePrimaryCtxRetain", api.primaryCtxRetain(&ctx, dev)) &&
-            check("cuCtxSetCurrent", api.ctxSetCurrent(ctx)) &&
-            check("cuModuleLoadData", api.moduleLoadData(&module, kPtx)) &&
-            check("cuModuleGetFunction", api.moduleGetFunction(&fn, module, "gpufl_doctor_probe")) &&
-            check("cuMemAlloc", api.memAlloc(&out, n * sizeof(uint32_t)));
+  bool ok =
+      check("cuInit", api.init(0)) && check("cuDeviceGet", api.deviceGet(&dev, 0)) &&
+      check("cuDevicePrimaryCtxRetain", api.primaryCtxRetain(&ctx, dev)) &&
+      check("cuCtxSetCurrent", api.ctxSetCurrent(ctx)) &&
+      check("cuModuleLoadData", api.moduleLoadData(&module, kPtx)) &&
+      check("cuModuleGetFunction", api.moduleGetFunction(&fn, module, "gpufl_doctor_probe")) &&
+      check("cuMemAlloc", api.memAlloc(&out, n * sizeof(uint32_t)));
   void* params[] = {&out, &n, &iters};
   for (unsigned i = 0; ok && i < kLaunches; ++i)
     ok = check("cuLaunchKernel",

@@ -105,7 +105,8 @@ std::string cuptiOrigin(const std::string& file, const std::string& cupti_lib,
   if (dir.filename() == "lib" && dir.parent_path().parent_path().filename() == "nvidia") {
     const std::string site = dir.parent_path().parent_path().parent_path().string();
     std::string version = distVersion(site, "nvidia_cuda_cupti");
-    origin = "the nvidia-cuda-cupti " + (version.empty() ? std::string() : version + " ") + "pip wheel";
+    origin =
+        "the nvidia-cuda-cupti " + (version.empty() ? std::string() : version + " ") + "pip wheel";
   } else if (file.find("cuda") != std::string::npos) {
     origin = "the CUDA toolkit";
   } else {
@@ -172,7 +173,8 @@ DriverFacts SystemProbe::driver() {
     if (drv.deviceGet(&dev, i) != 0) continue;
     GpuFacts g;
     char name[256] = {};
-    if (drv.deviceGetName != nullptr && drv.deviceGetName(name, sizeof(name) - 1, dev) == 0) g.name = name;
+    if (drv.deviceGetName != nullptr && drv.deviceGetName(name, sizeof(name) - 1, dev) == 0)
+      g.name = name;
     if (drv.deviceGetAttribute != nullptr) {
       drv.deviceGetAttribute(&g.cc_major, kAttrCcMajor, dev);
       drv.deviceGetAttribute(&g.cc_minor, kAttrCcMinor, dev);
@@ -198,7 +200,8 @@ LibraryFinding SystemProbe::nvml() {
   } else {
     f.found = true;
     using GetVersion = int (*)(char*, unsigned);
-    if (auto get = reinterpret_cast<GetVersion>(h ? dlsym(h, "nvmlSystemGetDriverVersion") : nullptr)) {
+    if (auto get =
+            reinterpret_cast<GetVersion>(h ? dlsym(h, "nvmlSystemGetDriverVersion") : nullptr)) {
       char text[96] = {};
       if (get(text, sizeof(text)) == nvml::kSuccess) f.version = text;
     }
@@ -218,7 +221,8 @@ CuptiFacts SystemProbe::cupti() {
   }
   c.library.found = true;
   c.library.path = lib.file.empty() ? lib.path : lib.file;
-  c.library.origin = cuptiOrigin(c.library.path, envOr("GPUFL_CUPTI_LIB"), envOr("GPUFL_CUPTI_DIRS"));
+  c.library.origin =
+      cuptiOrigin(c.library.path, envOr("GPUFL_CUPTI_LIB"), envOr("GPUFL_CUPTI_DIRS"));
   c.api_version = lib.version;
   c.library.version = lib.version != 0 ? std::to_string(lib.version) : "";
   auto need = [&](const char* engine, cuda::CuptiFeature feature) {

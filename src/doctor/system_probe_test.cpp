@@ -44,9 +44,12 @@ TEST_F(CuptiOrigin, TheOlderWheelLayoutWithoutDistInfo) {
 }
 
 TEST_F(CuptiOrigin, TheToolkitTheLoaderOrAnExplicitFile) {
-  EXPECT_EQ(cuptiOrigin(touch("usr/local/cuda-13.0/lib64/libcupti.so.13"), "", ""), "the CUDA toolkit");
-  EXPECT_EQ(cuptiOrigin(touch("opt/libs/libcupti.so.13"), "", ""), "the dynamic loader's search path");
-  EXPECT_EQ(cuptiOrigin(touch("opt/libs/libcupti.so.13"), "/opt/libs/libcupti.so.13", ""), "GPUFL_CUPTI_LIB");
+  EXPECT_EQ(cuptiOrigin(touch("usr/local/cuda-13.0/lib64/libcupti.so.13"), "", ""),
+            "the CUDA toolkit");
+  EXPECT_EQ(cuptiOrigin(touch("opt/libs/libcupti.so.13"), "", ""),
+            "the dynamic loader's search path");
+  EXPECT_EQ(cuptiOrigin(touch("opt/libs/libcupti.so.13"), "/opt/libs/libcupti.so.13", ""),
+            "GPUFL_CUPTI_LIB");
 }
 
 TEST(ProbeKernel, ThePtxAssembles) {
@@ -54,8 +57,8 @@ TEST(ProbeKernel, ThePtxAssembles) {
   fs::path dir = fs::temp_directory_path() / ("gpufl_ptx_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   std::ofstream(dir / "probe.ptx") << probeKernelPtx();
-  std::string cmd = std::string(GPUFL_PTXAS) + " -arch=sm_90 " + (dir / "probe.ptx").string() + " -o " +
-                    (dir / "probe.cubin").string();
+  std::string cmd = std::string(GPUFL_PTXAS) + " -arch=sm_90 " + (dir / "probe.ptx").string() +
+                    " -o " + (dir / "probe.cubin").string();
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   EXPECT_TRUE(fs::exists(dir / "probe.cubin"));
   fs::remove_all(dir);
