@@ -118,6 +118,10 @@ void renderDoctorText(std::ostream& out, const DoctorFacts& f, const Diagnosis& 
   out << "\n  engine              verdict   why, and what to change\n";
   for (const auto& e : d.engines) {
     std::string text = e.reason + (e.fix.empty() ? "" : "; " + e.fix);
+    // What refuses every engine is said once, on None's line.
+    const auto& none = d.engines.front();
+    if (&e != &none && e.verdict == none.verdict && e.reason == none.reason && e.fix == none.fix)
+      text = "as None";
     out << "  " << e.engine << std::string(20 - e.engine.size(), ' ')
         << doctor::verdictName(e.verdict)
         << std::string(10 - std::string(doctor::verdictName(e.verdict)).size(), ' ') << text

@@ -15,6 +15,7 @@ doctor::DoctorFacts someFacts() {
   f.driver.cuda_version = 13000;
   f.driver.release = "580.95.05";
   f.driver.gpus = {{"NVIDIA H200", 9, 0}};
+  f.nvml = {true, "/usr/lib/libnvidia-ml.so.1", "the NVIDIA driver", "580.95.05", ""};
   f.cupti.library = {true, "/site/nvidia/cu13/lib/libcupti.so.13",
                      "the nvidia-cuda-cupti 13.0.85 pip wheel", "130001", ""};
   f.cupti.api_version = 130001;

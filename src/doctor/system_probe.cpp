@@ -137,9 +137,13 @@ DriverFacts SystemProbe::driver() {
   dlerror();
   void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (h == nullptr) {
+    // The loader's words only when they say more than "not found" (a wrong ELF class, a broken
+    // install).
     const char* why = dlerror();
-    d.library.error = std::string("no NVIDIA driver (libcuda.so.1 not found") +
-                      (why != nullptr ? std::string(": ") + why : std::string()) + ")";
+    std::string detail = why != nullptr ? why : "";
+    if (detail.find("cannot open shared object file") != std::string::npos) detail.clear();
+    d.library.error =
+        "no NVIDIA driver (libcuda.so.1 not found" + (detail.empty() ? "" : ": " + detail) + ")";
     return d;
   }
   d.library.found = true;
