@@ -159,6 +159,7 @@ void renderDoctorJson(std::ostream& out, const DoctorFacts& f, const Diagnosis& 
       .str("origin", c.origin)
       .str("error", c.error)
       .num("api_version", f.cupti.api_version)
+      .str("package_version", f.cupti.package_version)
       .open("engine_missing");
   for (const auto& [engine, why] : f.cupti.engine_missing) j.str(engine.c_str(), why);
   j.close().close();

@@ -1,6 +1,7 @@
 #include "doctor/diagnose.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "doctor/engine_refusal.hpp"
 
@@ -153,13 +154,46 @@ Diagnosis diagnose(const DoctorFacts& f) {
     d.engines.push_back(std::move(v));
   }
 
+  const std::string growth = " long activity tracing grows in CPU use over hours";
+  const std::string newer =
+      "for runs of hours, a newer CUPTI: pip install -U 'nvidia-cuda-cupti>=13.4' (gpufl finds it "
+      "on sys.path), or GPUFL_CUPTI_DIRS=<its lib directory>";
   const uint32_t api = f.cupti.api_version;
-  if (f.cupti.library.found && api >= 130000 && api < kCuptiCpuGrowthFixed)
+  if (f.cupti.library.found && api >= 130000 && api < kCuptiCpuGrowthFixed) {
     d.problems.push_back(
-        {"CUPTI " + cuptiVersionText(api) +
-             " predates 13.4 Update 1: long activity tracing grows in CPU use over hours",
-         "for runs of hours, a newer CUPTI: pip install -U 'nvidia-cuda-cupti>=13.4' (gpufl finds "
-         "it on sys.path), or GPUFL_CUPTI_DIRS=<its lib directory>"});
+        {"CUPTI " + cuptiVersionText(api) + " predates 13.4 Update 1:" + growth, newer});
+  } else if (f.cupti.library.found && api == 0) {
+    // No API version (CUPTI 13.5 gives none without a driver): the wheel's version, whose patch
+    // number does not tell 13.4's updates apart.
+    int major = 0, minor = 0;
+    if (std::sscanf(f.cupti.package_version.c_str(), "%d.%d", &major, &minor) == 2 && major == 13) {
+      const std::string which = "CUPTI of nvidia-cuda-cupti " + f.cupti.package_version;
+      if (minor < 4)
+        d.problems.push_back({which + " predates 13.4 Update 1:" + growth, newer});
+      else if (minor == 4)
+        d.problems.push_back(
+            {which + " may predate 13.4 Update 1 (its API version needs a GPU to read):" + growth,
+             newer});
+    }
+  }
+  // A CUPTI newer than the driver's CUDA may refuse to start (CUPTI follows the toolkit it ships
+  // with; the driver's CUDA version is the newest it fully serves).
+  int cupti_major = 0, cupti_minor = 0;
+  if (api >= 130000) {
+    cupti_major = static_cast<int>(api / 10000);
+    cupti_minor = static_cast<int>(api / 100 % 100);
+  } else if (std::sscanf(f.cupti.package_version.c_str(), "%d.%d", &cupti_major, &cupti_minor) !=
+             2) {
+    cupti_major = 0;
+  }
+  const int drv = f.driver.cuda_version;
+  if (f.cupti.library.found && cupti_major > 0 && drv > 0 &&
+      cupti_major * 1000 + cupti_minor * 10 > drv)
+    d.problems.push_back({"libcupti is CUDA " + std::to_string(cupti_major) + "." +
+                              std::to_string(cupti_minor) + ", newer than the driver's CUDA " +
+                              cudaVersionText(drv) + ": CUPTI may refuse to trace or profile",
+                          "a libcupti of the driver's CUDA (pip install 'nvidia-cuda-cupti==" +
+                              cudaVersionText(drv) + ".*'), or a newer driver"});
   if (f.driver.library.found && !f.driver.init_error.empty() && !f.permissions.container.empty())
     d.problems.push_back({"cuInit failed inside a container (" + f.permissions.container + ")",
                           "docker run --gpus all (NVIDIA Container Toolkit), or "

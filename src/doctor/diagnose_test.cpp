@@ -70,6 +70,7 @@ const EngineVerdict& verdictOf(const Diagnosis& d, const std::string& engine) {
 TEST(Doctor, EveryEngineWorksOnAGoodMachine) {
   FakeProbe probe;
   probe.cupti_.api_version = 130401;
+  probe.driver_.cuda_version = 13040;
   Diagnosis d = diagnose(gatherFacts(probe, true));
   EXPECT_EQ(probe.engine_runs, 5);
   ASSERT_EQ(d.engines.size(), 5u);
@@ -182,7 +183,44 @@ TEST(Doctor, AnOldCuptiGetsTheLongRunWarning) {
   for (const auto& v : d.engines) EXPECT_EQ(v.verdict, Verdict::Works) << v.engine;
 
   probe.cupti_.api_version = kCuptiCpuGrowthFixed;
+  probe.driver_.cuda_version = 13040;
   EXPECT_TRUE(diagnose(gatherFacts(probe, true)).problems.empty());
+}
+
+TEST(Doctor, WithoutAnApiVersionTheWheelsVersionDecides) {
+  // CUPTI 13.5 answers cuptiGetVersion only with a driver: the nvidia-cuda-cupti version stands in.
+  FakeProbe probe;
+  probe.cupti_.api_version = 0;
+  probe.cupti_.package_version = "13.0.85";
+  Diagnosis d = diagnose(gatherFacts(probe, true));
+  ASSERT_EQ(d.problems.size(), 1u);
+  EXPECT_TRUE(has(d.problems[0].what, "nvidia-cuda-cupti 13.0.85 predates 13.4 Update 1"))
+      << d.problems[0].what;
+  probe.cupti_.package_version = "13.4.92";
+  probe.driver_.cuda_version = 13040;
+  d = diagnose(gatherFacts(probe, true));
+  ASSERT_EQ(d.problems.size(), 1u);
+  EXPECT_TRUE(has(d.problems[0].what, "13.4.92 may predate 13.4 Update 1")) << d.problems[0].what;
+  probe.cupti_.package_version = "13.5.25";
+  probe.driver_.cuda_version = 13050;
+  EXPECT_TRUE(diagnose(gatherFacts(probe, true)).problems.empty());
+  probe.cupti_.package_version = "";
+  EXPECT_TRUE(diagnose(gatherFacts(probe, true)).problems.empty());
+}
+
+TEST(Doctor, ACuptiNewerThanTheDriverIsSaid) {
+  FakeProbe probe;  // driver 580: CUDA 13.0
+  probe.cupti_.api_version = 0;
+  probe.cupti_.package_version = "13.5.25";
+  Diagnosis d = diagnose(gatherFacts(probe, true));
+  ASSERT_EQ(d.problems.size(), 1u);
+  EXPECT_TRUE(has(d.problems[0].what, "libcupti is CUDA 13.5, newer than the driver's CUDA 13.0"))
+      << d.problems[0].what;
+  EXPECT_TRUE(has(d.problems[0].fix, "nvidia-cuda-cupti==13.0.*")) << d.problems[0].fix;
+  probe.cupti_.api_version = 130001;  // the driver's own CUDA: only the long-run warning
+  d = diagnose(gatherFacts(probe, true));
+  ASSERT_EQ(d.problems.size(), 1u);
+  EXPECT_TRUE(has(d.problems[0].what, "predates 13.4 Update 1"));
 }
 
 TEST(Doctor, ACuptiLackingAFunctionRefusesTheEnginesThatNeedIt) {

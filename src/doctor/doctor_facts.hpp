@@ -53,6 +53,9 @@ struct DriverFacts {
 struct CuptiFacts {
   LibraryFinding library;
   uint32_t api_version = 0;  // cuptiGetVersion: 130001 for CUDA 13.0 Update 1; 0 unknown
+  // The nvidia-cuda-cupti wheel's version ("13.5.25") when the library is that wheel's: the version
+  // to go by where cuptiGetVersion fails (CUPTI 13.5 answers it only with a driver).
+  std::string package_version;
   // Per engine: why this libcupti cannot serve it ("libcupti too old: cuptiSassMetricsSetConfig
   // missing"); absent when it can.
   std::map<std::string, std::string> engine_missing;

@@ -95,16 +95,20 @@ std::string distVersion(const std::string& site_packages, const std::string& dis
   return "";
 }
 
+std::string cuptiWheelVersion(const std::string& file) {
+  const fs::path dir = fs::path(file).parent_path();
+  if (dir.filename() != "lib" || dir.parent_path().parent_path().filename() != "nvidia") return "";
+  return distVersion(dir.parent_path().parent_path().parent_path().string(), "nvidia_cuda_cupti");
+}
+
 std::string cuptiOrigin(const std::string& file, const std::string& cupti_lib,
                         const std::string& cupti_dirs) {
   if (!cupti_lib.empty()) return "GPUFL_CUPTI_LIB";
-  const fs::path p(file);
-  const fs::path dir = p.parent_path();
+  const fs::path dir = fs::path(file).parent_path();
   std::string origin;
   // The CUDA 13 wheel (nvidia/cu13/lib) and the older per-component layout (nvidia/cuda_cupti/lib).
   if (dir.filename() == "lib" && dir.parent_path().parent_path().filename() == "nvidia") {
-    const std::string site = dir.parent_path().parent_path().parent_path().string();
-    std::string version = distVersion(site, "nvidia_cuda_cupti");
+    std::string version = cuptiWheelVersion(file);
     origin =
         "the nvidia-cuda-cupti " + (version.empty() ? std::string() : version + " ") + "pip wheel";
   } else if (file.find("cuda") != std::string::npos) {
@@ -228,6 +232,7 @@ CuptiFacts SystemProbe::cupti() {
   c.library.origin =
       cuptiOrigin(c.library.path, envOr("GPUFL_CUPTI_LIB"), envOr("GPUFL_CUPTI_DIRS"));
   c.api_version = lib.version;
+  c.package_version = cuptiWheelVersion(c.library.path);
   c.library.version = lib.version != 0 ? std::to_string(lib.version) : "";
   auto need = [&](const char* engine, cuda::CuptiFeature feature) {
     if (std::string why; !lib.has(feature, &why) && !c.engine_missing.count(engine))

@@ -35,6 +35,9 @@ class SystemProbe : public DoctorProbe {
 std::string cuptiOrigin(const std::string& file, const std::string& cupti_lib,
                         const std::string& cupti_dirs);
 
+// The nvidia-cuda-cupti version of a libcupti inside that wheel ("13.0.85"), "" for any other file.
+std::string cuptiWheelVersion(const std::string& file);
+
 // The version of the pip distribution `dist` ("nvidia_cuda_cupti") installed in `site_packages`,
 // read from its dist-info directory's name; "" when there is none.
 std::string distVersion(const std::string& site_packages, const std::string& dist);

@@ -31,6 +31,8 @@ TEST_F(CuptiOrigin, ThePipWheelWithItsVersion) {
   std::string lib = touch("site-packages/nvidia/cu13/lib/libcupti.so.13");
   fs::create_directories(root_ / "site-packages/nvidia_cuda_cupti-13.0.85.dist-info");
   EXPECT_EQ(cuptiOrigin(lib, "", ""), "the nvidia-cuda-cupti 13.0.85 pip wheel");
+  EXPECT_EQ(cuptiWheelVersion(lib), "13.0.85");
+  EXPECT_EQ(cuptiWheelVersion(touch("usr/local/cuda/lib64/libcupti.so.13")), "");
   EXPECT_EQ(distVersion((root_ / "site-packages").string(), "nvidia_cuda_cupti"), "13.0.85");
   EXPECT_EQ(distVersion((root_ / "site-packages").string(), "nvidia_nvtx"), "");
   // Found through the directories gpufl's Python package prefers.
