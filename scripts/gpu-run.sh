@@ -278,9 +278,10 @@ if has wheel; then
   # The image's torch and numba-cuda stay visible (--system-site-packages); gpufl comes only from the wheel, and
   # libcupti from NVIDIA's wheel (the cu13 extra: already there with torch, or the carried one).
   python3 -m venv --system-site-packages "$WV"
-  whl=$(ls "$ROOT"/.whl/gpufl-*-cp312-*.whl 2>/dev/null | head -1)
+  pytag=$(python3 -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')
+  whl=$(ls "$ROOT"/.whl/gpufl-*-$pytag-*.whl 2>/dev/null | head -1)
   if [ -z "$whl" ]; then
-    echo "wheel: no .whl/gpufl-*-cp312-*.whl (scripts/fetch-gpu-wheels.sh here, then carry .whl)"
+    echo "wheel: no .whl/gpufl-*-$pytag-*.whl (scripts/fetch-gpu-wheels.sh here, then carry .whl)"
   else
     "$WV/bin/python" -m pip install -q --disable-pip-version-check --no-index --find-links "$ROOT/.whl" \
       "$whl[cu13]" > "$RES/wheel/pip.txt" 2>&1
