@@ -38,13 +38,5 @@ if(GPUFL_BUILD_TESTS)
   find_package(GTest REQUIRED)   # Debian: libgtest-dev
 endif()
 
-set(GPUFL_HAVE_CUDA OFF)
-if(NOT GPUFL_WITH_CUDA STREQUAL "OFF")
-  find_package(CUDAToolkit QUIET)
-  if(CUDAToolkit_FOUND AND TARGET CUDA::cupti)
-    set(GPUFL_HAVE_CUDA ON)
-  elseif(GPUFL_WITH_CUDA STREQUAL "ON")
-    message(FATAL_ERROR "GPUFL_WITH_CUDA=ON but the CUDA toolkit with CUPTI was not found")
-  endif()
-endif()
-message(STATUS "gpufl: CUDA/CUPTI backend ${GPUFL_HAVE_CUDA}")
+# The CUDA backend's headers: the toolkit's, or NVIDIA's pip packages' (GpuflCudaHeaders.cmake says the order).
+include(GpuflCudaHeaders)

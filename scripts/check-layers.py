@@ -21,17 +21,18 @@ ALLOWED = {
     "cuda": {"core"},
     "nvml": {"core"},
     "host": {"core"},
-    "runtime": {"core", "log", "report", "cuda", "nvml", "host"},
+    "doctor": {"core", "cuda", "nvml", "host"},
+    "runtime": {"core", "log", "report", "cuda", "nvml", "host", "doctor"},
     "http": set(),
     "agent": {"core", "log", "http"},
-    "inject": {"core", "log", "report", "cuda", "nvml", "host", "runtime"},
+    "inject": {"core", "log", "report", "cuda", "nvml", "host", "runtime", "doctor"},
     "monitor": {"core", "log", "nvml", "host", "http"},
     "apps": {"core", "log", "report", "export", "cuda", "nvml", "host", "runtime", "inject", "agent", "monitor",
-             "http"},
-    "python": {"core", "log", "report", "export", "cuda", "nvml", "host", "runtime", "inject"},
+             "http", "doctor"},
+    "python": {"core", "log", "report", "export", "cuda", "nvml", "host", "runtime", "inject", "doctor"},
 }
 LAYER_FOLDERS = {"core", "log", "report", "export", "cuda", "nvml", "host", "runtime", "inject", "agent", "monitor",
-                 "http"}
+                 "http", "doctor"}
 SOURCE_EXT = (".hpp", ".h", ".cpp", ".cc", ".cu", ".cuh", ".inc", ".in")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"/]+)/[^"]*"')
 

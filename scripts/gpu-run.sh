@@ -23,6 +23,10 @@
 #                                        out-of-memory and CUDA-error cases and the mixed-program carveout, plain,
 #                                        traced and linked; builds its own targets; GPUFL_INCIDENTS_ARGS passes
 #                                        options, GPUFL_INCIDENTS_PYTHON=1 installs the Python package first)
+#                                        wheel (the wheel of scripts/build-wheel.sh in a fresh venv, /usr/local/cuda
+#                                        out of PATH and LD_LIBRARY_PATH: gpufl doctor, a PyTorch loop under
+#                                        gpufl trace, seed 01's Numba script with PcSamplingWithSass; carry .whl
+#                                        from scripts/fetch-gpu-wheels.sh; builds nothing, so it runs alone too)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -350,6 +354,62 @@ if has gloo; then
   "$BUILD/apps/gpufl/gpufl" export --perfetto "$RES/gloo/job.pftrace" "$RES/gloo/rank0" "$RES/gloo/rank1" \
     > "$RES/gloo/export.txt" 2>&1
   echo "perfetto export exit $?"
+fi
+
+if has wheel; then
+  log "the wheel in a fresh venv, without the toolkit on PATH or LD_LIBRARY_PATH"
+  mkdir -p "$RES/wheel"
+  WV=/tmp/gpufl-wheel-venv
+  rm -rf "$WV"
+  # The image's torch and numba-cuda stay visible (--system-site-packages); gpufl comes only from the wheel, and
+  # libcupti from NVIDIA's wheel (the cu13 extra: already there with torch, or the carried one).
+  python3 -m venv --system-site-packages "$WV"
+  pytag=$(python3 -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')
+  whl=$(ls "$ROOT"/.whl/gpufl-*-$pytag-*.whl 2>/dev/null | head -1)
+  if [ -z "$whl" ]; then
+    echo "wheel: no .whl/gpufl-*-$pytag-*.whl (scripts/fetch-gpu-wheels.sh here, then carry .whl)"
+  else
+    "$WV/bin/python" -m pip install -q --disable-pip-version-check --no-index --find-links "$ROOT/.whl" \
+      "$whl[cu13]" > "$RES/wheel/pip.txt" 2>&1
+    echo "pip install $(basename "$whl")[cu13] exit $?"; tail -3 "$RES/wheel/pip.txt"
+    # No toolkit variable or directory reaches what runs below; nor the carried .deb prefix (the wheel has its
+    # own libraries).
+    clean=(env -u CUDA_HOME -u CUDA_PATH -u LD_LIBRARY_PATH -u GPUFL_INJECT_LIB -u GPUFL_CUPTI_DIRS
+           -u GPUFL_CUPTI_LIB PATH="$WV/bin:/usr/bin:/bin")
+    cd "$RES/wheel"
+    { echo "PATH for the runs: $WV/bin:/usr/bin:/bin"; command -v nvcc; ldconfig -p | grep -E "libcupti|libcuda\.so"; } \
+      > env.txt 2>&1
+    bounded timeout -k 10 400 "${clean[@]}" gpufl doctor > doctor.txt 2>&1
+    echo "gpufl doctor exit $?"; cat doctor.txt
+    timeout -k 5 60 "${clean[@]}" gpufl doctor --json --no-kernel > doctor.json 2> doctor_json.err
+    python3 -c "import json; d = json.load(open('doctor.json')); c = d['cupti']; \
+print('libcupti:', c['path'], '(' + c['origin'] + ')', 'FROM THE NVIDIA WHEEL' if 'pip wheel' in c['origin'] else 'NOT THE WHEEL'); \
+print('backend:', d['build'])"
+    # A PyTorch loop under gpufl trace (the console script: the wheel's CLI and injection library).
+    bounded timeout -k 10 240 "${clean[@]}" gpufl trace -o torch_wheel -- python "$ROOT/examples/python/train_loop.py" \
+      --steps 50 > torch_trace.txt 2>&1
+    echo "gpufl trace -- python train_loop.py exit $?"
+    grep -E "Total Kernels|GPU Busy|train_loop:" torch_trace.txt | head -5
+    # Seed 01's Numba script, unchanged (its own gfl.init with PcSamplingWithSass); numba-cuda 0.68 needs the
+    # np.row_stack alias on this image's numpy. LD_DEBUG names the libcupti file gpufl dlopens.
+    LD_DEBUG=files LD_DEBUG_OUTPUT="$RES/wheel/ld" bounded timeout -k 10 300 "${clean[@]}" python -c \
+      "import numpy as np; np.row_stack = getattr(np, 'row_stack', np.vstack); import runpy; \
+runpy.run_path('$ROOT/examples/python/numba_matmul.py', run_name='__main__')" > numba_seed01.txt 2>&1
+    echo "seed 01 numba (PcSamplingWithSass) exit $?"
+    grep -h "file=.*libcupti" "$RES"/wheel/ld.* 2>/dev/null | sed -E 's/^ *[0-9]+: *//' | sort -u | head -3
+    rm -f "$RES"/wheel/ld.*
+    # The SASS counters against the earlier H200 figures (= seed 01's: 10 launches of the naive 2048^3 matmul).
+    python3 - numba_seed01.txt <<'PYEOF'
+import re, sys
+text = open(sys.argv[1]).read().replace(",", "")
+want = {"smsp__sass_sectors_mem_global": 45654999040, "smsp__sass_sectors_mem_global_ideal": 13427015680}
+for metric, value in want.items():
+    got = [int(v) for v in re.findall(r"\b" + metric + r"\s+(\d+)", text)]
+    print(f"{metric}: {got[:1] or 'absent'} vs earlier {value}: {'EQUAL' if got[:1] == [value] else 'DIFFERENT'}")
+PYEOF
+    grep -E "OK|Total Kernels|Memory Eff|stall samples" numba_seed01.txt | head -6
+    cd "$ROOT"
+  fi
 fi
 
 if has cpu; then

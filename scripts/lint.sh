@@ -7,7 +7,7 @@
 #   scripts/lint.sh --fix      rewrite instead: clang-format -i, ruff check --fix (then review the diff)
 #
 # clang-format's output differs between major versions; the reference is Debian 12's clang-format 14
-# (scripts/install-deps.sh). With another major version the C++ check is skipped with a message, not failed.
+# (scripts/install-deps.sh --test). With another major version the C++ check is skipped with a message, not failed.
 # Environment: GPUFL_PYVENV (the venv ruff is installed into, default build/pyvenv, shared with
 # scripts/python-test.sh).
 set -euo pipefail
@@ -27,7 +27,7 @@ cxx_files() {
 }
 CF=${CLANG_FORMAT:-clang-format}
 if ! command -v "$CF" >/dev/null; then
-  echo "lint: $CF not found (scripts/install-deps.sh installs it)" >&2
+  echo "lint: $CF not found (scripts/install-deps.sh --test installs it)" >&2
   status=1
 elif ! "$CF" --version | grep -q "version 14\."; then
   echo "lint: skipping the C++ check: $("$CF" --version) is not clang-format 14, the reference" >&2

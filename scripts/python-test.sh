@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Builds and installs the gpufl Python package (extension + runtime + CLI, from the same CMake tree) into a venv
-# under build/pyvenv, then runs the Python tests. Works without a GPU; run scripts/install-deps.sh first on a fresh
+# under build/pyvenv, then runs the Python tests. Works without a GPU; run scripts/install-deps.sh --test first on a fresh
 # machine (it brings python3-venv and python3-dev).
 #
 #   scripts/python-test.sh [pytest args...]
 #
 # Environment: PYTHON (interpreter for the venv, default python3), GPUFL_PYVENV (venv dir, default
-# build/pyvenv), CMAKE_BUILD_PARALLEL_LEVEL (default: number of cores). Without network (the GPU test machine),
+# build/pyvenv), CMAKE_BUILD_PARALLEL_LEVEL (default: number of cores), GPUFL_PY_WHEEL (a wheel built by
+# scripts/build-wheel.sh: installed instead of building the package here; CI tests the wheel so). Without network (the GPU test machine),
 # the venv sees the system's site-packages, so preinstalled scikit-build-core, nanobind, pandas, rich, matplotlib
 # and pytest are used and nothing is downloaded.
 set -euo pipefail
@@ -25,7 +26,7 @@ pip_quiet=(-q --disable-pip-version-check)
 # Build requirements inside the venv, then build without isolation: the build tree (build/py/<tag>) and its CMake
 # cache stay valid between runs, so a second run only rebuilds what changed (and no network is needed when
 # they are already there).
-if ! "$VPY" -c "import scikit_build_core, nanobind" 2>/dev/null; then
+if [ -z "${GPUFL_PY_WHEEL:-}" ] && ! "$VPY" -c "import scikit_build_core, nanobind" 2>/dev/null; then
   "$VPY" -m pip install "${pip_quiet[@]}" "scikit-build-core>=0.10" "nanobind>=2.0"
 fi
 missing=()
@@ -40,6 +41,14 @@ fi
 "$VPY" -c "import opentelemetry.proto" 2>/dev/null ||
   "$VPY" -m pip install "${pip_quiet[@]}" "opentelemetry-proto>=1.20" ||
   echo "=== opentelemetry-proto cannot be installed here: test_agent_otlp.py will skip"
+
+if [ -n "${GPUFL_PY_WHEEL:-}" ]; then
+  echo "=== installing $GPUFL_PY_WHEEL into $VENV (no build)"
+  "$VPY" -m pip install "${pip_quiet[@]}" --no-deps --force-reinstall "$GPUFL_PY_WHEEL"
+  cd "$ROOT/build"
+  export MPLBACKEND=Agg
+  exec "$VPY" -m pytest -q -p no:cacheprovider "$ROOT/python/tests" "$@"
+fi
 
 # pip shows nothing while the backend builds (minutes when cold): run it verbose into a log and report the
 # build's [done/total] steps from that log every 15 s; on failure, the end of the log.

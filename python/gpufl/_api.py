@@ -4,9 +4,7 @@ from __future__ import annotations
 import atexit
 import enum
 import functools
-import glob
 import os
-import sys
 import threading
 from typing import Callable, Optional, TypeVar, Union
 
@@ -26,27 +24,8 @@ __all__ = [
 ]
 
 
-_WHEEL_CUPTI_DIRS = ("nvidia/cu13/lib", "nvidia/cuda_cupti/lib")
-
-
-def _prefer_wheel_cupti(paths=None) -> Optional[str]:
-    """Tells gpufl's one libcupti search (C++, src/cuda/cupti_loader.hpp, step 2) to look first in the nvidia pip
-    wheels' CUPTI directories on sys.path: the copy PyTorch and numba-cuda load. Otherwise gpufl may load the CUDA
-    toolkit's copy first, which PyTorch then shares through the soname; the two CUPTI builds need not agree (a
-    linked PyTorch run with NVTX capture aborted in free() on the H200; the suspected cause). Sets
-    GPUFL_CUPTI_DIRS when neither it nor GPUFL_CUPTI_LIB (an explicit choice) is set; returns what it set."""
-    if os.environ.get("GPUFL_CUPTI_LIB") or os.environ.get("GPUFL_CUPTI_DIRS"):
-        return None
-    dirs = []
-    for entry in sys.path if paths is None else paths:
-        for sub in _WHEEL_CUPTI_DIRS:
-            d = os.path.abspath(os.path.join(entry or ".", sub))
-            if d not in dirs and glob.glob(os.path.join(d, "libcupti.so*")):
-                dirs.append(d)
-    if not dirs:
-        return None
-    os.environ["GPUFL_CUPTI_DIRS"] = ":".join(dirs)
-    return os.environ["GPUFL_CUPTI_DIRS"]
+# Shared with the `gpufl` console script, which must not import the extension (_wheel_cupti.py).
+from ._wheel_cupti import prefer_wheel_cupti as _prefer_wheel_cupti  # noqa: E402
 
 
 def _make_engine_enum() -> type:

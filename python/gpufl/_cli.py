@@ -5,6 +5,8 @@ import os
 import sys
 from typing import List, Optional
 
+from ._wheel_cupti import prefer_wheel_cupti
+
 
 def executable() -> str:
     """Path of the bundled `gpufl` executable."""
@@ -22,6 +24,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     inject = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libgpufl_inject.so")
     if os.path.exists(inject) and not env.get("GPUFL_INJECT_LIB"):
         env["GPUFL_INJECT_LIB"] = inject
+    # The nvidia wheel's libcupti (`pip install gpufl[cu13]`, or PyTorch's) before a toolkit's, as gpufl.init does:
+    # the traced program and `gpufl doctor` then see the copy a Python program's libraries load.
+    prefer_wheel_cupti(environ=env)
     sys.stdout.flush()
     sys.stderr.flush()
     os.execve(exe, ["gpufl"] + args, env)
