@@ -1,5 +1,5 @@
 // On a GPU: once warm, gpufl allocates nothing on the application's thread: kernel launches through
-// its CUPTI callbacks and nested scopes cost no heap allocation (DESIGN.md section 3). Allocations on
+// its CUPTI callbacks and nested scopes cost no heap allocation (docs/architecture.md, "The hot path"). Allocations on
 // the test's thread are counted by a preloaded malloc (tests/support/alloc_counter.hpp; CTest sets LD_PRELOAD).
 // CUDA's own allocations per launch, if any, are in both counts. A second run of this binary under
 // the bare-CUPTI floor library (bench/floor_inject.cpp, CTest test no_alloc_floor) counts what CUPTI
