@@ -57,18 +57,11 @@ bool jsonNull(const T&) {
 }
 
 namespace detail {
-template <typename T>
-struct IsOptional : std::false_type {};
-template <typename T>
-struct IsOptional<std::optional<T>> : std::true_type {};
-template <typename T>
-struct IsVector : std::false_type {};
-template <typename T>
-struct IsVector<std::vector<T>> : std::true_type {};
-template <typename T>
-struct IsMap : std::false_type {};
-template <typename V>
-struct IsMap<std::map<std::string, V>> : std::true_type {};
+// The log schema's type traits (core/record_schema.hpp): one definition of what an optional, a list
+// and a map are.
+using schema::detail::IsMap;
+using schema::detail::IsOptional;
+using schema::detail::IsVector;
 
 template <typename T>
 bool empty(const T& v) {
