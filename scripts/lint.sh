@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lint, check only (nothing is rewritten): ruff over python/ (the version pinned in pyproject.toml's `lint`
-# extra, rules in [tool.ruff]) and clang-format over the C++ of src/, apps/ and include/ (.clang-format; fails on
-# any file it would change). A few seconds; scripts/test.sh runs it first, so CI fails fast on either.
+# extra, rules in [tool.ruff]) and clang-format over every C++ and CUDA file of the repository (.clang-format;
+# fails on any file it would change). A few seconds; scripts/test.sh runs it first, so CI fails fast on either.
 #
 #   scripts/lint.sh            check
 #   scripts/lint.sh --fix      rewrite instead: clang-format -i, ruff check --fix (then review the diff)
@@ -20,9 +20,10 @@ status=0
 # --- C++: clang-format
 cxx_files() {
   if git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    git ls-files -- 'src/*.cpp' 'src/*.hpp' 'src/*.h' 'src/*.cu' 'apps/*.cpp' 'apps/*.hpp' 'include/*.hpp'
+    git ls-files -- '*.cpp' '*.hpp' '*.h' '*.cu' '*.cuh'
   else
-    find src apps include -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' -o -name '*.cu' \) | sort
+    find . -path ./build -prune -o -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' -o -name '*.cu' \
+      -o -name '*.cuh' \) -print | sort
   fi
 }
 CF=${CLANG_FORMAT:-clang-format}
