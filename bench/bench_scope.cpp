@@ -1,7 +1,7 @@
 // Cost of a user scope (enter + exit) on the application thread.
 //   CoreScope*  core::scopeBegin/End with every record written to the ring (see Recording): the
-//               number DESIGN.md s.3 asks for. The dynamic-names case also builds a std::string
-//               per scope, as Python does.
+//               number docs/architecture.md, "The hot path", asks for. The dynamic-names case also
+//               builds a std::string per scope, as Python does.
 //   ApiScope*   gpufl::Scope / GFL_SCOPE with a real session (writer thread every 50 ms: at this
 //               rate most records are dropped, which is cheaper) and with no session (disabled).
 #include <benchmark/benchmark.h>

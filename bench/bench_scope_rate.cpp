@@ -36,7 +36,8 @@ int main(int argc, char** argv) {
   opts.system_sample_rate_ms = 0;
   gpufl::init(opts);  // false without a GPU; scopes are recorded all the same
   using Clock = std::chrono::steady_clock;
-  const auto step = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1 / steps_per_s));
+  const auto step =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1 / steps_per_s));
   const long steps = static_cast<long>(steps_per_s * seconds);
   auto next = Clock::now();
   for (long i = 0; i < steps; ++i) {
@@ -51,7 +52,9 @@ int main(int argc, char** argv) {
   gpufl::shutdown();
   const long long written = lastEndField(prefix + ".scope.log", "scopes");
   const long long dropped = lastEndField(prefix + ".scope.log", "scope");
-  std::printf("bench_scope_rate: %.0f steps/s x %.1f s = %ld steps (%ld scopes): %lld written, %lld dropped\n",
-              steps_per_s, seconds, steps, 2 * steps, written, dropped);
+  std::printf(
+      "bench_scope_rate: %.0f steps/s x %.1f s = %ld steps (%ld scopes): %lld written, %lld "
+      "dropped\n",
+      steps_per_s, seconds, steps, 2 * steps, written, dropped);
   return written == 2 * steps ? 0 : 1;
 }

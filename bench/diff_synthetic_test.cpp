@@ -5,7 +5,7 @@
 
 #include <map>
 
-#include "report/diff_stats.hpp"
+#include "report/diff/diff_stats.hpp"
 #include "synthetic_session.hpp"
 
 namespace gpufl::report {

@@ -24,7 +24,8 @@ constexpr const char* kUsage =
     "P.{device,scope,system}.log\n"
     "  --rotate-bytes 0 never rotates (default: the writer's 64 MiB)\n"
     "  --iid draws every launch independently instead of repeating one kernel program per step\n"
-    "  --slower K:F makes every launch of kernel def K take F times as long (a planted regression for gpufl diff)\n";
+    "  --slower K:F makes every launch of kernel def K take F times as long (a planted regression "
+    "for gpufl diff)\n";
 
 bool parseNumber(std::string_view text, uint64_t* out) {
   const auto r = std::from_chars(text.data(), text.data() + text.size(), *out);

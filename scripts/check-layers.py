@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
-"""Fails on an #include that points up a layer (docs: DESIGN.md section 2, "Dependencies point down").
+"""Fails on an #include that points up a layer (docs/architecture.md, "The layers").
 
 Every `#include "<folder>/..."` under src/, apps/ and python/src is checked against the folders the including
 file's layer may use. Includes whose first path component is not a layer folder (the public "gpufl/..." headers,
 a file of the same folder, third-party headers) are not checked.
+
+Inside src/report the sub-folders are layers of their own (REPORT_ALLOWED): model at the bottom, the text and
+JSON building blocks, the aggregation, the sections, ranks and diff, and the files directly in src/report (the
+entry points) on top. A sub-folder never includes a file of src/report itself, nor a sub-folder above it.
 
 Usage: check-layers.py [repo root]   (default: the parent of this script's folder). Exit 1 on a violation.
 Run by CTest (gpufl_check_layers, tests/CMakeLists.txt).
@@ -31,10 +35,22 @@ ALLOWED = {
              "http", "doctor"},
     "python": {"core", "log", "report", "export", "cuda", "nvml", "host", "runtime", "inject", "doctor"},
 }
+# Sub-folder of src/report -> the sub-folders its files may include (besides its own). "" is src/report itself,
+# the top: it may include them all, and none of them may include it.
+REPORT_ALLOWED = {
+    "model": set(),
+    "text": set(),
+    "json": {"model", "text"},
+    "aggregate": {"model", "text"},
+    "sections": {"model", "text", "json"},
+    "ranks": {"model", "text", "aggregate"},
+    "diff": {"text", "json"},
+    "": {"model", "text", "json", "aggregate", "sections", "ranks", "diff"},
+}
 LAYER_FOLDERS = {"core", "log", "report", "export", "cuda", "nvml", "host", "runtime", "inject", "agent", "monitor",
                  "http", "doctor"}
 SOURCE_EXT = (".hpp", ".h", ".cpp", ".cc", ".cu", ".cuh", ".inc", ".in")
-INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"/]+)/[^"]*"')
+INCLUDE = re.compile(r'^\s*#\s*include\s*"(([^"/]+)/[^"]*)"')
 
 
 def layer_of(rel):
@@ -46,6 +62,22 @@ def layer_of(rel):
     if parts[0] == "python" and len(parts) > 2 and parts[1] == "src":
         return "python"
     return None
+
+
+def report_sublayer(path):
+    """The report sub-layer of a path below src/report ("report/model/x.hpp" -> "model", "report/x.hpp" -> "")."""
+    parts = path.split("/")
+    return parts[1] if len(parts) > 2 else ""
+
+
+def check_report(rel, sub, target_path):
+    """None, or why an include from src/report/<sub> of `target_path` ("report/...") points the wrong way."""
+    if sub not in REPORT_ALLOWED:
+        return f"folder 'report/{sub}' has no layer in scripts/check-layers.py (REPORT_ALLOWED)"
+    target = report_sublayer(target_path)
+    if target == sub or target in REPORT_ALLOWED[sub]:
+        return None
+    return f"report/{sub or '.'} includes report/{target or '.'} (upward or sideways)"
 
 
 def main():
@@ -72,7 +104,12 @@ def main():
                         m = INCLUDE.match(line)
                         if not m:
                             continue
-                        target = m.group(1)
+                        target = m.group(2)
+                        if layer == "report" and target == "report":
+                            why = check_report(rel, report_sublayer(rel[len("src/"):]), m.group(1))
+                            if why:
+                                violations.append(f"{rel}:{lineno}: {why}: {line.strip()}")
+                            continue
                         if target not in LAYER_FOLDERS or target == layer:
                             continue
                         if target not in ALLOWED[layer]:

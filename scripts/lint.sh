@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Lint, check only (nothing is rewritten): ruff over python/ (the version pinned in pyproject.toml's `lint`
-# extra, rules in [tool.ruff]) and clang-format over the C++ of src/, apps/ and include/ (.clang-format; fails on
-# any file it would change). A few seconds; scripts/test.sh runs it first, so CI fails fast on either.
+# Lint, check only (nothing is rewritten): ruff over python/ and mypy over python/gpufl (the versions pinned in
+# pyproject.toml's `lint` extra, rules in [tool.ruff] and [tool.mypy]), and clang-format over every C++ and CUDA file of the repository (.clang-format;
+# fails on any file it would change). A few seconds; scripts/test.sh runs it first, so CI fails fast on either.
 #
 #   scripts/lint.sh            check
 #   scripts/lint.sh --fix      rewrite instead: clang-format -i, ruff check --fix (then review the diff)
@@ -20,9 +20,10 @@ status=0
 # --- C++: clang-format
 cxx_files() {
   if git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    git ls-files -- 'src/*.cpp' 'src/*.hpp' 'src/*.h' 'src/*.cu' 'apps/*.cpp' 'apps/*.hpp' 'include/*.hpp'
+    git ls-files -- '*.cpp' '*.hpp' '*.h' '*.cu' '*.cuh'
   else
-    find src apps include -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' -o -name '*.cu' \) | sort
+    find . -path ./build -prune -o -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' -o -name '*.cu' \
+      -o -name '*.cuh' \) -print | sort
   fi
 }
 CF=${CLANG_FORMAT:-clang-format}
@@ -44,26 +45,35 @@ else
   echo "lint: clang-format checked ${#files[@]} files"
 fi
 
-# --- Python: ruff, pinned
+# --- Python: ruff and mypy, pinned (pyproject.toml's `lint` extra)
 VENV=${GPUFL_PYVENV:-$ROOT/build/pyvenv}
-pin=$(python3 - <<'PY'
+mapfile -t pins < <(python3 - <<'PY'
 import re
 text = open("pyproject.toml").read()
-m = re.search(r'^lint = \["(ruff==[^"]+)"\]', text, re.M)
-print(m.group(1) if m else "")
+m = re.search(r'^lint = \[([^\]]*)\]', text, re.M)
+for pin in re.findall(r'"([^"]+)"', m.group(1) if m else ""):
+    print(pin)
 PY
 )
-if [ -z "$pin" ]; then
-  echo "lint: pyproject.toml has no lint = [\"ruff==...\"] extra" >&2
-  exit 1
-fi
+for tool in ruff mypy; do
+  if ! printf '%s\n' "${pins[@]}" | grep -q "^$tool=="; then
+    echo "lint: pyproject.toml's lint extra pins no $tool (lint = [\"ruff==...\", \"mypy==...\"])" >&2
+    exit 1
+  fi
+done
 [ -x "$VENV/bin/python" ] || python3 -m venv --system-site-packages "$VENV"
-if [ "$("$VENV/bin/python" -m ruff --version 2>/dev/null | awk '{print "ruff==" $2}')" != "$pin" ]; then
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check "$pin"
-fi
+installed=$("$VENV/bin/python" -m pip list --format=freeze 2>/dev/null | tr 'A-Z' 'a-z')
+for pin in "${pins[@]}"; do
+  if ! grep -qx "$pin" <<<"$installed"; then
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check "${pins[@]}"
+    break
+  fi
+done
 if [ "$fix" = 1 ]; then
   "$VENV/bin/python" -m ruff check --fix . || status=1
 else
   "$VENV/bin/python" -m ruff check . || status=1
 fi
+# The package's type hints, checked ([tool.mypy] in pyproject.toml; python/gpufl/py.typed publishes them).
+"$VENV/bin/python" -m mypy --cache-dir "$VENV/mypy-cache" || status=1
 exit $status

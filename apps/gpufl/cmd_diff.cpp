@@ -8,7 +8,7 @@
 
 #include "cli.hpp"
 #include "core/terminal_text.hpp"
-#include "report/diff_stats.hpp"
+#include "report/diff/diff_stats.hpp"
 
 namespace gpufl::cli {
 namespace {

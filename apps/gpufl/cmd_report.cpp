@@ -9,7 +9,7 @@
 #include "core/terminal_text.hpp"
 #include "prefix_arg.hpp"
 #include "progress.hpp"
-#include "report/ranks.hpp"
+#include "report/ranks/ranks.hpp"
 #include "report/report.hpp"
 
 namespace gpufl::cli {

@@ -1,18 +1,19 @@
-#include "cold_l2.hpp"
-
 #include <cstring>
 
+#include "cold_l2.hpp"
 #include "common.cuh"
 
 namespace {
 
 __global__ void coldL2Read(const float4* buffer, size_t count, float4* never_written) {
   float sum = 0.0f;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count;
+       i += size_t(gridDim.x) * blockDim.x) {
     const float4 v = buffer[i];
     sum += v.x + v.y + v.z + v.w;
   }
-  if (sum == -1.0f) *never_written = make_float4(sum, sum, sum, sum);  // the buffer is zeros: keeps the loads
+  if (sum == -1.0f)
+    *never_written = make_float4(sum, sum, sum, sum);  // the buffer is zeros: keeps the loads
 }
 
 }  // namespace

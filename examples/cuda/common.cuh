@@ -8,14 +8,14 @@
 #include <random>
 #include <vector>
 
-#define CUDA_CHECK(call)                                                               \
-  do {                                                                                 \
-    cudaError_t err_ = (call);                                                         \
-    if (err_ != cudaSuccess) {                                                         \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,               \
-                   cudaGetErrorString(err_));                                          \
-      std::exit(1);                                                                    \
-    }                                                                                  \
+#define CUDA_CHECK(call)                                                 \
+  do {                                                                   \
+    cudaError_t err_ = (call);                                           \
+    if (err_ != cudaSuccess) {                                           \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+                   cudaGetErrorString(err_));                            \
+      std::exit(1);                                                      \
+    }                                                                    \
   } while (0)
 
 inline std::vector<float> randomFloats(size_t n, unsigned seed = 42) {

@@ -4,9 +4,9 @@
 // --events: also time every launch with a CUDA event pair around it (seed 02's honest harness: no
 // profiler at all) and print the median per kernel, a third witness beside gpufl and ncu.
 // KERNEL_ZOO_SLOWER=1: matmul_col_per_thread does 10% more work (K 282 instead of 256) at the same
-// launch shape: the planted regression `gpufl diff` must catch (scripts/gpu-run.sh diff). Not the row kernel:
-// its loads stride K floats between threads, and K = 282 made it 2.3x *faster* on the H200 (a 1 KiB stride,
-// K = 256, piles every thread's loads onto the same cache sets).
+// launch shape: the planted regression `gpufl diff` must catch (scripts/gpu-run.sh diff). Not the
+// row kernel: its loads stride K floats between threads, and K = 282 made it 2.3x *faster* on the
+// H200 (a 1 KiB stride, K = 256, piles every thread's loads onto the same cache sets).
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -92,7 +92,8 @@ class EventTimer {
     }
     for (auto& [name, v] : ms) {
       std::sort(v.begin(), v.end());
-      std::printf("events: %s n=%zu median_ns=%.0f\n", name.c_str(), v.size(), v[v.size() / 2] * 1e6);
+      std::printf("events: %s n=%zu median_ns=%.0f\n", name.c_str(), v.size(),
+                  v[v.size() / 2] * 1e6);
     }
   }
 
@@ -110,7 +111,8 @@ int main(int argc, char** argv) {
   EventTimer timer(argc > 2 && std::strcmp(argv[2], "--events") == 0);
   const int M = 512, K = 256, N = 512;
   const char* slower = std::getenv("KERNEL_ZOO_SLOWER");
-  const int K_col = slower && std::strcmp(slower, "1") == 0 ? K * 11 / 10 : K;  // A and B hold K_col
+  const int K_col =
+      slower && std::strcmp(slower, "1") == 0 ? K * 11 / 10 : K;  // A and B hold K_col
   const int R = 1 << 22, block = 256, rgrid = R / block;
   auto hA = randomFloats(size_t(M) * K_col, 1), hB = randomFloats(size_t(K_col) * N, 2),
        hR = randomFloats(R, 3);

@@ -1,5 +1,6 @@
-// Seed 01 in CUDA C++: naive matmul (each thread walks a row of A and a column of B in global memory) versus
-// shared-memory tiling, n = 2048, 16x16 blocks, 10 launches of each in its own scope.
+// Seed 01 in CUDA C++: naive matmul (each thread walks a row of A and a column of B in global
+// memory) versus shared-memory tiling, n = 2048, 16x16 blocks, 10 launches of each in its own
+// scope.
 #include "cold_l2.hpp"
 #include "common.cuh"
 #include "gpufl/gpufl.hpp"

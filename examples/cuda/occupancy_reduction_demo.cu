@@ -1,5 +1,6 @@
-// Seed 03, "What Is Actually Limiting Your Kernel?": a block reduction that reserves 16 KB of static shared
-// memory (occupancy limited by shared memory) and the same reduction with 1 KB of dynamic shared memory.
+// Seed 03, "What Is Actually Limiting Your Kernel?": a block reduction that reserves 16 KB of
+// static shared memory (occupancy limited by shared memory) and the same reduction with 1 KB of
+// dynamic shared memory.
 #include "cold_l2.hpp"
 #include "common.cuh"
 #include "gpufl/gpufl.hpp"
@@ -48,10 +49,14 @@ int main() {
 
   for (int rep = 0; rep < 20; ++rep) {
     coldL2();
-    GFL_SCOPE("naive") { block_reduce_naive<<<GRID, BLOCK>>>(d_in, d_out, N); }
+    GFL_SCOPE("naive") {
+      block_reduce_naive<<<GRID, BLOCK>>>(d_in, d_out, N);
+    }
     size_t smem_bytes = BLOCK * sizeof(float);  // 256 × 4 = 1 KB
     coldL2();
-    GFL_SCOPE("optimized") { block_reduce_optimized<<<GRID, BLOCK, smem_bytes>>>(d_in, d_out, N); }
+    GFL_SCOPE("optimized") {
+      block_reduce_optimized<<<GRID, BLOCK, smem_bytes>>>(d_in, d_out, N);
+    }
   }
   std::vector<float> partial(GRID);
   CUDA_CHECK(cudaMemcpy(partial.data(), d_out, GRID * sizeof(float), cudaMemcpyDeviceToHost));

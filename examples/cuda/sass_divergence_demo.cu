@@ -1,5 +1,5 @@
-// Seed 03, "Detecting Thread Divergence": five kernels with different divergence patterns, n = 2^20,
-// each in its own scope, under the SassMetrics engine.
+// Seed 03, "Detecting Thread Divergence": five kernels with different divergence patterns, n =
+// 2^20, each in its own scope, under the SassMetrics engine.
 #include "cold_l2.hpp"
 #include "common.cuh"
 #include "gpufl/gpufl.hpp"
@@ -56,10 +56,18 @@ __global__ void indirectBranch(float* out, const float* in, int n) {
     float val = in[idx];
     int category = (int)(val * 4.0f) % 4;
     switch (category) {
-      case 0: for (int i = 0; i < 256; ++i) val = val * 1.01f; break;
-      case 1: for (int i = 0; i < 256; ++i) val = val + 0.01f; break;
-      case 2: for (int i = 0; i < 256; ++i) val = val - 0.005f; break;
-      case 3: for (int i = 0; i < 256; ++i) val = val * 0.99f; break;
+      case 0:
+        for (int i = 0; i < 256; ++i) val = val * 1.01f;
+        break;
+      case 1:
+        for (int i = 0; i < 256; ++i) val = val + 0.01f;
+        break;
+      case 2:
+        for (int i = 0; i < 256; ++i) val = val - 0.005f;
+        break;
+      case 3:
+        for (int i = 0; i < 256; ++i) val = val * 0.99f;
+        break;
     }
     out[idx] = val;
   }
@@ -82,15 +90,25 @@ int main() {
   gpufl::init(opts);
 
   coldL2();
-  GFL_SCOPE("uniformWork") { uniformWork<<<grid, block>>>(d_out, d_in, n); }
+  GFL_SCOPE("uniformWork") {
+    uniformWork<<<grid, block>>>(d_out, d_in, n);
+  }
   coldL2();
-  GFL_SCOPE("branchByWarpLane") { branchByWarpLane<<<grid, block>>>(d_out, d_in, n); }
+  GFL_SCOPE("branchByWarpLane") {
+    branchByWarpLane<<<grid, block>>>(d_out, d_in, n);
+  }
   coldL2();
-  GFL_SCOPE("branchByWarpQuad") { branchByWarpQuad<<<grid, block>>>(d_out, d_in, n); }
+  GFL_SCOPE("branchByWarpQuad") {
+    branchByWarpQuad<<<grid, block>>>(d_out, d_in, n);
+  }
   coldL2();
-  GFL_SCOPE("earlyExit") { earlyExit<<<grid, block>>>(d_out, d_in, 0.5f, n); }
+  GFL_SCOPE("earlyExit") {
+    earlyExit<<<grid, block>>>(d_out, d_in, 0.5f, n);
+  }
   coldL2();
-  GFL_SCOPE("indirectBranch") { indirectBranch<<<grid, block>>>(d_out, d_in, n); }
+  GFL_SCOPE("indirectBranch") {
+    indirectBranch<<<grid, block>>>(d_out, d_in, n);
+  }
   CUDA_CHECK(cudaDeviceSynchronize());
 
   gpufl::shutdown();

@@ -10,9 +10,11 @@
     from gpufl.analyzer import GpuFlightSession          # pip install "gpufl[analyzer]"
     GpuFlightSession(".", log_prefix="demo").inspect_hotspots()
 """
+from typing import Any
+
 from ._native import load as _load_native
 
-_gpufl = _load_native()
+_gpufl: Any = _load_native()
 from ._api import (  # noqa: E402
     GpuFlightWarning,
     ProfilingEngine,

@@ -6,7 +6,7 @@ import enum
 import functools
 import os
 import threading
-from typing import Callable, Optional, TypeVar, Union
+from typing import Any, Callable, Optional, Type, TypeVar, Union, cast
 
 from . import _gpufl as _C
 
@@ -28,14 +28,16 @@ __all__ = [
 from ._wheel_cupti import prefer_wheel_cupti as _prefer_wheel_cupti  # noqa: E402
 
 
-def _make_engine_enum() -> type:
+def _make_engine_enum() -> Type[enum.IntEnum]:
     # Built from the C++ enum so the values cannot drift. `None` is a keyword, so `ProfilingEngine.None` is not
     # valid syntax: use `ProfilingEngine.NoEngine` / `ProfilingEngine.Off`, getattr(ProfilingEngine, "None"),
     # ProfilingEngine["None"], or simply the string "None".
     members = sorted(_C.ENGINES.items(), key=lambda kv: kv[1])
     none_value = _C.ENGINES["None"]
     members += [("NoEngine", none_value), ("Off", none_value)]
-    return enum.IntEnum("ProfilingEngine", members, module=__name__, qualname="ProfilingEngine")
+    # (the functional API: a type checker cannot follow members known only at run time)
+    return cast(Type[enum.IntEnum],
+                enum.IntEnum("ProfilingEngine", members, module=__name__, qualname="ProfilingEngine"))
 
 
 ProfilingEngine = _make_engine_enum()
@@ -51,7 +53,7 @@ class GpuFlightWarning(RuntimeWarning):
     stderr (a second message from Python said the same thing twice)."""
 
 
-_EngineLike = Union["ProfilingEngine", str, int, None]
+_EngineLike = Union[enum.IntEnum, str, int, None]  # a ProfilingEngine member, its name or value, or None
 
 
 def _engine_value(engine: _EngineLike) -> int:
@@ -231,10 +233,10 @@ F = TypeVar("F", bound=Callable)
 # gpufl.Scope is native (python/src/scope_bindings.cpp, where its docstring is): construction, __enter__ and
 # __exit__ in C++, because their Python bookkeeping cost six times the scope itself (bench/python_scope.py). Its
 # __call__ (the decorator) comes back here: a Python function wrapper binds to instances when it decorates a method.
-Scope = _C.Scope
+Scope: Any = _C.Scope
 
 
-def _decorate_with_scope(scope: Scope, func: F) -> F:
+def _decorate_with_scope(scope: Any, func: F) -> F:
     if not callable(func):
         raise TypeError("Scope(...) decorates a callable")
     name = scope.name if scope.name is not None else getattr(func, "__qualname__", repr(func))

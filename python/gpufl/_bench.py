@@ -77,7 +77,7 @@ class _TorchBackend:
         self.device = self.stream.device
         self.start = torch.cuda.Event(enable_timing=True)
         self.stop = torch.cuda.Event(enable_timing=True)
-        self.graph = None
+        self.graph: Any = None  # the captured graph, once capture() ran
         self.flush_buf = None
 
     def timed(self, fn) -> float:
@@ -127,7 +127,7 @@ class _CupyBackend:
         self.cp = cupy
         self.stream = stream if stream is not None else cupy.cuda.get_current_stream()
         self.start, self.stop = cupy.cuda.Event(), cupy.cuda.Event()
-        self.graph = None
+        self.graph: Any = None  # the captured graph, once capture() ran
         self.flush_buf = None
 
     def timed(self, fn) -> float:
@@ -505,7 +505,7 @@ class SweepResult:
                 per = busy.setdefault(path_size[scope], {})
                 per[kid] = per.get(kid, 0) + (en - st)
         for s, per in busy.items():
-            main = max(per, key=per.get)
+            main = max(per, key=lambda kid: per[kid])
             if main in blocks_of:
                 self.blocks[s] = blocks_of[main]
         return self

@@ -175,7 +175,7 @@ class Output:
                 print(" " * (2 + width) + more, file=self.file)
         print(file=self.file)
 
-    def table(self, title: Optional[str], columns: Sequence[Col], rows: List[Sequence[str]],
+    def table(self, title: Optional[str], columns: Sequence[Col], rows: Sequence[Sequence[str]],
               caption: Optional[str] = None) -> None:
         """A table fitted to the output's width (gpufl._layout.fit): the name column (Col.name) shortened,
         low-`keep` columns hidden when the rest does not fit, and the caption saying which."""

@@ -86,7 +86,7 @@ def fit(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int, sep: int
         shorten = shorten if cols[name_idx].kernel and shorten is not None else _clip_all
         if cols[name_idx].kernel and rows:  # the readable forms (demangled) are what the width is for
             readable = shorten([r[name_idx] for r in rows], 1 << 20)
-            rows = [r[:name_idx] + [n] + r[name_idx + 1:] for r, n in zip(rows, readable)]
+            rows = [list(r[:name_idx]) + [n] + list(r[name_idx + 1:]) for r, n in zip(rows, readable)]
     natural = []
     for i, c in enumerate(cols):
         cells = max((cell_width(r[i]) for r in rows), default=0)
@@ -115,6 +115,7 @@ def fit(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int, sep: int
         room = max(width - fixed_width(shown), NAME_FLOOR)
         if natural[name_idx] > room:
             names = [r[name_idx] for r in rows]
+            assert shorten is not None  # set above whenever there is a name column
             short = shorten(names, room)
             pos = shown.index(name_idx)
             for r, s in zip(out_rows, short):

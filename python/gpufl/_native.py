@@ -3,8 +3,10 @@ it with dlopen, src/cuda/cupti_loader.hpp, where the one search order is documen
 find it; python/tests/test_exports.py checks that neither names libcupti."""
 from __future__ import annotations
 
+from typing import Any
 
-def load():
+
+def load() -> Any:
     from . import _gpufl
 
     return _gpufl

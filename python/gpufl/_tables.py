@@ -88,6 +88,7 @@ class _Spread:
             table = np.full(self._slots, -1, dtype=dtype)
             table[self._keys] = per_key
             return table[self._wanted]
+        assert self._rows is not None  # set whenever _slots is not
         out = per_key[np.maximum(self._rows, 0)] if len(per_key) else np.full(len(self._rows), -1, dtype=dtype)
         out[self._rows < 0] = -1
         return out

@@ -15,7 +15,7 @@ construction. Every inspect_*() prints, and the matching method without the pref
 from __future__ import annotations
 
 import os
-from typing import IO, Dict, List, Optional, Union
+from typing import IO, Any, Dict, List, Optional, Union
 
 try:
     import numpy as np
@@ -137,7 +137,7 @@ class GpuFlightSession:
             self.__dict__["_report_data"] = data
         return data
 
-    def summary(self) -> Dict[str, object]:
+    def summary(self) -> Dict[str, Any]:
         """The figures print_summary() shows, as a dict (times in ns, memory in bytes, fractions 0..1), taken
         from the C++ report (report_data). With several GPUs, averages are over all their samples and peaks the
         highest of any."""

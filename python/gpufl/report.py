@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from typing import List, Optional, Union
+from typing import Dict, List, Optional, Union
 
 from . import _gpufl as _C
 from ._api import _requested_log_path, last_log_path, redirected_log_path
@@ -30,7 +30,7 @@ def list_prefixes(directory: Union[str, os.PathLike]) -> List[str]:
     """The log prefixes in `directory` (names before .device.log / .scope.log / .system.log), the most
     recently written first."""
     directory = os.fspath(directory) or "."
-    newest = {}
+    newest: Dict[str, float] = {}
     try:
         entries = list(os.scandir(directory))
     except OSError:

@@ -14,7 +14,7 @@ set MPLBACKEND=Agg. Times are seconds since the session started.
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 try:
     import numpy as np
@@ -221,7 +221,7 @@ def plot_timeline(session, save: Optional[_PathLike] = None, show: Optional[bool
     scopes = sc.loc[sc_keep].assign(_s=sc_start[sc_keep], _e=sc_end[sc_keep]) if len(sc) else sc
 
     # Lanes, top to bottom: (label, kind, key, height). A thread's lane has one level per nesting depth.
-    lanes: List[Tuple[str, str, object, float]] = []
+    lanes: List[Tuple[str, str, Any, float]] = []
     for tid in sorted(set(int(t) for t in scopes["tid"])) if len(scopes) else []:
         depth = min(int(scopes.loc[scopes["tid"] == tid, "depth"].max()) + 1, max_scope_depth)
         lanes.append((f"thread {tid}\nscopes", "scope", (tid, depth), 0.55 * depth + 0.25))

@@ -1,5 +1,6 @@
-// `gpufl._gpufl`: the native half of the `gpufl` Python package. Kept thin: the runtime, the reader and the report
-// are the C++ ones; python/gpufl/ adds the Pythonic surface (keyword arguments, enums, context managers, pandas).
+// `gpufl._gpufl`: the native half of the `gpufl` Python package. Kept thin: the runtime, the reader
+// and the report are the C++ ones; python/gpufl/ adds the Pythonic surface (keyword arguments,
+// enums, context managers, pandas).
 #include "bindings.hpp"
 
 NB_MODULE(_gpufl, m) {

@@ -1,15 +1,15 @@
-// The column table of one record type, generated from its field table (core/record_schema.hpp): a record type
-// whose DataFrame is its fields as such needs no code here when a field is added. One column per field, under its
-// JSON key, in table order, typed by the member:
-//   bool -> uint8; a signed integer -> int64 (pandas' integer); an unsigned one or a double -> that type;
-//   std::optional<number> -> double (NaN: unset);
-//   std::string -> StringColumn (an empty OmitDefault string: missing); an enum -> StringColumn of its wire name;
-//   Dim3 -> "(x,y,z)" StringColumn plus <key>_x, <key>_y, <key>_z (uint32);
-//   std::vector<std::string> -> StringColumn of the items joined with ',' (none: missing);
-//   std::optional<object> (kernel_def's occupancy, flattened on the wire) -> the object's own columns; when the
-//   object is absent: integers -1 (int64), doubles NaN, strings missing.
-// Tables whose rows are not their record's fields as such (kernels: the def join; scopes: begin and end joined;
-// range counters: one row per metric) stay hand-written in session_loader.*.
+// The column table of one record type, generated from its field table (core/record_schema.hpp): a
+// record type whose DataFrame is its fields as such needs no code here when a field is added. One
+// column per field, under its JSON key, in table order, typed by the member:
+//   bool -> uint8; a signed integer -> int64 (pandas' integer); an unsigned one or a double -> that
+//   type; std::optional<number> -> double (NaN: unset); std::string -> StringColumn (an empty
+//   OmitDefault string: missing); an enum -> StringColumn of its wire name; Dim3 -> "(x,y,z)"
+//   StringColumn plus <key>_x, <key>_y, <key>_z (uint32); std::vector<std::string> -> StringColumn
+//   of the items joined with ',' (none: missing); std::optional<object> (kernel_def's occupancy,
+//   flattened on the wire) -> the object's own columns; when the object is absent: integers -1
+//   (int64), doubles NaN, strings missing.
+// Tables whose rows are not their record's fields as such (kernels: the def join; scopes: begin and
+// end joined; range counters: one row per metric) stay hand-written in session_loader.*.
 #pragma once
 
 #include <cstdint>
@@ -25,8 +25,9 @@
 
 namespace gpufl::py {
 
-using Column = std::variant<std::vector<uint8_t>, std::vector<uint32_t>, std::vector<int32_t>, std::vector<uint64_t>,
-                            std::vector<int64_t>, std::vector<double>, StringColumn>;
+using Column =
+    std::variant<std::vector<uint8_t>, std::vector<uint32_t>, std::vector<int32_t>,
+                 std::vector<uint64_t>, std::vector<int64_t>, std::vector<double>, StringColumn>;
 
 namespace columns {
 
@@ -43,8 +44,8 @@ constexpr bool kOptionalObject = [] {
     return false;
 }();
 
-// The column type of a number member M: signed integers widen to int64 (also inside an optional object, where -1
-// stands for absent).
+// The column type of a number member M: signed integers widen to int64 (also inside an optional
+// object, where -1 stands for absent).
 template <typename M>
 using NumberColumn = std::conditional_t<std::is_integral_v<M> && std::is_signed_v<M>, int64_t, M>;
 
@@ -57,27 +58,30 @@ void add(std::vector<std::pair<std::string, Column>>& out, const std::string& ke
     out.emplace_back(key, std::vector<NumberColumn<M>>{});
   } else if constexpr (std::is_same_v<M, Dim3>) {
     out.emplace_back(key, StringColumn{});
-    for (const char* axis : {"_x", "_y", "_z"}) out.emplace_back(key + axis, std::vector<uint32_t>{});
+    for (const char* axis : {"_x", "_y", "_z"})
+      out.emplace_back(key + axis, std::vector<uint32_t>{});
   } else if constexpr (std::is_same_v<M, std::string> || std::is_enum_v<M> ||
                        std::is_same_v<M, std::vector<std::string>>) {
     out.emplace_back(key, StringColumn{});
   } else if constexpr (kOptionalObject<M>) {
     const typename M::value_type probe{};
-    schema::Schema<typename M::value_type>::forEach(probe, [&](const schema::FieldInfo& f, const auto& m) {
-      add<std::remove_cvref_t<decltype(m)>>(out, std::string(f.key));
-    });
+    schema::Schema<typename M::value_type>::forEach(
+        probe, [&](const schema::FieldInfo& f, const auto& m) {
+          add<std::remove_cvref_t<decltype(m)>>(out, std::string(f.key));
+        });
   } else {
-    static_assert(schema::detail::IsOptional<M>::value && std::is_arithmetic_v<typename M::value_type>,
-                  "a field type record_columns.hpp has no column for");
+    static_assert(
+        schema::detail::IsOptional<M>::value && std::is_arithmetic_v<typename M::value_type>,
+        "a field type record_columns.hpp has no column for");
     out.emplace_back(key, std::vector<double>{});
   }
 }
 
-// Appends member `m` to its column(s), starting at out[i] (i moves past them). `absent`: inside an unset optional
-// object (integers -1, doubles NaN, strings missing).
+// Appends member `m` to its column(s), starting at out[i] (i moves past them). `absent`: inside an
+// unset optional object (integers -1, doubles NaN, strings missing).
 template <typename M>
-void push(std::vector<std::pair<std::string, Column>>& out, size_t& i, schema::Presence presence, const M& m,
-          bool absent = false) {
+void push(std::vector<std::pair<std::string, Column>>& out, size_t& i, schema::Presence presence,
+          const M& m, bool absent = false) {
   if constexpr (std::is_same_v<M, bool>) {
     std::get<std::vector<uint8_t>>(out[i++].second).push_back(m ? 1 : 0);
   } else if constexpr (std::is_arithmetic_v<M>) {
@@ -90,7 +94,8 @@ void push(std::vector<std::pair<std::string, Column>>& out, size_t& i, schema::P
       c.push_back(static_cast<NumberColumn<M>>(-1));
   } else if constexpr (std::is_same_v<M, Dim3>) {
     std::get<StringColumn>(out[i++].second).push(dimText(m));
-    for (const uint32_t v : {m.x, m.y, m.z}) std::get<std::vector<uint32_t>>(out[i++].second).push_back(v);
+    for (const uint32_t v : {m.x, m.y, m.z})
+      std::get<std::vector<uint32_t>>(out[i++].second).push_back(v);
   } else if constexpr (std::is_same_v<M, std::string>) {
     auto& c = std::get<StringColumn>(out[i++].second);
     if (absent || (m.empty() && presence == schema::Presence::OmitDefault))

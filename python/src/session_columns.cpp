@@ -1,5 +1,5 @@
-// load_session(): SessionColumns -> Python dicts of numpy arrays. Column vectors are moved to the heap and
-// handed to numpy with a capsule that frees them, so no row is copied.
+// load_session(): SessionColumns -> Python dicts of numpy arrays. Column vectors are moved to the
+// heap and handed to numpy with a capsule that frees them, so no row is copied.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -38,7 +38,8 @@ nb::object array(PodColumn<T>& c) {
   return nb::cast(a, nb::rv_policy::reference);
 }
 
-// A string column: (codes int32 array, list of distinct values); Python makes it a pandas Categorical.
+// A string column: (codes int32 array, list of distinct values); Python makes it a pandas
+// Categorical.
 nb::object strings(StringColumn& c) {
   nb::list values;
   for (const auto& s : c.values) values.append(nb::str(s.data(), s.size()));
@@ -50,7 +51,6 @@ nb::list stringList(const std::vector<std::string>& v) {
   for (const auto& s : v) out.append(nb::str(s.data(), s.size()));
   return out;
 }
-
 
 // A table generated from its record's field table: every column under its key (record_columns.hpp).
 template <typename T>
@@ -148,10 +148,6 @@ nb::dict scopes(ScopeTable& t) {
   return d;
 }
 
-
-
-
-
 nb::dict rangeCounters(RangeCounterTable& t) {
   nb::dict d;
   d["range"] = strings(t.range);
@@ -162,7 +158,6 @@ nb::dict rangeCounters(RangeCounterTable& t) {
   d["value"] = array(t.value);
   return d;
 }
-
 
 nb::dict stacks(StackTable& t) {
   nb::dict d;
@@ -189,8 +184,7 @@ nb::dict benchmarks(BenchmarkTable& t) {
 // Every field of the device's table (core/record_schema.hpp), by its JSON key.
 nb::dict device(const DeviceInfo& x) {
   nb::dict d;
-  GFL_FIELDS_DeviceInfo(GFL_DEVICE_ITEM_)
-  return d;
+  GFL_FIELDS_DeviceInfo(GFL_DEVICE_ITEM_) return d;
 }
 #undef GFL_DEVICE_ITEM_
 
@@ -234,8 +228,9 @@ nb::dict sessionInfo(const SessionColumns& c) {
   } else {
     d["end_ns"] = nb::none();
   }
-  d["last_ts_ns"] = c.last_ts_ns == std::numeric_limits<int64_t>::min() ? nb::object(nb::none())
-                                                                         : nb::object(nb::int_(c.last_ts_ns));
+  d["last_ts_ns"] = c.last_ts_ns == std::numeric_limits<int64_t>::min()
+                        ? nb::object(nb::none())
+                        : nb::object(nb::int_(c.last_ts_ns));
   d["unmatched_scope_ends"] = c.scopes.unmatched_ends;
   return d;
 }
@@ -297,8 +292,8 @@ nb::dict loadSessionPy(const std::string& prefix, const std::string& session, si
   return out;
 }
 
-// The rows of T's field table; a nested object's rows (a device, kernel_def's occupancy) follow its own row, with
-// `parent` naming it.
+// The rows of T's field table; a nested object's rows (a device, kernel_def's occupancy) follow its
+// own row, with `parent` naming it.
 template <typename T>
 void schemaRows(nb::list& rows) {
   schema::forEachRow<T>([&](const schema::FieldInfo& f, std::string_view parent) {
@@ -330,12 +325,14 @@ nb::dict recordSchema() {
 
 void bindLoader(nb::module_& m) {
   m.def("record_schema", &recordSchema,
-        "The log format's field tables (src/core/record_schema.hpp): {type: {'channel': str, 'fields': [{'key',\n"
+        "The log format's field tables (src/core/record_schema.hpp): {type: {'channel': str, "
+        "'fields': [{'key',\n"
         "'member', 'presence', 'unit', 'kind', 'parent'}]}}.");
   m.def("load_session", &loadSessionPy, nb::arg("prefix"), nb::arg("session") = "",
         nb::arg("max_warnings") = 100,
         "Reads one session of a log prefix (latest when `session` is empty) into column tables.\n"
-        "Returns {'session': dict, 'read': dict, 'tables': {name: {column: ndarray | (codes, values)}}}.");
+        "Returns {'session': dict, 'read': dict, 'tables': {name: {column: ndarray | (codes, "
+        "values)}}}.");
 }
 
 }  // namespace gpufl::py

@@ -42,7 +42,8 @@ void SessionColumns::onSessionStart(const SessionStart& e) {
 }
 
 void SessionColumns::onDevice(const DeviceEvent& e) {
-  // A device learned after session_start (gpufl trace); the same device from another segment is not added twice.
+  // A device learned after session_start (gpufl trace); the same device from another segment is not
+  // added twice.
   for (const DeviceInfo& d : start.devices)
     if (d.id == e.device.id) return;
   start.devices.push_back(e.device);
@@ -223,7 +224,8 @@ void SessionColumns::onBenchmark(const BenchmarkResult& e) {
   if (e.ts_ns) seen(e.ts_ns);
 }
 
-void loadSession(const std::string& prefix, const std::string& session, size_t max_warnings, LoadResult& out) {
+void loadSession(const std::string& prefix, const std::string& session, size_t max_warnings,
+                 LoadResult& out) {
   log::ReadOptions options;
   options.session = session;
   options.max_warnings = max_warnings;

@@ -1,9 +1,11 @@
-// Loads one session of a log prefix into column buffers, one table per record kind, for the Python analyzer.
+// Loads one session of a log prefix into column buffers, one table per record kind, for the Python
+// analyzer.
 //
-// SessionColumns is an EventVisitor fed by log::readPrefix. It runs without the GIL and knows nothing of Python:
-// every table is a set of std::vector columns of primitives; strings that repeat (kernel names, stall reasons,
-// copy kinds) are interned into int32 codes plus the distinct values, which Python turns into pandas
-// Categoricals without creating one str per row. session_columns.cpp hands the vectors to numpy without copying.
+// SessionColumns is an EventVisitor fed by log::readPrefix. It runs without the GIL and knows
+// nothing of Python: every table is a set of std::vector columns of primitives; strings that repeat
+// (kernel names, stall reasons, copy kinds) are interned into int32 codes plus the distinct values,
+// which Python turns into pandas Categoricals without creating one str per row. session_columns.cpp
+// hands the vectors to numpy without copying.
 #pragma once
 
 #include <cstdint>
@@ -17,10 +19,10 @@
 #include <vector>
 
 #include "core/event_visitor.hpp"
+#include "log/reader.hpp"
 #include "pod_column.hpp"
 #include "record_columns.hpp"
 #include "string_column.hpp"
-#include "log/reader.hpp"
 
 namespace gpufl::py {
 
@@ -67,7 +69,8 @@ struct ScopePathTable {
   StringColumn name;
 };
 
-// Begin and end joined by instance id; an instance with no end (the program died) has end_ns = INT64_MIN.
+// Begin and end joined by instance id; an instance with no end (the program died) has end_ns =
+// INT64_MIN.
 struct ScopeTable {
   std::vector<uint64_t> id;
   std::vector<uint32_t> p;
@@ -81,7 +84,8 @@ struct ScopeTable {
 struct RangeCounterTable {
   StringColumn range, kernel, metric;  // kernel: "" unless ranges are per kernel launch
   std::vector<uint32_t> p;
-  std::vector<uint32_t> instance;  // which range_counters record (0, 1, ...): one row per metric of it
+  std::vector<uint32_t>
+      instance;  // which range_counters record (0, 1, ...): one row per metric of it
   std::vector<double> value;
 };
 
@@ -90,8 +94,9 @@ struct StackTable {
   std::vector<std::string> frames;  // innermost first, joined with '\n'
 };
 
-// Benchmarks are few: every row of the record's field table (core/record_schema.hpp) is a column under its JSON
-// key, numbers and flags as double (NaN: an unset optional), strings as string columns, string lists joined with
+// Benchmarks are few: every row of the record's field table (core/record_schema.hpp) is a column
+// under its JSON key, numbers and flags as double (NaN: an unset optional), strings as string
+// columns, string lists joined with
 // '\n'.
 struct BenchmarkTable {
   std::map<std::string, std::vector<double>, std::less<>> numbers;
@@ -127,7 +132,8 @@ class SessionColumns : public EventVisitor {
   int64_t last_ts_ns = std::numeric_limits<int64_t>::min();  // latest timestamp seen in any record
   uint64_t range_records_ = 0;  // range_counters records so far (RangeCounterTable::instance)
 
-  // Generated from the field tables (record_columns.hpp); kernel_short_names: a column beside kernel_defs'.
+  // Generated from the field tables (record_columns.hpp); kernel_short_names: a column beside
+  // kernel_defs'.
   RecordColumns<KernelDef> kernel_defs;
   StringColumn kernel_short_names;
   KernelTable kernels;
@@ -157,6 +163,7 @@ struct LoadResult {
 };
 
 // Reads one session of `prefix` (latest when `session` is empty) into `out`. Does not touch Python.
-void loadSession(const std::string& prefix, const std::string& session, size_t max_warnings, LoadResult& out);
+void loadSession(const std::string& prefix, const std::string& session, size_t max_warnings,
+                 LoadResult& out);
 
 }  // namespace gpufl::py

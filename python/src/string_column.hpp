@@ -1,4 +1,5 @@
-// A string column stored as codes into a table of distinct values, for the column tables of session_loader.hpp.
+// A string column stored as codes into a table of distinct values, for the column tables of
+// session_loader.hpp.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,8 @@ namespace gpufl::py {
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// Codes into `values`, -1 = missing. Python turns it into a pandas Categorical without one str per row.
+// Codes into `values`, -1 = missing. Python turns it into a pandas Categorical without one str per
+// row.
 class StringColumn {
  public:
   void push(std::string_view s);
@@ -26,7 +28,9 @@ class StringColumn {
  private:
   struct Hash {
     using is_transparent = void;
-    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+    size_t operator()(std::string_view s) const noexcept {
+      return std::hash<std::string_view>{}(s);
+    }
   };
   std::unordered_map<std::string, int32_t, Hash, std::equal_to<>> index_;
   int32_t last_ = -1;  // rows often repeat the previous value: one compare instead of a hash

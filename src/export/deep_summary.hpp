@@ -9,7 +9,7 @@
 #include <string>
 
 #include "core/event_visitor.hpp"
-#include "report/report_model.hpp"
+#include "report/model/report_model.hpp"
 
 namespace gpufl::exporter {
 

@@ -1,10 +1,10 @@
 // The Benchmarks section's figures and rendering, from hand-built benchmark records.
-#include "report/bench_stats.hpp"
+#include "report/sections/bench_stats.hpp"
 
 #include <gtest/gtest.h>
 
+#include "report/aggregate/report_builder.hpp"
 #include "report/report.hpp"
-#include "report/report_builder.hpp"
 
 namespace gpufl::report {
 namespace {

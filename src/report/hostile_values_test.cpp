@@ -7,8 +7,8 @@
 #include <limits>
 #include <string>
 
+#include "report/aggregate/report_builder.hpp"
 #include "report/report.hpp"
-#include "report/report_builder.hpp"
 
 namespace gpufl::report {
 namespace {

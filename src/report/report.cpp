@@ -1,4 +1,5 @@
-// reportFromPrefix: the log reader streams one session into a ReportBuilder, which renders it.
+// reportFromPrefix: the log reader streams one session into a ReportAggregator (the model and the
+// sections' collectors), and the sections render it.
 #include "report/report.hpp"
 
 #include <cstdio>
@@ -6,8 +7,8 @@
 
 #include "core/event_visitor.hpp"
 #include "log/reader.hpp"
-#include "report/format.hpp"
-#include "report/report_builder.hpp"
+#include "report/sections/section_list.hpp"
+#include "report/text/format.hpp"
 
 namespace gpufl::report {
 namespace {
@@ -69,18 +70,46 @@ class CountingVisitor : public ForwardingVisitor {
 
 }  // namespace
 
+ReportAggregator::ReportAggregator(const BuilderOptions& options)
+    : ReportAggregator(options, sectionCollectors()) {}
+
+ReportAggregator::ReportAggregator(const BuilderOptions& options,
+                                   std::vector<std::unique_ptr<SectionCollector>> collectors)
+    : builder_(options), collectors_(std::move(collectors)) {}
+
+ReportAggregator::~ReportAggregator() = default;
+
+EventVisitor& ReportAggregator::input() {
+  if (collectors_.empty()) return builder_;
+  return *this;
+}
+
+#define GFL_REPORT_AGGREGATOR_HANDLER_(T, type, channel, on) \
+  void ReportAggregator::on(const T& e) {                    \
+    builder_.on(e);                                          \
+    for (const auto& c : collectors_) c->on(e);              \
+  }
+GFL_RECORDS(GFL_REPORT_AGGREGATOR_HANDLER_)
+#undef GFL_REPORT_AGGREGATOR_HANDLER_
+
+Report ReportAggregator::build() && {
+  Report report = std::move(builder_).build();
+  for (const auto& c : collectors_) c->finish(report);
+  return report;
+}
+
 ReportOutput reportFromPrefix(const std::string& prefix, const std::string& session,
                               const ReportOptions& options, bool as_json) {
   ReportOutput out;
-  ReportBuilder builder;
+  ReportAggregator aggregator;
   log::ReadOptions read_options;
   read_options.session = session;
   log::ReadResult result;
   if (options.on_progress) {
-    CountingVisitor counting(builder, options.on_progress);
+    CountingVisitor counting(aggregator.input(), options.on_progress);
     result = log::readPrefix(prefix, read_options, counting);
   } else {
-    result = log::readPrefix(prefix, read_options, builder);
+    result = log::readPrefix(prefix, read_options, aggregator.input());
   }
   // Why nothing could be read is said once, in `error`; the reader's warning that says the same
   // (no files; no such session, with the sessions there) is not repeated among the warnings.
@@ -112,9 +141,9 @@ ReportOutput reportFromPrefix(const std::string& prefix, const std::string& sess
                     : "no session matching '" + session + "' under prefix '" + prefix + "'";
     return out;
   }
-  builder.setReaderWarnings(result.warning_count);
-  builder.setLogIncomplete(logIncomplete(result));
-  Report report = std::move(builder).build();
+  aggregator.builder().setReaderWarnings(result.warning_count);
+  aggregator.builder().setLogIncomplete(logIncomplete(result));
+  Report report = std::move(aggregator).build();
   out.ok = true;
   out.text = as_json ? renderJson(report, options) : renderText(report, options);
   return out;

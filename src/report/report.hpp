@@ -1,37 +1,19 @@
-// The report: events -> aggregates (ReportBuilder, an EventVisitor) -> text or JSON. Pure functions
-// of the log; written once, in C++; the CLI and Python call it.
+// The report: events -> aggregates (the model, model/report_model.hpp) -> text or JSON, one section
+// at a time (sections/). Pure functions of the log; written once, in C++; the CLI and Python call
+// it. docs/architecture.md draws the sub-folders.
 #pragma once
 
-#include <cstdint>
-#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/event_visitor.hpp"
-#include "report/report_model.hpp"
+#include "report/aggregate/report_builder.hpp"
+#include "report/model/report_model.hpp"
+#include "report/model/report_options.hpp"
+#include "report/model/section_data.hpp"
 
 namespace gpufl::report {
-
-inline constexpr uint64_t kProgressRecords = 1 << 14;
-
-struct ReportOptions {
-  int top_n = 10;
-  std::string generated_at;  // "2026-05-22 05:05:33 UTC"; empty = now (golden tests pin it)
-  bool verbose = false;      // Collection Notes in full (every feature note, gpufl's own costs)
-  bool wide_names =
-      false;  // kernel names whole in the kernel tables and cards (gpufl report --wide)
-  // Called every kProgressRecords records read (and not at all for small sessions), so a caller can
-  // show progress on a large one. Runs on the reading thread.
-  std::function<void(uint64_t records)> on_progress = {};
-};
-
-struct ReportOutput {
-  bool ok = false;                    // false when nothing was readable
-  std::string text;                   // the text report (or the JSON when asked)
-  std::vector<std::string> warnings;  // "file:line: message", for stderr
-  std::string error;                  // when !ok: why, in one line (not repeated in warnings)
-  bool no_files = false;              // when !ok: the prefix has no log files at all
-};
 
 // Reads `prefix` (one session: latest, or `session` id/prefix) and renders the text report.
 ReportOutput reportFromPrefix(const std::string& prefix, const std::string& session,
@@ -43,7 +25,32 @@ std::string renderText(const Report& report, const ReportOptions& options);
 // Durations are integers or decimals in ns, sizes in bytes, percentages 0..100.
 std::string renderJson(const Report& report, const ReportOptions& options = {});
 
-// options.generated_at, or the current UTC time in the same format when it is empty.
-std::string generatedAt(const ReportOptions& options);
+// Aggregates one session into a Report: the shared model (ReportBuilder) and what the sections
+// collect for themselves (Section::collector). Feed it the session's records, then build(). What
+// reportFromPrefix uses; anything that renders records it feeds by hand should use it too, so that
+// every section has its data.
+class ReportAggregator : public EventVisitor {
+ public:
+  // The collectors of every section in sections/section_list.hpp.
+  explicit ReportAggregator(const BuilderOptions& options = {});
+  // These collectors instead (tests).
+  ReportAggregator(const BuilderOptions& options,
+                   std::vector<std::unique_ptr<SectionCollector>> collectors);
+  ~ReportAggregator() override;
+
+  // The visitor to feed: the builder itself when no section collects for itself (no cost per
+  // record), else this object, which hands each record to the builder and to every collector.
+  EventVisitor& input();
+  ReportBuilder& builder() { return builder_; }
+  Report build() &&;
+
+#define GFL_REPORT_AGGREGATOR_HANDLER_(T, type, channel, on) void on(const T& e) override;
+  GFL_RECORDS(GFL_REPORT_AGGREGATOR_HANDLER_)
+#undef GFL_REPORT_AGGREGATOR_HANDLER_
+
+ private:
+  ReportBuilder builder_;
+  std::vector<std::unique_ptr<SectionCollector>> collectors_;
+};
 
 }  // namespace gpufl::report

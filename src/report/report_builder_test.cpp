@@ -1,14 +1,14 @@
 // Aggregation math against hand-computed values: busy time, percentiles, throughput, energy,
 // scopes, SASS.
-#include "report/report_builder.hpp"
+#include "report/aggregate/report_builder.hpp"
 
 #include <gtest/gtest.h>
 
 #include <optional>
 
-#include "report/profile_stats.hpp"
+#include "report/aggregate/profile_stats.hpp"
+#include "report/aggregate/scope_stats.hpp"
 #include "report/report.hpp"
-#include "report/scope_stats.hpp"
 
 namespace gpufl::report {
 namespace {

@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "log/json_escape.hpp"
 #include "fuzz_input.hpp"
+#include "log/json_escape.hpp"
 #include "log/line_source.hpp"
 #include "log/log_writer.hpp"
 #include "log/record_parser.hpp"

@@ -1,5 +1,6 @@
-// Runs LLVMFuzzerTestOneInput over files without libFuzzer, so that the corpus is a normal test in every build
-// (g++ included). Arguments: files or directories (every regular file inside, in name order).
+// Runs LLVMFuzzerTestOneInput over files without libFuzzer, so that the corpus is a normal test in
+// every build (g++ included). Arguments: files or directories (every regular file inside, in name
+// order).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>

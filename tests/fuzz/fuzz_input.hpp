@@ -1,6 +1,6 @@
-// What report_fuzz and cat_fuzz share: one fuzz input as the only file of a log (zstd when it starts
-// with zstd's magic), read with a small line limit, and a check that stops the fuzzer on a broken
-// property.
+// What report_fuzz and cat_fuzz share: one fuzz input as the only file of a log (zstd when it
+// starts with zstd's magic), read with a small line limit, and a check that stops the fuzzer on a
+// broken property.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,7 @@
-// libFuzzer target of the log reader: the input is the content of one log file (zstd when it starts with the
-// zstd magic number), read through the same session selection and decoding as readPrefix. Built with
-// -fsanitize=fuzzer,address,undefined by tests/fuzz/CMakeLists.txt; corpus_replay.cpp runs it without libFuzzer.
+// libFuzzer target of the log reader: the input is the content of one log file (zstd when it starts
+// with the zstd magic number), read through the same session selection and decoding as readPrefix.
+// Built with -fsanitize=fuzzer,address,undefined by tests/fuzz/CMakeLists.txt; corpus_replay.cpp
+// runs it without libFuzzer.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -8,19 +9,20 @@
 #include <string>
 
 #include "core/event_visitor.hpp"
-
 #include "log/line_source.hpp"
 #include "log/record_parser.hpp"
 #include "log/session_reader.hpp"
 
 namespace {
 
-// Reads every field of every event, so a bad value (uninitialised, dangling) is touched and reported.
+// Reads every field of every event, so a bad value (uninitialised, dangling) is touched and
+// reported.
 class TouchingVisitor : public gpufl::EventVisitor {
  public:
   uint64_t sum = 0;
   void onSessionStart(const gpufl::SessionStart& e) override {
-    sum += e.session_id.size() + e.devices.size() + e.options.size() + static_cast<uint64_t>(e.start_ns);
+    sum += e.session_id.size() + e.devices.size() + e.options.size() +
+           static_cast<uint64_t>(e.start_ns);
     for (const auto& d : e.devices) sum += d.name.size() + static_cast<uint64_t>(d.sm_count);
   }
   void onSessionEnd(const gpufl::SessionEnd& e) override { sum += e.dropped.size() + e.kernels; }
@@ -61,16 +63,17 @@ void readOnce(std::string_view bytes, gpufl::log::LineSource::Format format, con
 }
 
 // Kernel events and warnings of one decoder over every line of `bytes`, as text.
-std::string decodeAll(std::string_view bytes, gpufl::log::LineSource::Format format, const std::string& sid,
-                      bool writer_fast_path) {
+std::string decodeAll(std::string_view bytes, gpufl::log::LineSource::Format format,
+                      const std::string& sid, bool writer_fast_path) {
   using namespace gpufl::log;
   struct Kernels : gpufl::EventVisitor {
     std::string text;
     void onKernel(const gpufl::KernelEvent& e) override {
       text += e.sid + ' ' + std::to_string(e.def_id) + ' ' + std::to_string(e.stream) + ' ' +
-              std::to_string(e.scope_path) + ' ' + std::to_string(e.correlation_id) + ' ' + std::to_string(e.start_ns) +
-              ' ' + std::to_string(e.end_ns) + ' ' + std::to_string(e.stack_id) + ' ' + std::to_string(e.graph_id) +
-              ' ' + std::to_string(e.instrumented) + '\n';
+              std::to_string(e.scope_path) + ' ' + std::to_string(e.correlation_id) + ' ' +
+              std::to_string(e.start_ns) + ' ' + std::to_string(e.end_ns) + ' ' +
+              std::to_string(e.stack_id) + ' ' + std::to_string(e.graph_id) + ' ' +
+              std::to_string(e.instrumented) + '\n';
     }
   } kernels;
   WarningList warnings(1000);
@@ -80,19 +83,22 @@ std::string decodeAll(std::string_view bytes, gpufl::log::LineSource::Format for
   decoder.beginFile("fuzz.device.log");
   Line line;
   while (source->next(line))
-    if (line.status == Line::Status::Ok) decoder.decodeLine(line.text, line.number, line.terminated);
+    if (line.status == Line::Status::Ok)
+      decoder.decodeLine(line.text, line.number, line.terminated);
   decoder.endFile();
   for (const auto& w : warnings.kept()) kernels.text += formatWarning(w) + '\n';
   return kernels.text + std::to_string(warnings.count());
 }
 
-// The kernel_event scanner for the writer's layout (log/kernel_line.hpp) must decide nothing the full parser
-// would decide otherwise: the same events and warnings with it and without it.
+// The kernel_event scanner for the writer's layout (log/kernel_line.hpp) must decide nothing the
+// full parser would decide otherwise: the same events and warnings with it and without it.
 void compareWriterFastPath(std::string_view bytes, gpufl::log::LineSource::Format format) {
   for (const std::string sid : {"", "abcd1234"}) {
-    const std::string fast = decodeAll(bytes, format, sid, true), full = decodeAll(bytes, format, sid, false);
+    const std::string fast = decodeAll(bytes, format, sid, true),
+                      full = decodeAll(bytes, format, sid, false);
     if (fast == full) continue;
-    std::fprintf(stderr, "sid '%s': the writer-layout scanner and the full parser disagree:\n%s\n---\n%s\n",
+    std::fprintf(stderr,
+                 "sid '%s': the writer-layout scanner and the full parser disagree:\n%s\n---\n%s\n",
                  sid.c_str(), fast.c_str(), full.c_str());
     __builtin_trap();
   }
@@ -103,9 +109,10 @@ void compareWriterFastPath(std::string_view bytes, gpufl::log::LineSource::Forma
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   const bool zstd = size >= 4 && std::memcmp(data, "\x28\xb5\x2f\xfd", 4) == 0;
-  const auto format = zstd ? gpufl::log::LineSource::Format::Zstd : gpufl::log::LineSource::Format::Plain;
-  // The default selection with a roomy line limit, then a session prefix with a tiny limit so that buffer
-  // growth and the too-long path are reached by small inputs.
+  const auto format =
+      zstd ? gpufl::log::LineSource::Format::Zstd : gpufl::log::LineSource::Format::Plain;
+  // The default selection with a roomy line limit, then a session prefix with a tiny limit so that
+  // buffer growth and the too-long path are reached by small inputs.
   readOnce(bytes, format, "", 4096);
   readOnce(bytes, format, "a", 48);
   compareWriterFastPath(bytes, format);

@@ -1,6 +1,6 @@
-// On a GPU: gpufl::bench times what it is given (a kernel that spins a known number of SM clock cycles), graph
-// replay times a tiny kernel below what launch-by-launch events can see, an L2 flush runs, and the result is a
-// `benchmark` record of the session. Skips without a GPU.
+// On a GPU: gpufl::bench times what it is given (a kernel that spins a known number of SM clock
+// cycles), graph replay times a tiny kernel below what launch-by-launch events can see, an L2 flush
+// runs, and the result is a `benchmark` record of the session. Skips without a GPU.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -44,8 +44,8 @@ TEST(BenchGpu, SpinKernelTakesItsCycles) {
   o.reps = 50;
   const gpufl::BenchResult r = gpufl::bench([&] { spin<<<1, 1, 0, s>>>(cycles); }, o);
   ASSERT_TRUE(r.ok) << r.error;
-  std::printf("spin: median %.4f ms p10 %.4f p90 %.4f (clock attribute %d kHz: %.4f ms)\n", r.median_ms, r.p10_ms,
-              r.p90_ms, khz, cycles / (khz * 1.0));
+  std::printf("spin: median %.4f ms p10 %.4f p90 %.4f (clock attribute %d kHz: %.4f ms)\n",
+              r.median_ms, r.p10_ms, r.p90_ms, khz, cycles / (khz * 1.0));
   // At least the cycles at the top clock, and not wildly more (a throttled clock or launch cost).
   EXPECT_GE(r.median_ms, 0.95 * cycles / khz);
   EXPECT_LT(r.median_ms, 3.0 * cycles / khz);
@@ -70,8 +70,9 @@ TEST(BenchGpu, GraphReplayAmortisesTheLaunchOfATinyKernel) {
   const gpufl::BenchResult graph = gpufl::bench([&] { addOne<<<4, 256, 0, s>>>(x, 1024); }, o);
   ASSERT_TRUE(events.ok) << events.error;
   ASSERT_TRUE(graph.ok) << graph.error;
-  std::printf("addOne: events %.2f us, graph %.2f us per op (%llu ops per replay)\n", events.median_ms * 1e3,
-              graph.median_ms * 1e3, static_cast<unsigned long long>(graph.ops_per_rep));
+  std::printf("addOne: events %.2f us, graph %.2f us per op (%llu ops per replay)\n",
+              events.median_ms * 1e3, graph.median_ms * 1e3,
+              static_cast<unsigned long long>(graph.ops_per_rep));
   for (const std::string& w : events.warnings) std::printf("  events warning: %s\n", w.c_str());
   EXPECT_GT(graph.ops_per_rep, 1u);
   EXPECT_LT(graph.median_ms, events.median_ms);

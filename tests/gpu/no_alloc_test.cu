@@ -1,11 +1,12 @@
 // On a GPU: once warm, gpufl allocates nothing on the application's thread: kernel launches through
-// its CUPTI callbacks and nested scopes cost no heap allocation (DESIGN.md section 3). Allocations on
-// the test's thread are counted by a preloaded malloc (tests/support/alloc_counter.hpp; CTest sets LD_PRELOAD).
-// CUDA's own allocations per launch, if any, are in both counts. A second run of this binary under
-// the bare-CUPTI floor library (bench/floor_inject.cpp, CTest test no_alloc_floor) counts what CUPTI
-// itself allocates with the same activity kinds and callbacks; gpufl may add nothing above that.
-// Measured on the H200 (2026-11-29): 20,004 allocations in 20,000 traced launches vs 0 plain, before
-// the floor run existed to say whose they are.
+// its CUPTI callbacks and nested scopes cost no heap allocation (docs/architecture.md, "The hot
+// path"). Allocations on the test's thread are counted by a preloaded malloc
+// (tests/support/alloc_counter.hpp; CTest sets LD_PRELOAD). CUDA's own allocations per launch, if
+// any, are in both counts. A second run of this binary under the bare-CUPTI floor library
+// (bench/floor_inject.cpp, CTest test no_alloc_floor) counts what CUPTI itself allocates with the
+// same activity kinds and callbacks; gpufl may add nothing above that. Measured on the H200
+// (2026-11-29): 20,004 allocations in 20,000 traced launches vs 0 plain, before the floor run
+// existed to say whose they are.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -16,9 +17,8 @@
 #include <fstream>
 #include <string>
 
-#include "gpufl/gpufl.hpp"
-
 #include "alloc_counter.hpp"
+#include "gpufl/gpufl.hpp"
 
 namespace {
 
@@ -34,7 +34,9 @@ uint64_t allocationsDuring(int steps, float* x) {
   kCounter.start();
   for (int i = 0; i < steps; ++i) {
     GFL_SCOPE("step") {
-      GFL_SCOPE("inner") { addOne<<<4, 256>>>(x, 1024); }
+      GFL_SCOPE("inner") {
+        addOne<<<4, 256>>>(x, 1024);
+      }
     }
   }
   return kCounter.stop();

@@ -3,7 +3,8 @@
 //   Linked: gpufl::init before the process's first NVTX call (init points NVTX_INJECTION64_PATH at
 //           libcupti), then ranges of the default domain, of a named domain with a registered
 //           string, nested with GFL_SCOPE, unbalanced pops, start/end ranges, and another thread.
-//   Traced: `gpufl trace -- nvtx_integration_test --gtest_filter=NvtxTraced.Workload` (ctest runs it
+//   Traced: `gpufl trace -- nvtx_integration_test --gtest_filter=NvtxTraced.Workload` (ctest runs
+//   it
 //           as nvtx_trace_workload), then NvtxTraced.Check reads that log. The workload makes its
 //           first NVTX call before CUDA initialises, i.e. before gpufl subscribes: that push is not
 //           seen, its pop must be ignored, and later ranges must still arrive.

@@ -156,7 +156,8 @@ TEST(TraceIntegration, SyncEventsWhenAskedFor) {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) GTEST_SKIP() << "no GPU";
   const std::string prefix = "trace_sync_events";
-  for (const char* ch : {".device.log", ".scope.log", ".system.log"}) std::remove((prefix + ch).c_str());
+  for (const char* ch : {".device.log", ".scope.log", ".system.log"})
+    std::remove((prefix + ch).c_str());
   gpufl::InitOptions opts;
   opts.app_name = "trace_sync_events";
   opts.log_path = prefix;
@@ -192,7 +193,8 @@ TEST(TraceIntegration, SyncEventsWhenAskedFor) {
   bool noted_on = false;
   for (const auto& note : c.notes) noted_on |= note.feature == "sync_events" && note.status == "on";
   EXPECT_TRUE(noted_on);
-  std::map<gpufl::SyncKind, int> kinds;  // the waits in the scope (CUDA may wait elsewhere, e.g. in cudaFree)
+  std::map<gpufl::SyncKind, int>
+      kinds;  // the waits in the scope (CUDA may wait elsewhere, e.g. in cudaFree)
   for (const auto& e : c.syncs) {
     EXPECT_GE(e.end_ns, e.start_ns);
     if (pathName(c, e.scope_path) == "waits") ++kinds[e.kind];
@@ -207,7 +209,8 @@ TEST(TraceIntegration, MemoryEventsWhenAskedFor) {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) GTEST_SKIP() << "no GPU";
   const std::string prefix = "trace_memory_events";
-  for (const char* ch : {".device.log", ".scope.log", ".system.log"}) std::remove((prefix + ch).c_str());
+  for (const char* ch : {".device.log", ".scope.log", ".system.log"})
+    std::remove((prefix + ch).c_str());
   gpufl::InitOptions opts;
   opts.app_name = "trace_memory_events";
   opts.log_path = prefix;
@@ -232,7 +235,8 @@ TEST(TraceIntegration, MemoryEventsWhenAskedFor) {
   int device_allocs = 0, device_frees = 0, pinned_allocs = 0;
   for (const auto& e : c.memory) {
     if (pathName(c, e.scope_path) != "allocs") continue;
-    if (e.memory_kind == "device" && e.is_free) ++device_frees;  // a release's size is not relied on
+    if (e.memory_kind == "device" && e.is_free)
+      ++device_frees;  // a release's size is not relied on
     if (e.memory_kind == "device" && !e.is_free && e.bytes == device_bytes) ++device_allocs;
     if (e.memory_kind == "pinned" && !e.is_free && e.bytes == host_bytes) ++pinned_allocs;
   }

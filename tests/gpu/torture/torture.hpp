@@ -1,8 +1,9 @@
-// The torture suite's programs: CUDA patterns that real programs use and our examples do not (several
-// threads, CUDA graphs, cooperative and cluster launches, big shared memory, long launches, JIT code,
-// abrupt exits, child processes). Each case counts the kernels it launched itself and prints
-// `COUNT <kernel> <n>` and a deterministic `RESULT` line, so tests/gpu/torture/run_torture.py can
-// check that a profiled run printed the same and that the log holds the same kernel counts.
+// The torture suite's programs: CUDA patterns that real programs use and our examples do not
+// (several threads, CUDA graphs, cooperative and cluster launches, big shared memory, long
+// launches, JIT code, abrupt exits, child processes). Each case counts the kernels it launched
+// itself and prints `COUNT <kernel> <n>` and a deterministic `RESULT` line, so
+// tests/gpu/torture/run_torture.py can check that a profiled run printed the same and that the log
+// holds the same kernel counts.
 #pragma once
 
 #include <functional>

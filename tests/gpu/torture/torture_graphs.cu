@@ -1,5 +1,5 @@
-// CUDA graphs: stream capture in global and thread-local mode (with another thread launching while a
-// capture is open), capture inside a scope, the explicit graph API with kernel, memcpy and memset
+// CUDA graphs: stream capture in global and thread-local mode (with another thread launching while
+// a capture is open), capture inside a scope, the explicit graph API with kernel, memcpy and memset
 // nodes, many replays, and a graph relaunched from another thread.
 #include <atomic>
 #include <chrono>
@@ -33,8 +33,8 @@ double sum(const float* device, int n) {
 }
 
 // Captures kNodes launches on a non-blocking stream in `mode`, then replays the graph kReplays
-// times. With `busy_neighbour`, another thread launches ordinary kernels on its own stream while the
-// capture is open (legal in thread-local and relaxed mode), and the sum of y is printed too.
+// times. With `busy_neighbour`, another thread launches ordinary kernels on its own stream while
+// the capture is open (legal in thread-local and relaxed mode), and the sum of y is printed too.
 int captureAndReplay(cudaStreamCaptureMode mode, bool busy_neighbour, const char* name) {
   float *x, *y;
   CUDA_CHECK(cudaMalloc(&x, kN * sizeof(float)));
@@ -43,13 +43,14 @@ int captureAndReplay(cudaStreamCaptureMode mode, bool busy_neighbour, const char
   CUDA_CHECK(cudaMemset(y, 0, kN * sizeof(float)));
   cudaStream_t s;
   CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  // A launch before the capture, so deep engines have the kernel's first launches behind them or not.
+  // A launch before the capture, so deep engines have the kernel's first launches behind them or
+  // not.
   graph_step<<<kN / 256, 256, 0, s>>>(x, kN, 1.0f);
   torture::count("graph_step");
   CUDA_CHECK(cudaStreamSynchronize(s));
 
-  // The neighbour launches kNeighbourLaunches kernels (synchronizing its own stream now and then) while
-  // the capture is open: the capture ends only after it has finished.
+  // The neighbour launches kNeighbourLaunches kernels (synchronizing its own stream now and then)
+  // while the capture is open: the capture ends only after it has finished.
   constexpr int kNeighbourLaunches = 100;
   std::thread neighbour;
   std::atomic<bool> capturing{false}, neighbour_done{!busy_neighbour};
@@ -135,8 +136,8 @@ torture::Register graph_explicit("graph_explicit", [](int, char**) {
     previous = node;
   }
   cudaGraphNode_t copy_node;
-  CUDA_CHECK(cudaGraphAddMemcpyNode1D(&copy_node, graph, &previous, 1, copy, x,
-                                         kN * sizeof(float), cudaMemcpyDeviceToDevice));
+  CUDA_CHECK(cudaGraphAddMemcpyNode1D(&copy_node, graph, &previous, 1, copy, x, kN * sizeof(float),
+                                      cudaMemcpyDeviceToDevice));
   cudaGraphExec_t exec;
   CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
   cudaStream_t s;

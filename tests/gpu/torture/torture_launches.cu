@@ -33,7 +33,9 @@ torture::Register threads("threads", [](int, char**) {
       torture::Range outer("worker");
       for (int i = 0; i < kLaunches; ++i) {
         torture::Range inner(i % 2 ? "odd" : "even");
-        GFL_SCOPE("step") { thread_work<<<kN / 128, 128, 0, s>>>(x, kN, t + i); }
+        GFL_SCOPE("step") {
+          thread_work<<<kN / 128, 128, 0, s>>>(x, kN, t + i);
+        }
       }
       std::vector<float> host(kN);
       CUDA_CHECK(cudaMemcpyAsync(host.data(), x, kN * sizeof(float), cudaMemcpyDeviceToHost, s));
@@ -68,7 +70,8 @@ __global__ void cooperative_sum(const float* in, float* partial, float* out, int
 torture::Register cooperative("cooperative", [](int, char**) {
   constexpr int kN = 1 << 20;
   int blocks_per_sm = 0, sms = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, cooperative_sum, 256, 0));
+  CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, cooperative_sum, 256, 0));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   int blocks = std::min(blocks_per_sm * sms, 264);
   float *in, *partial, *out;
@@ -82,7 +85,8 @@ torture::Register cooperative("cooperative", [](int, char**) {
     CUDA_CHECK(cudaMemset(partial, 0, blocks * sizeof(float)));
     int n = kN;
     void* args[] = {&in, &partial, &out, &n};
-    CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(cooperative_sum), blocks, 256, args));
+    CUDA_CHECK(
+        cudaLaunchCooperativeKernel(reinterpret_cast<void*>(cooperative_sum), blocks, 256, args));
     CUDA_CHECK(cudaMemcpy(&total, out, sizeof(float), cudaMemcpyDeviceToHost));
   }
   torture::count("cooperative_sum", 10);
@@ -143,7 +147,8 @@ __global__ void big_dynamic_smem(unsigned long long* out, int words) {
 
 torture::Register big_smem("big_smem", [](int, char**) {
   constexpr int kBytes = 160 * 1024;
-  CUDA_CHECK(cudaFuncSetAttribute(big_dynamic_smem, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes));
+  CUDA_CHECK(
+      cudaFuncSetAttribute(big_dynamic_smem, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes));
   unsigned long long* out;
   CUDA_CHECK(cudaMalloc(&out, sizeof(*out)));
   CUDA_CHECK(cudaMemset(out, 0, sizeof(*out)));
@@ -166,7 +171,8 @@ __global__ void carveout_kernel(float* out) {
 }
 
 torture::Register carveout("carveout", [](int, char**) {
-  CUDA_CHECK(cudaFuncSetAttribute(carveout_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 25));
+  CUDA_CHECK(
+      cudaFuncSetAttribute(carveout_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 25));
   int blocks = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, carveout_kernel, 256, 0));
   std::printf("OCCUPANCY carveout_kernel max_active_blocks %d\n", blocks);
@@ -305,9 +311,9 @@ torture::Register matmul_once("matmul_once", [](int argc, char** argv) {
 }  // namespace
 
 // Waits on the GPU for a flag the host sets after further launches (producer/consumer through
-// mapped memory, as persistent kernels and collectives do). A profiler that waits for the GPU inside
-// one of those later launches would deadlock the program; the kernel gives up after 15 s of GPU
-// time so that such a deadlock shows as a wrong result instead of a hang.
+// mapped memory, as persistent kernels and collectives do). A profiler that waits for the GPU
+// inside one of those later launches would deadlock the program; the kernel gives up after 15 s of
+// GPU time so that such a deadlock shows as a wrong result instead of a hang.
 __global__ void wait_for_host(volatile int* flag, int* seen) {
   long long start, now;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
@@ -321,7 +327,9 @@ __global__ void wait_for_host(volatile int* flag, int* seen) {
   *seen = 0;
 }
 
-__global__ void small_step(int* x) { atomicAdd(x, 1); }
+__global__ void small_step(int* x) {
+  atomicAdd(x, 1);
+}
 
 torture::Register host_flag("host_flag", [](int, char**) {
   int* flag;

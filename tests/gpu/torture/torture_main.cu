@@ -45,15 +45,19 @@ std::map<std::string, Case>& cases() {
   return c;
 }
 
-Range::Range(const char* name) { nvtxRangePushA(name); }
-Range::~Range() { nvtxRangePop(); }
+Range::Range(const char* name) {
+  nvtxRangePushA(name);
+}
+Range::~Range() {
+  nvtxRangePop();
+}
 
 }  // namespace torture
 
 namespace {
-// Diagnostics for the suite: a crash prints the crashing thread's stack, and SIGUSR2 (the harness sends
-// it to every thread of a run that hangs) prints the receiving thread's, as `module(+offset)` frames the
-// harness turns into function names with addr2line.
+// Diagnostics for the suite: a crash prints the crashing thread's stack, and SIGUSR2 (the harness
+// sends it to every thread of a run that hangs) prints the receiving thread's, as `module(+offset)`
+// frames the harness turns into function names with addr2line.
 void printStack(int sig) {
   char head[96];
   const int n = std::snprintf(head, sizeof head, "TORTURE-STACK signal %d thread %ld\n", sig,

@@ -16,15 +16,15 @@ extern char** environ;
 
 namespace {
 
-#define DRIVER_CHECK(call)                                                                    \
-  do {                                                                                        \
-    CUresult r_ = (call);                                                                     \
-    if (r_ != CUDA_SUCCESS) {                                                                 \
-      const char* s_ = nullptr;                                                               \
-      cuGetErrorString(r_, &s_);                                                              \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, s_ ? s_ : "?");      \
-      std::exit(1);                                                                           \
-    }                                                                                         \
+#define DRIVER_CHECK(call)                                                               \
+  do {                                                                                   \
+    CUresult r_ = (call);                                                                \
+    if (r_ != CUDA_SUCCESS) {                                                            \
+      const char* s_ = nullptr;                                                          \
+      cuGetErrorString(r_, &s_);                                                         \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, s_ ? s_ : "?"); \
+      std::exit(1);                                                                      \
+    }                                                                                    \
   } while (0)
 
 // PTX compiled at build time (jit_kernels.cu), loaded and JIT-compiled by the driver at run time.

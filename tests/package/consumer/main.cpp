@@ -2,14 +2,13 @@
 //
 //   gpufl_consumer <log prefix> [gpu-ok]
 //
-// Without a GPU (or without the CUDA backend) init() returns false and scopes are still recorded; "gpu-ok"
-// also accepts true (a build with CUDA on a machine that may have a GPU).
+// Without a GPU (or without the CUDA backend) init() returns false and scopes are still recorded;
+// "gpu-ok" also accepts true (a build with CUDA on a machine that may have a GPU).
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <string>
-
 #include <gpufl/gpufl.hpp>
+#include <string>
 
 int main(int argc, char** argv) {
   if (argc < 2) {

@@ -1,3 +1,3 @@
-// A core header that includes the runtime: scripts/check-layers.py must name this line (tests/CMakeLists.txt).
+// A core header including the runtime: check-layers.py must name line 3 (tests/CMakeLists.txt).
 #pragma once
 #include "runtime/session.hpp"
