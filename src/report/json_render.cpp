@@ -1,6 +1,7 @@
 // renderJson: the Report as one JSON document. Field names follow the log format's where they
 // exist.
 #include "report/format.hpp"
+#include "report/incidents.hpp"
 #include "report/json_render_parts.hpp"
 #include "report/json_writer.hpp"
 #include "report/report.hpp"
@@ -154,6 +155,7 @@ std::string renderJson(const Report& r, const ReportOptions& options) {
   w.beginObject();
   w.field("report_schema", 1);
   w.field("generated_at", generatedAt(options));
+  renderIncidentsJson(w, r);
   json::session(w, r.session);
   json::kernels(w, r.kernels);
   json::cards(w, r);

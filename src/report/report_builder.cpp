@@ -63,6 +63,7 @@ void ReportBuilder::onSessionEnd(const SessionEnd& e) {
   collection_.cpu_time_ns = std::max(collection_.cpu_time_ns, e.cpu_time_ns);
   collection_.buffers = std::max(collection_.buffers, e.buffers);
   collection_.bytes_written = std::max(collection_.bytes_written, e.bytes_written);
+  incidents_.onSessionEnd(e);
 }
 
 void ReportBuilder::onNote(const Note& e) {
@@ -103,6 +104,7 @@ void ReportBuilder::onMemory(const MemoryEvent& e) {
   ++records_;
   seen(e.ts_ns);
   memory_.onMemory(e);
+  incidents_.onMemory(e);
 }
 
 void ReportBuilder::onScopePath(const ScopePath& e) {
@@ -150,6 +152,12 @@ void ReportBuilder::onRangeCounters(const RangeCounters& e) {
   profile_.onRangeCounters(e);
 }
 
+void ReportBuilder::onIncident(const Incident& e) {
+  ++records_;
+  seen(e.ts_ns);
+  incidents_.onIncident(e);
+}
+
 void ReportBuilder::onBenchmark(const BenchmarkResult& e) {
   ++records_;
   if (benchmarks_.size() < kMaxNotes) benchmarks_.push_back(e);
@@ -180,6 +188,10 @@ Report ReportBuilder::make(bool last) {
   int warp_size = r.session.devices.empty() ? 32 : r.session.devices.front().warp_size;
   profile_.finish([this](const std::string& f) { return kernels_.readableName(f); }, warp_size,
                   r.profile);
+  incidents_.finish(r.incidents, r.session.start_ns, [this](uint32_t id) {
+    const std::string* name = kernels_.defName(id);  // before the kernels' last finish
+    return name ? *name : std::string();
+  });
   kernels_.finish(r.session.duration_ns, r.kernels, &samples_, last);
   transfers_.finish(r.transfers);
   syncs_.finish(r.syncs);

@@ -11,6 +11,7 @@
 
 #include "core/events.hpp"
 #include "report/duration_stats.hpp"
+#include "report/incident_model.hpp"
 
 namespace gpufl::report {
 
@@ -303,6 +304,7 @@ struct CollectionInfo {
 };
 
 struct Report {
+  IncidentSummary incidents;  // shown first when there are any
   SessionSummary session;
   KernelSummary kernels;
   TransferSummary transfers;

@@ -1,6 +1,7 @@
 // Text sections about kernels: execution summary, top kernels by GPU time, kernel details.
 #include <algorithm>
 
+#include "report/incidents.hpp"
 #include "report/text_common.hpp"
 
 namespace gpufl::report::text {
@@ -27,10 +28,13 @@ std::string stat(double ns, bool approx) {
 void renderKernelSummary(TextOut& out, const Report& r) {
   const KernelSummary& k = r.kernels;
   out.banner("Kernel Execution Summary");
+  const std::string faulted = faultedKernelsNote(r);
   if (k.launches == 0) {
     out.line("  No kernels recorded.");
+    if (!faulted.empty()) out.wrapped(faulted, kRuleWidth, "  ", "  ");
     return;
   }
+  if (!faulted.empty()) out.wrapped(faulted, kRuleWidth, "  ", "  ");
   out.field(2, "Total Kernels", kTopLabelWidth, formatCount(k.launches));
   out.field(2, "Unique Kernels", kTopLabelWidth, formatCount(k.unique_functions));
   if (k.groups.size() != k.unique_functions)

@@ -3,6 +3,7 @@
 
 #include "core/clock.hpp"
 #include "core/terminal_text.hpp"
+#include "report/incidents.hpp"
 #include "report/text_common.hpp"
 
 namespace gpufl::report {
@@ -101,6 +102,7 @@ std::string renderText(const Report& r, const ReportOptions& options) {
   using namespace text;
   TextOut out;
   renderHeader(out, options);
+  renderIncidentsText(out, r);  // first: what went wrong
   void (*const sections[])(TextOut&, const Report&) = {renderSession, renderKernelSummary};
   for (auto section : sections) {
     out.line();
