@@ -339,7 +339,7 @@ void incidentText(TextOut& out, const IncidentView& v, size_t number, const Repo
     std::string t = std::to_string(b.tid) + " in " + b.api;
     if (b.waited_ns >= 0) t += " for " + formatDuration(static_cast<double>(b.waited_ns));
     if (b.stream_handle != 0) t += " (stream " + hex(b.stream_handle) + ")";
-    if (b.scope_path != 0) t += ", scope " + scopeName(r, b.scope_path);
+    if (b.scope_path != 0) t += ", in scope " + scopeName(r, b.scope_path);
     field(out, i == 0 ? "Waiting Threads" : "", t);
   }
   for (size_t i = 0; i < v.last_kernels.size(); ++i) {
