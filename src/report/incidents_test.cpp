@@ -31,6 +31,15 @@ void end(ReportBuilder& b, uint64_t untimed = 0) {
   b.onSessionEnd(e);
 }
 
+void define(ReportBuilder& b, uint32_t id, const std::string& mangled,
+            const std::string& demangled) {
+  KernelDef d;
+  d.id = id;
+  d.name = mangled;
+  d.demangled = demangled;
+  b.onKernelDef(d);
+}
+
 void scope(ReportBuilder& b, uint32_t id, uint32_t parent, const std::string& name) {
   ScopePath p;
   p.id = id;
@@ -180,11 +189,7 @@ TEST(Incidents, UntimedKernelsWithoutAFaultAreNotBlamedOnBuffersEither) {
 TEST(Incidents, LastKernelsAreNamedByTheirDefinition) {
   ReportBuilder b;
   start(b);
-  KernelDef d;
-  d.id = 5;
-  d.name = "_Z6reducePf";
-  d.demangled = "reduce(float*)";
-  b.onKernelDef(d);
+  define(b, 5, "_Z6reducePf", "reduce(float*)");
   Incident i = incident("hang", kStart + 70'000 * kMs);
   i.last_kernels = {{7, 5, 99, kStart + 9'000 * kMs}, {8, 6, 100, kStart + 9'500 * kMs}};
   b.onIncident(i);
@@ -290,11 +295,7 @@ TEST(Incidents, WithoutMemoryEventsTheNvmlFigureIsShown) {
 TEST(Incidents, AHangPointsAtTheStuckKernelAndWhereItSpins) {
   ReportBuilder b;
   start(b);
-  KernelDef d;
-  d.id = 1;
-  d.name = "_Z4spinPVi";
-  d.demangled = "spin(int volatile*)";
-  b.onKernelDef(d);
+  define(b, 1, "_Z4spinPVi", "spin(int volatile*)");
   const std::vector<std::pair<std::string, uint64_t>> stalls = {
       {"branch_resolving", 60}, {"wait", 30}, {"barrier", 10}};
   for (const auto& [stall, count] : stalls) {
