@@ -19,6 +19,7 @@ __all__ = [
     "shutdown",
     "is_profiling",
     "is_recording",
+    "dump",
     "start_system_sampling",
     "stop_system_sampling",
     "Scope",
@@ -158,6 +159,8 @@ def init(
     enable_sync_events: Optional[bool] = False,
     enable_memory_events: Optional[bool] = False,
     kernel_blocks: Optional[bool] = False,
+    hang_timeout_s: Optional[int] = 60,
+    incident_signals: Optional[bool] = True,
 ) -> bool:
     """Starts a GPU Flight session for this process.
 
@@ -178,6 +181,9 @@ def init(
     cudaFree, PyTorch's caching allocator underneath); the report gives counts, bytes and the peak in use.
     `kernel_blocks`: write kernel events as compressed column blocks (about half the compressed log size;
     docs/log-format.md "kernel_block"); `gpufl cat` turns them back into kernel_event lines.
+    `hang_timeout_s`: an incident (docs/incidents.md) when a thread waits for the GPU, or the GPU makes no progress,
+    this long (0: off). `incident_signals`: on SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT and std::terminate, an
+    incident and a flush before the program's own handling.
 
     Returns True when GPU profiling is on. Without a usable GPU (no driver, no device, CUPTI taken) it returns
     False and the program runs on; the runtime prints one line on stderr saying why and what is still
@@ -229,6 +235,13 @@ def is_profiling() -> bool:
 def is_recording() -> bool:
     """True while a session records (scopes, system samples), with or without GPU profiling."""
     return bool(_C.is_recording())
+
+
+def dump(reason: str = "asked by the program") -> bool:
+    """Records an incident now (kind "dump", with `reason`): what is in flight on the GPU, which host threads
+    wait for it, the GPU's state; the report shows it under Incidents (docs/incidents.md). False when no session
+    records. `gpufl dump PID` asks the same from outside the program."""
+    return bool(_C.dump(str(reason)))
 
 
 def start_system_sampling() -> None:
