@@ -3,8 +3,11 @@
 #include "report/incidents.hpp"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
 
 #include "core/demangle.hpp"
+#include "report/report_model.hpp"
 
 namespace gpufl::report {
 namespace {
@@ -21,12 +24,26 @@ int64_t ago(int64_t now_ns, int64_t then_ns) {
   return then_ns > 0 && now_ns >= then_ns ? now_ns - then_ns : -1;
 }
 
+uint64_t nameHash(const std::string& name) {
+  return std::hash<std::string_view>{}(name);
+}
+
 }  // namespace
 
-void IncidentCollector::onSessionEnd(const SessionEnd& e) {
-  // Each channel ends with a copy of the same totals.
-  if (auto it = e.dropped.find("untimed_kernels"); it != e.dropped.end())
-    untimed_kernels_ = std::max(untimed_kernels_, it->second);
+void IncidentCollector::onKernelDef(const KernelDef& e) {
+  const uint64_t hash = nameHash(e.name.empty() ? e.demangled : e.name);
+  if (e.id < kDenseIds) {
+    if (def_hash_.size() <= e.id) def_hash_.resize(e.id + 1, 0);
+    def_hash_[e.id] = hash;
+  } else {
+    sparse_def_hash_[e.id] = hash;
+  }
+}
+
+uint64_t IncidentCollector::defHash(uint32_t id) const {
+  if (id < kDenseIds) return id < def_hash_.size() ? def_hash_[id] : 0;
+  const auto it = sparse_def_hash_.find(id);
+  return it == sparse_def_hash_.end() ? 0 : it->second;
 }
 
 void IncidentCollector::onStack(const StackDef& e) {
@@ -110,11 +127,19 @@ IncidentMemory IncidentCollector::snapshot(int64_t ts_ns) const {
   return m;
 }
 
-void IncidentCollector::finish(IncidentSummary& out, int64_t start_ns,
-                               const DefName& def_name) const {
+void IncidentCollector::finish(Report& r) const {
+  IncidentSummary& out = r.incidents;
   out = {};
   out.dropped = dropped_;
-  out.untimed_kernels = untimed_kernels_;
+  if (auto it = r.collection.dropped.find("untimed_kernels"); it != r.collection.dropped.end())
+    out.untimed_kernels = it->second;
+  if (incidents_.empty()) return;
+  const int64_t start_ns = r.session.start_ns;
+  // The readable name of each kernel group, by the hash of its mangled name (the last kernels name
+  // a kernel_def; the model keeps one definition per group).
+  std::unordered_map<uint64_t, const std::string*> group_names;
+  for (const KernelGroup& g : r.kernels.groups)
+    if (g.defined) group_names.emplace(nameHash(g.mangled.empty() ? g.name : g.mangled), &g.name);
   for (size_t i = 0; i < incidents_.size(); ++i) {
     const Incident& e = incidents_[i];
     IncidentView v;
@@ -152,8 +177,10 @@ void IncidentCollector::finish(IncidentSummary& out, int64_t start_ns,
     for (const BlockedThread& b : e.blocked)
       v.blocked.push_back({b.tid, b.api, ago(e.ts_ns, b.since_ns), b.stream_handle, b.scope_path});
     for (const LastKernel& k : e.last_kernels) {
-      std::string name = def_name ? def_name(k.def_id) : std::string();
-      name = name.empty() ? "kernel_def #" + std::to_string(k.def_id) : shortName(name);
+      const auto named = group_names.find(defHash(k.def_id));
+      std::string name = named == group_names.end() || defHash(k.def_id) == 0
+                             ? "kernel_def #" + std::to_string(k.def_id)
+                             : shortName(*named->second);
       v.last_kernels.push_back(
           {k.stream, std::move(name), k.correlation_id, ago(e.ts_ns, k.end_ns)});
     }

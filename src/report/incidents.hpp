@@ -1,16 +1,18 @@
-// The report's Incidents section as one unit: IncidentCollector turns the session's incident
-// records (with the kernel names, stacks and memory events around them) into an IncidentSummary
-// (incident_model.hpp); the renderers below show it first in the text report and as "incidents" in
-// the JSON report. docs/incidents.md says what each incident kind means.
+// The report's Incidents section as one unit, in the shape of a report section with its own
+// collector: IncidentCollector sees the session's records (incidents, and the kernel definitions,
+// stacks and memory events around them) and, once the shared model is built, stores an
+// IncidentSummary (incident_model.hpp) in the Report; the renderers below show it first in the text
+// report (when incidentsInText) and as "incidents" in the JSON report. docs/incidents.md says what
+// each incident kind means.
 //
-// Memory: the incidents (at most kMaxIncidents), the device allocations outstanding, the last
-// kLookBack memory events (to undo those the log placed before an incident but timed after it),
-// and up to kMaxStacks call stacks. Nothing grows with the number of kernels.
+// Memory: the incidents (at most kMaxIncidents), 8 bytes per kernel definition (a hash of its
+// name, matched to the model's kernel groups at the end), the device allocations outstanding, the
+// last kLookBack memory events (to undo those the log placed before an incident but timed after
+// it), and up to kMaxStacks call stacks. Nothing grows with the number of kernel launches.
 #pragma once
 
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -25,6 +27,7 @@
 namespace gpufl::report {
 
 struct Report;
+struct ReportOptions;
 struct FunctionProfile;
 namespace text {
 class TextOut;
@@ -38,15 +41,16 @@ class IncidentCollector : public EventVisitor {
   static constexpr size_t kTopHolders = 5;     // scopes listed as holding memory
   static constexpr size_t kLookBack = 4096;    // memory events kept to undo
 
-  void onSessionEnd(const SessionEnd& e) override;
+  void onKernelDef(const KernelDef& e) override;
   void onStack(const StackDef& e) override;
   void onMemory(const MemoryEvent& e) override;
   void onIncident(const Incident& e) override;
 
-  // The readable name of kernel_def `id`, "" when the log has no such definition.
-  using DefName = std::function<std::string(uint32_t id)>;
-  // Fills `out`: incidents by time, `at_ns` from `start_ns` (the session's start).
-  void finish(IncidentSummary& out, int64_t start_ns, const DefName& def_name) const;
+  // Stores the IncidentSummary in `r.incidents`: incidents by time, from the session's start, the
+  // last kernels named by the model's kernel groups (a last kernel finished with times, so its
+  // group is there; else "kernel_def #K"), r.collection's untimed kernels. Called after the rest
+  // of the model is built.
+  void finish(Report& r) const;
 
  private:
   using Key = std::pair<uint32_t, uint64_t>;  // (device, address)
@@ -66,9 +70,15 @@ class IncidentCollector : public EventVisitor {
   IncidentMemory snapshot(int64_t ts_ns) const;
   void remember(int64_t ts_ns, const Key& key, std::optional<Live> before);
 
+  // kernel_def id -> hash of its mangled name: ids below kDenseIds index def_hash_ (the writer
+  // numbers definitions 1, 2, 3, ...), others go to the map.
+  static constexpr uint32_t kDenseIds = uint32_t{1} << 20;
+  uint64_t defHash(uint32_t id) const;
+  std::vector<uint64_t> def_hash_;
+  std::map<uint32_t, uint64_t> sparse_def_hash_;
+
   std::vector<Incident> incidents_;
   uint64_t dropped_ = 0;
-  uint64_t untimed_kernels_ = 0;
   // The memory of each incident, once taken; nullopt while later memory events may still belong
   // before it.
   std::vector<std::optional<IncidentMemory>> memory_;
@@ -81,11 +91,15 @@ class IncidentCollector : public EventVisitor {
   int64_t forgotten_ts_ = INT64_MIN;  // the latest time of an event dropped from applied_
 };
 
-// The text section ("Incidents"), first in the report; nothing when the session has none. Before
-// it, for a session without session_end, one line saying so.
-void renderIncidentsText(text::TextOut& out, const Report& r);
+// The renderers take what a report section's do (Section::in_text, ::text, ::json in the sectioned
+// report).
+// Whether the text report shows the section: the session has incidents, or no session_end.
+bool incidentsInText(const Report& r);
+// First in the text report, after one blank line: for a session without session_end, a line saying
+// so; then the "Incidents" banner and one block per incident.
+void renderIncidentsText(text::TextOut& out, const Report& r, const ReportOptions& options);
 // "incidents": one object per incident (an empty array when none).
-void renderIncidentsJson(JsonWriter& w, const Report& r);
+void renderIncidentsJson(JsonWriter& w, const Report& r, const ReportOptions& options);
 
 // What to try after `incident`, most useful first (shown in the text and the JSON).
 std::vector<std::string> incidentAdvice(const IncidentView& incident, const Report& r);

@@ -359,11 +359,14 @@ void incidentText(TextOut& out, const IncidentView& v, size_t number, const Repo
 
 }  // namespace
 
-void renderIncidentsText(TextOut& out, const Report& r) {
+bool incidentsInText(const Report& r) {
+  return !r.incidents.incidents.empty() || (!r.session.ended && r.session.started);
+}
+
+void renderIncidentsText(TextOut& out, const Report& r, const ReportOptions&) {
   const IncidentSummary& s = r.incidents;
   const size_t n = s.incidents.size() + s.dropped;
   if (!r.session.ended && r.session.started) {
-    out.line();
     out.wrapped(
         "The program ended without a session_end: it crashed or was killed (or it still "
         "runs); " +
@@ -375,7 +378,7 @@ void renderIncidentsText(TextOut& out, const Report& r) {
         kRuleWidth, "  ", "  ");
   }
   if (s.incidents.empty()) return;
-  out.line();
+  if (!r.session.ended && r.session.started) out.line();
   out.banner("Incidents");
   for (size_t i = 0; i < s.incidents.size(); ++i) {
     if (i > 0) out.line();
@@ -523,7 +526,7 @@ void incidentJson(JsonWriter& w, const IncidentView& v, const Report& r) {
 
 }  // namespace
 
-void renderIncidentsJson(JsonWriter& w, const Report& r) {
+void renderIncidentsJson(JsonWriter& w, const Report& r, const ReportOptions&) {
   w.key("incidents").beginArray();
   for (const IncidentView& v : r.incidents.incidents) incidentJson(w, v, r);
   w.endArray();

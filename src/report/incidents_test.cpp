@@ -190,6 +190,11 @@ TEST(Incidents, LastKernelsAreNamedByTheirDefinition) {
   ReportBuilder b;
   start(b);
   define(b, 5, "_Z6reducePf", "reduce(float*)");
+  KernelEvent k;  // a last kernel finished with times: its group is in the model
+  k.def_id = 5;
+  k.start_ns = kStart + 8'000 * kMs;
+  k.end_ns = kStart + 9'000 * kMs;
+  b.onKernel(k);
   Incident i = incident("hang", kStart + 70'000 * kMs);
   i.last_kernels = {{7, 5, 99, kStart + 9'000 * kMs}, {8, 6, 100, kStart + 9'500 * kMs}};
   b.onIncident(i);

@@ -155,7 +155,7 @@ std::string renderJson(const Report& r, const ReportOptions& options) {
   w.beginObject();
   w.field("report_schema", 1);
   w.field("generated_at", generatedAt(options));
-  renderIncidentsJson(w, r);
+  renderIncidentsJson(w, r, options);
   json::session(w, r.session);
   json::kernels(w, r.kernels);
   json::cards(w, r);

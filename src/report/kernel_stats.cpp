@@ -111,11 +111,6 @@ const std::string* KernelAggregator::readableName(const std::string& mangled) co
   return it == readable_.end() ? nullptr : &cold_[it->second].name();
 }
 
-const std::string* KernelAggregator::defName(uint32_t id) const {
-  const uint32_t group = groupOfDef(id);
-  return group == kNone || !cold_[group].defined ? nullptr : &cold_[group].name();
-}
-
 void KernelAggregator::onKernel(const KernelEvent& e) {
   uint32_t group = groupOfDef(e.def_id);
   if (group == kNone) {

@@ -34,9 +34,6 @@ class KernelAggregator {
   // The readable name of a mangled one, from the first definition with it (for SASS/PC records,
   // which name functions); nullptr when no definition had it. Not after a last finish.
   const std::string* readableName(const std::string& mangled) const;
-  // The readable name of kernel_def `id`; nullptr when no definition had that id. Not after a
-  // last finish.
-  const std::string* defName(uint32_t id) const;
   // Fills `out` (all fields); groups sorted by total time. `session_ns` is the session duration (0
   // = unknown). With `samples` (sorted), the first kCardGroups groups get their clock windows.
   // May be called again after more events, unless `last`: then the definitions move into `out`

@@ -63,7 +63,6 @@ void ReportBuilder::onSessionEnd(const SessionEnd& e) {
   collection_.cpu_time_ns = std::max(collection_.cpu_time_ns, e.cpu_time_ns);
   collection_.buffers = std::max(collection_.buffers, e.buffers);
   collection_.bytes_written = std::max(collection_.bytes_written, e.bytes_written);
-  incidents_.onSessionEnd(e);
 }
 
 void ReportBuilder::onNote(const Note& e) {
@@ -75,6 +74,7 @@ void ReportBuilder::onNote(const Note& e) {
 void ReportBuilder::onKernelDef(const KernelDef& e) {
   ++records_;
   kernels_.onDef(e);
+  incidents_.onKernelDef(e);
 }
 
 void ReportBuilder::onKernel(const KernelEvent& e) {
@@ -188,10 +188,6 @@ Report ReportBuilder::make(bool last) {
   int warp_size = r.session.devices.empty() ? 32 : r.session.devices.front().warp_size;
   profile_.finish([this](const std::string& f) { return kernels_.readableName(f); }, warp_size,
                   r.profile);
-  incidents_.finish(r.incidents, r.session.start_ns, [this](uint32_t id) {
-    const std::string* name = kernels_.defName(id);  // before the kernels' last finish
-    return name ? *name : std::string();
-  });
   kernels_.finish(r.session.duration_ns, r.kernels, &samples_, last);
   transfers_.finish(r.transfers);
   syncs_.finish(r.syncs);
@@ -203,6 +199,7 @@ Report ReportBuilder::make(bool last) {
   r.collection.reader_warnings = reader_warnings_;
   r.session.log_incomplete = log_incomplete_;
   r.collection.records = records_;
+  incidents_.finish(r);  // reads the model (session, kernel groups, drops): after it is built
   addHints(r);
   addCards(r);
   return r;

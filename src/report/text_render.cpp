@@ -102,7 +102,10 @@ std::string renderText(const Report& r, const ReportOptions& options) {
   using namespace text;
   TextOut out;
   renderHeader(out, options);
-  renderIncidentsText(out, r);  // first: what went wrong
+  if (incidentsInText(r)) {  // first: what went wrong
+    out.line();
+    renderIncidentsText(out, r, options);
+  }
   void (*const sections[])(TextOut&, const Report&) = {renderSession, renderKernelSummary};
   for (auto section : sections) {
     out.line();
