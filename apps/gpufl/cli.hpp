@@ -55,6 +55,7 @@ void addDiffCommand(CLI::App& app, CliContext& ctx);
 void addMonitorCommand(CLI::App& app, CliContext& ctx);
 void addExportCommand(CLI::App& app, CliContext& ctx);
 void addDoctorCommand(CLI::App& app, CliContext& ctx);
+void addDumpCommand(CLI::App& app, CliContext& ctx);
 
 // Parses and runs; returns the process exit code. args[0] is the program name.
 int runCli(const std::vector<std::string>& args, CliContext& ctx);

@@ -17,6 +17,7 @@ __all__ = [
     "shutdown",
     "is_profiling",
     "is_recording",
+    "dump",
     "start_system_sampling",
     "stop_system_sampling",
     "Scope",
@@ -216,6 +217,13 @@ def is_profiling() -> bool:
 def is_recording() -> bool:
     """True while a session records (scopes, system samples), with or without GPU profiling."""
     return bool(_C.is_recording())
+
+
+def dump(reason: str = "asked by the program") -> bool:
+    """Records an incident now (kind "dump", with `reason`): what is in flight on the GPU, which host threads
+    wait for it, the GPU's state; the report shows it under Incidents (docs/incidents.md). False when no session
+    records. `gpufl dump PID` asks the same from outside the program."""
+    return bool(_C.dump(str(reason)))
 
 
 def start_system_sampling() -> None:

@@ -159,6 +159,10 @@ class SessionData:
     notes: pd.DataFrame
     stacks: pd.DataFrame
     benchmarks: pd.DataFrame
+    incidents: pd.DataFrame
+    incident_launches: pd.DataFrame
+    incident_blocked: pd.DataFrame
+    incident_last_kernels: pd.DataFrame
     warnings: List[Tuple[str, int, str]] = field(default_factory=list)
 
 
@@ -205,6 +209,35 @@ def _kernels(raw: dict, defs: pd.DataFrame, path_names: Dict[int, str], t0: int)
     cols["stack"] = np.asarray(raw["stack"])
     cols["graph"] = np.asarray(raw["graph"])
     return pd.DataFrame(cols, copy=False)
+
+
+def _incident_tables(tables: dict, defs: pd.DataFrame, path_names: Dict[int, str], t0: int) -> Dict[str, pd.DataFrame]:
+    """The incident records (docs/incidents.md): `incidents`, one row per incident (t_s: seconds since the session
+    started; scope: the thread's scope path), and its lists as tables of their own, each row naming its incident
+    by `incident` (the row of `incidents`): incident_launches (the launches in flight, with `short_name` for
+    kernels and `scope` as a path), incident_blocked (threads waiting for the GPU) and incident_last_kernels (the
+    last kernels of each stream, named by their kernel_def)."""
+    inc = _frame(tables["incidents"], ["ts_ns", "kind", "reason"])
+    inc.insert(1, "t_s", (inc["ts_ns"] - t0) / 1e9)
+    inc["scope_id"] = inc.pop("scope")
+    inc["scope"] = _path_column(inc["scope_id"].to_numpy(), path_names)
+
+    launches = _frame(tables["incident_launches"], ["incident", "corr", "kind", "name"])
+    names = launches["name"].astype(object).to_numpy()
+    kinds = launches["kind"].astype(object).to_numpy()
+    launches.insert(4, "short_name", [_C.short_kernel_name(str(n)) if k == "kernel" else n
+                                      for n, k in zip(names, kinds)])
+    launches["scope_id"] = launches.pop("scope")
+    launches["scope"] = _path_column(launches["scope_id"].to_numpy(), path_names)
+    launches["suspect"] = launches["suspect"].to_numpy().view(bool)
+
+    blocked = _frame(tables["incident_blocked"], ["incident", "tid", "api", "since_ns"])
+    blocked["scope_id"] = blocked.pop("scope")
+    blocked["scope"] = _path_column(blocked["scope_id"].to_numpy(), path_names)
+
+    last = _frame(tables["incident_last_kernels"], ["incident", "stream", "k"])
+    last.insert(3, "name", _Spread(defs["k"].to_numpy(), last["k"].to_numpy()).categorical(defs["short_name"].array))
+    return dict(incidents=inc, incident_launches=launches, incident_blocked=blocked, incident_last_kernels=last)
 
 
 def load(prefix: str, session_id: Optional[str] = None, max_warnings: int = 100) -> SessionData:
@@ -294,5 +327,6 @@ def load(prefix: str, session_id: Optional[str] = None, max_warnings: int = 100)
         notes=notes,
         stacks=stacks,
         benchmarks=_frame(tables["benchmarks"]),
+        **_incident_tables(tables, defs, path_names, t0),
         warnings=[tuple(w) for w in read["warnings"]],
     )

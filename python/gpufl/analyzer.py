@@ -52,7 +52,8 @@ class GpuFlightSession:
     .wide later) prints them whole, each on a line of its own when it does not fit beside its figures.
 
     Tables (pandas DataFrames): kernels, kernel_defs, memcpy, syncs, memory, scopes, scope_paths, system (GPU samples),
-    host (host samples), sass_metrics, pc_samples, range_counters, notes, stacks, benchmarks; `info` is a dict
+    host (host samples), sass_metrics, pc_samples, range_counters, notes, stacks, benchmarks, incidents (with
+    incident_launches, incident_blocked, incident_last_kernels); `info` is a dict
     of session facts (app, session_id, devices, options, end-of-session counters).
     """
 
@@ -113,6 +114,15 @@ class GpuFlightSession:
     notes = property(lambda self: self._data.notes, doc="What was on/off/degraded, and why.")
     stacks = property(lambda self: self._data.stacks, doc="Host call stacks (enable_stack_trace).")
     benchmarks = property(lambda self: self._data.benchmarks, doc="Harness timings (clean, uninstrumented).")
+    incidents = property(lambda self: self._data.incidents,
+                         doc="One row per incident (crash, hang, out of memory, CUDA error, dump): docs/incidents.md.")
+    incident_launches = property(lambda self: self._data.incident_launches,
+                                 doc="The launches in flight at each incident (`incident`: its row in incidents; "
+                                     "`suspect`: the ones it points at).")
+    incident_blocked = property(lambda self: self._data.incident_blocked,
+                                doc="The host threads waiting for the GPU at each incident.")
+    incident_last_kernels = property(lambda self: self._data.incident_last_kernels,
+                                     doc="The last kernels of each stream that finished before each incident.")
 
     # ------------------------------------------------------------------------------------------ summaries
     @property
@@ -177,7 +187,9 @@ class GpuFlightSession:
         }
 
     def print_summary(self) -> None:
-        """Duration, kernel count, GPU busy time and %, average utilization, peak VRAM, and what was off."""
+        """The incidents first (what went wrong, the suspects, what to try: the report's Incidents section), then
+        duration, kernel count, GPU busy time and %, average utilization, peak VRAM, and what was off."""
+        self._print_incidents()
         s = self.summary()
         pairs = [
             ("Application", str(s["app"])),
@@ -216,6 +228,39 @@ class GpuFlightSession:
         if s["warnings"]:
             pairs.append(("Reader Warnings", f"{s['warnings']} (see .warnings)"))
         self._out.kv("GPU Flight Session Summary", pairs)
+
+    def _print_incidents(self) -> None:
+        """One block per incident, from the C++ report's "incidents" (report_data)."""
+        r = self.report_data
+        if not r["session"].get("ended", True):
+            n = len(r.get("incidents", []))
+            self._out.text(f"The program ended without a session_end: it crashed or was killed (or it still runs); "
+                           f"{n} incident{'' if n == 1 else 's'} recorded.")
+        for number, i in enumerate(r.get("incidents", []), 1):
+            pairs = [("What", i["reason"])]
+            error = " ".join(x for x in (i["error_name"], f"({i['error_code']})" if i["error_code"] is not None
+                                         else "") if x)
+            if error or i["api"]:
+                pairs.append(("Error", error + (" in " if error and i["api"] else "") + i["api"]))
+            for launch in i["in_flight"]:
+                if launch["suspect"]:
+                    stream = launch["stream"] or hex(launch["stream_handle"])
+                    where = f"stream {stream}"
+                    if launch["scope"]:
+                        where += f", scope {launch['scope_name']}"
+                    pairs.append(("Suspect", f"{launch['name']} ({where})"))
+            if i["attribution"]:
+                pairs.append(("How Sure", i["attribution"]))
+            for b in i["blocked"]:
+                waited = f" for {fmt_ns(b['waited_ns'])}" if b["waited_ns"] is not None else ""
+                pairs.append(("Waiting Thread", f"{b['tid']} in {b['api']}{waited}"))
+            if i["requested_bytes"] is not None:
+                pairs.append(("Requested", fmt_bytes(i["requested_bytes"])))
+            for h in i["memory"]["holders"][:3]:
+                pairs.append(("Held", f"{fmt_bytes(h['bytes'])} by {h['scope_name']}"))
+            for advice in i["advice"]:
+                pairs.append(("What To Try", advice))
+            self._out.kv(f"Incident #{number}: {i['kind']} at {i['at_ns'] / 1e9:.3f} s", pairs)
 
     # ------------------------------------------------------------------------------------------- hotspots
     def hotspots(self, top_n: Optional[int] = 10, by_shape: bool = False) -> pd.DataFrame:

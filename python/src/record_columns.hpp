@@ -7,7 +7,8 @@
 //   StringColumn plus <key>_x, <key>_y, <key>_z (uint32); std::vector<std::string> -> StringColumn
 //   of the items joined with ',' (none: missing); std::optional<object> (kernel_def's occupancy,
 //   flattened on the wire) -> the object's own columns; when the object is absent: integers -1
-//   (int64), doubles NaN, strings missing.
+//   (int64), doubles NaN, strings missing; std::vector<object> (incident.in_flight, ...) -> no
+//   column: a table of its own (RecordColumns of the object).
 // Tables whose rows are not their record's fields as such (kernels: the def join; scopes: begin and
 // end joined; range counters: one row per metric) stay hand-written in session_loader.*.
 #pragma once
@@ -63,6 +64,8 @@ void add(std::vector<std::pair<std::string, Column>>& out, const std::string& ke
   } else if constexpr (std::is_same_v<M, std::string> || std::is_enum_v<M> ||
                        std::is_same_v<M, std::vector<std::string>>) {
     out.emplace_back(key, StringColumn{});
+  } else if constexpr (schema::kindOf<M>() == schema::Kind::ObjectList) {
+    // No column: a list of objects is a table of its own (incident.in_flight -> incident_launches).
   } else if constexpr (kOptionalObject<M>) {
     const typename M::value_type probe{};
     schema::Schema<typename M::value_type>::forEach(
@@ -117,6 +120,8 @@ void push(std::vector<std::pair<std::string, Column>>& out, size_t& i, schema::P
       for (const std::string& s : m) joined += (joined.empty() ? "" : ",") + s;
       c.push(joined);
     }
+  } else if constexpr (schema::kindOf<M>() == schema::Kind::ObjectList) {
+    // Its own table (see add).
   } else if constexpr (kOptionalObject<M>) {
     using N = typename M::value_type;
     const N& value = m ? *m : N{};

@@ -70,6 +70,14 @@ nb::dict recordColumns(RecordColumns<T>& t) {
   return d;
 }
 
+// A list inside incident records: its generated columns and `incident`, the row of its incident.
+template <typename T>
+nb::dict incidentList(IncidentListTable<T>& t) {
+  nb::dict d = recordColumns(t.rows);
+  d["incident"] = array(t.incident);
+  return d;
+}
+
 nb::dict kernels(KernelTable& t) {
   nb::dict d;
   d["k"] = array(t.k);
@@ -285,6 +293,10 @@ nb::dict loadSessionPy(const std::string& prefix, const std::string& session, si
   tables["notes"] = recordColumns(c.notes);
   tables["stacks"] = stacks(c.stacks);
   tables["benchmarks"] = benchmarks(c.benchmarks);
+  tables["incidents"] = recordColumns(c.incidents);
+  tables["incident_launches"] = incidentList(c.incident_launches);
+  tables["incident_blocked"] = incidentList(c.incident_blocked);
+  tables["incident_last_kernels"] = incidentList(c.incident_last_kernels);
   nb::dict out;
   out["session"] = sessionInfo(c);
   out["read"] = readInfo(result->read);

@@ -224,6 +224,15 @@ void SessionColumns::onBenchmark(const BenchmarkResult& e) {
   if (e.ts_ns) seen(e.ts_ns);
 }
 
+void SessionColumns::onIncident(const Incident& e) {
+  incidents.push(e);
+  const uint32_t row = incident_rows++;
+  incident_launches.push(row, e.in_flight);
+  incident_blocked.push(row, e.blocked);
+  incident_last_kernels.push(row, e.last_kernels);
+  seen(e.ts_ns);
+}
+
 void loadSession(const std::string& prefix, const std::string& session, size_t max_warnings,
                  LoadResult& out) {
   log::ReadOptions options;

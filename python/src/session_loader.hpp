@@ -103,6 +103,20 @@ struct BenchmarkTable {
   std::map<std::string, StringColumn, std::less<>> strings;
 };
 
+// The rows of one list inside incident records (in_flight, blocked, last_kernels), each with the row of its
+// incident in SessionColumns::incidents.
+template <typename T>
+struct IncidentListTable {
+  std::vector<uint32_t> incident;
+  RecordColumns<T> rows;
+  void push(uint32_t row, const std::vector<T>& list) {
+    for (const T& x : list) {
+      incident.push_back(row);
+      rows.push(x);
+    }
+  }
+};
+
 class SessionColumns : public EventVisitor {
  public:
   void onSessionStart(const SessionStart& e) override;
@@ -124,6 +138,7 @@ class SessionColumns : public EventVisitor {
   void onPcSample(const PcSample& e) override;
   void onRangeCounters(const RangeCounters& e) override;
   void onBenchmark(const BenchmarkResult& e) override;
+  void onIncident(const Incident& e) override;
 
   // Session-level facts, merged over the channels (each channel repeats session_start/session_end).
   bool have_start = false, have_end = false;
@@ -150,6 +165,12 @@ class SessionColumns : public EventVisitor {
   RecordColumns<Note> notes;
   StackTable stacks;
   BenchmarkTable benchmarks;
+  // One row per incident (its scalar fields), and its lists as tables of their own.
+  RecordColumns<Incident> incidents;
+  IncidentListTable<InFlightLaunch> incident_launches;
+  IncidentListTable<BlockedThread> incident_blocked;
+  IncidentListTable<LastKernel> incident_last_kernels;
+  uint32_t incident_rows = 0;
 
  private:
   void seen(int64_t ts) {

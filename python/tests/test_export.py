@@ -207,3 +207,28 @@ def test_missing_prefix_fails_with_a_message(tmp_path):
 def test_an_output_is_required(tmp_path):
     p = run("export", DATA / "sample", check=False)
     assert p.returncode == 2 and "--perfetto" in p.stderr
+
+
+INCIDENT_CASES = ["incident_cuda_error", "incident_hang", "incident_oom", "incident_signal", "incident_terminate",
+                  "incident_dump"]
+
+
+@pytest.mark.parametrize("case", INCIDENT_CASES)
+def test_incidents_are_instants_on_their_track(case, tmp_path):
+    """Each incident of the golden sessions (tests/golden/incident_*) is one instant `<kind>: <reason>` at its time on
+    the process's "incidents" track, with its error and suspects as arguments."""
+    prefix = REPO / "tests" / "golden" / case / "case"
+    out = tmp_path / "t.pftrace"
+    run("export", "--perfetto", out, prefix)
+    trace = PerfettoTrace(out)
+    log = log_records(prefix)
+    want = [(r["ts_ns"], f"{r['kind']}: {r['reason']}") for r in log["incident"]]
+    assert want and sorted((i["ts"], i["name"]) for i in trace.instants) == sorted(want)
+    for i, r in zip(sorted(trace.instants, key=lambda i: i["ts"]), sorted(log["incident"], key=lambda r: r["ts_ns"])):
+        assert trace.track_name(i["track"]) == "incidents" and i["cat"] == "incident"
+        assert i["args"]["in_flight"] == r.get("in_flight_count", 0)
+        if "error_code" in r:
+            assert i["args"]["error_code"] == r["error_code"]
+        suspects = [x["name"] for x in r.get("in_flight", []) if x.get("suspect")]
+        assert i["args"].get("suspects", "") == "\n".join(suspects)
+

@@ -10,7 +10,7 @@ from test_export import PREFIXES, IDS
 from trace_decode import log_records, run
 
 REQUIRED = {"M": {"name", "args"}, "B": {"name", "cat", "args"}, "E": set(), "X": {"name", "cat", "dur", "args"},
-            "C": {"name", "args"}, "s": {"name", "id"}, "f": {"name", "id", "bp"}}
+            "C": {"name", "args"}, "s": {"name", "id"}, "f": {"name", "id", "bp"}, "i": {"name", "cat", "s", "args"}}
 
 
 def ns(us):
@@ -100,3 +100,23 @@ def test_counters_are_named_after_their_field(chrome):
     want = collections.Counter(f"GPU {r['gpu']} util_gpu (%)" for r in log["system_sample"] if "util_gpu" in r)
     for name, n in want.items():
         assert got[name] == n
+
+
+def test_incidents_are_instant_events(tmp_path):
+    from conftest import REPO
+
+    prefix = REPO / "tests" / "golden" / "incident_cuda_error" / "case"
+    out = tmp_path / "t.json"
+    run("export", "--chrome", out, prefix)
+    with open(out) as f:
+        doc = json.load(f, parse_float=decimal.Decimal)
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in doc["traceEvents"]
+             if e["ph"] == "M" and e["name"] == "thread_name"}
+    instants = [e for e in doc["traceEvents"] if e["ph"] == "i"]
+    assert len(instants) == 1
+    e = instants[0]
+    assert e["name"].startswith("cuda_error: cudaDeviceSynchronize returned cudaErrorIllegalAddress")
+    assert e["s"] == "t" and e["cat"] == "incident" and names[(e["pid"], e["tid"])] == "incidents"
+    assert ns(e["ts"]) == 60_002_350_000_000
+    assert e["args"]["error_code"] == 700 and e["args"]["suspects"].count("\n") == 2
+

@@ -1,6 +1,7 @@
 """`gpufl export --sqlite`: tables and views queried, values against the log (`gpufl cat`), and every example query
 of docs/export.md run on a real database."""
 import collections
+import json
 import re
 import sqlite3
 
@@ -139,3 +140,20 @@ def test_docs_name_every_table_and_view(db):
     text = DOC.read_text()
     for (name,) in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view', 'index')"):
         assert f"`{name}`" in text or name.split("_")[0] in text, name
+
+
+def test_incidents_table_and_views(tmp_path):
+    out = tmp_path / "hang.db"
+    run("export", "--sqlite", out, REPO / "tests" / "golden" / "incident_hang" / "case")
+    con = sqlite3.connect(out)
+    con.row_factory = sqlite3.Row
+    (inc,) = rows(con, "SELECT * FROM incidents")
+    assert inc["kind"] == "hang" and inc["api"] == "cudaStreamSynchronize" and inc["in_flight_count"] == 2
+    assert json.loads(inc["blocked"])[0]["api"] == "cudaStreamSynchronize"
+    assert json.loads(inc["last_kernels"]) == [{"stream": 13, "k": 1, "corr": 10, "end_ns": 61_001_000_005_000}]
+    launches = rows(con, "SELECT * FROM incident_launches ORDER BY correlation_id")
+    assert [(r["name"], r["kind"], r["stream"], r["suspect"]) for r in launches] == [
+        ("_Z9wait_flagPVii", "kernel", 13, 1), ("cudaMemcpyAsync", "copy", 13, 0)]
+    assert all(r["incident_kind"] == "hang" for r in launches)
+    con.close()
+

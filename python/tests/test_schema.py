@@ -24,6 +24,14 @@ TABLES = {
     "pc_sample": "pc_samples",
     "range_counters": "range_counters",
     "benchmark": "benchmarks",
+    "incident": "incidents",
+}
+
+# Lists of objects inside a record: their own table (the list's key itself is no column).
+LIST_TABLES = {
+    ("incident", "in_flight"): "incident_launches",
+    ("incident", "blocked"): "incident_blocked",
+    ("incident", "last_kernels"): "incident_last_kernels",
 }
 
 # (record type, key) -> the columns that carry it, where that is not the key itself.
@@ -58,7 +66,13 @@ def test_every_field_of_every_record_reaches_its_table(data_dir):
         for f in record["fields"]:
             if f["kind"] == "object":  # flattened: its own rows follow with `parent` set
                 continue
+            if (rtype, f["key"]) in LIST_TABLES:  # its own table; its rows follow with `parent` set
+                if LIST_TABLES[(rtype, f["key"])] not in tables:
+                    missing.append(f"{rtype}.{f['key']} -> no table {LIST_TABLES[(rtype, f['key'])]}")
+                continue
             have = device_keys if f["parent"] in ("device", "devices") else columns
+            if (rtype, f["parent"]) in LIST_TABLES:
+                have = set(tables[LIST_TABLES[(rtype, f["parent"])]])
             for column in RENAMED.get((rtype, f["key"]), [f["key"]]):
                 if column not in have:
                     missing.append(f"{rtype}.{f['key']} -> {table or 'session'}[{column!r}]")

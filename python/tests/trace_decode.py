@@ -83,7 +83,7 @@ class PerfettoTrace:
             cats = [tab["cats"][c] for c in te.category_iids]
             value = te.double_counter_value if te.HasField("double_counter_value") else None
             events[te.track_uuid].append((p.timestamp, order, te.type, name, cats, args, list(te.flow_ids), value))
-        self.slices, self.counters = [], collections.defaultdict(list)
+        self.slices, self.counters, self.instants = [], collections.defaultdict(list), []
         for track, evs in events.items():
             assert track in self.tracks, f"event on undescribed track {track}"
             evs.sort(key=lambda e: (e[0], e[1]))  # as trace processor sorts: by time, then as written
@@ -101,6 +101,8 @@ class PerfettoTrace:
                     s["dur"] = ts - s["ts"]
                 elif typ == pb.TrackEvent.TYPE_COUNTER:
                     self.counters[track].append((ts, value))
+                elif typ == pb.TrackEvent.TYPE_INSTANT:
+                    self.instants.append(dict(track=track, ts=ts, name=name, cat=cats[0] if cats else "", args=args))
 
     def track_name(self, uuid):
         d = self.tracks[uuid]

@@ -149,6 +149,17 @@ void ChromeSink::counter(uint64_t track, int64_t ts_ns, double value) {
   closeEvent();
 }
 
+void ChromeSink::instant(uint64_t track, int64_t ts_ns, std::string_view name,
+                         std::string_view category, std::span<const SliceArg> args) {
+  startEvent('i', tracks_.at(track), ts_ns);
+  buffer_ += ",\"s\":\"t\",\"name\":";  // drawn on its track (thread scope)
+  log::appendJsonString(buffer_, name);
+  buffer_ += ",\"cat\":";
+  log::appendJsonString(buffer_, category);
+  appendArgs(args);
+  closeEvent();
+}
+
 bool ChromeSink::finish(std::string* error) {
   buffer_ += "\n]}\n";
   return out_.finish(error);

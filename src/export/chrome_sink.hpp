@@ -37,6 +37,8 @@ class ChromeSink : public TimelineSink {
   void complete(uint64_t track, int64_t begin_ns, int64_t end_ns, std::string_view name,
                 std::string_view category, std::span<const SliceArg> args, uint64_t flow) override;
   void counter(uint64_t track, int64_t ts_ns, double value) override;
+  void instant(uint64_t track, int64_t ts_ns, std::string_view name, std::string_view category,
+               std::span<const SliceArg> args) override;
   bool finish(std::string* error) override;
 
  private:

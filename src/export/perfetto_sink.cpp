@@ -217,6 +217,11 @@ void PerfettoSink::counter(uint64_t track, int64_t ts_ns, double value) {
   writeEvent(track, ts_ns, 4, {}, {}, {}, 0, &value);
 }
 
+void PerfettoSink::instant(uint64_t track, int64_t ts_ns, std::string_view name,
+                           std::string_view category, std::span<const SliceArg> args) {
+  writeEvent(track, ts_ns, 3, name, category, args, 0, nullptr);  // TrackEvent.TYPE_INSTANT
+}
+
 bool PerfettoSink::finish(std::string* error) {
   return out_.finish(error);
 }

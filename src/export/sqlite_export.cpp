@@ -11,6 +11,7 @@
 #include "core/record_schema.hpp"
 #include "export/atomic_output.hpp"
 #include "log/json_escape.hpp"
+#include "log/json_fields.hpp"
 #include "log/reader.hpp"
 
 namespace gpufl::exporter {
@@ -131,6 +132,15 @@ class Binder {
       sqlite3_bind_int64(s_, ++i_, static_cast<sqlite3_int64>(v));
     } else if constexpr (std::is_floating_point_v<M>) {
       sqlite3_bind_double(s_, ++i_, v);
+    } else if constexpr (requires {
+                           log::json::objectFields(std::declval<std::string&>(), v.front());
+                         }) {
+      // A list of objects (incident.in_flight, ...): a JSON array, as the log writes it (the
+      // incident_launches view unpacks in_flight into rows).
+      std::string json;
+      log::json::objectList<"v">(json, v);
+      json.erase(0, 5);  // the `,"v":` before the array
+      sqlite3_bind_text(s_, ++i_, json.data(), static_cast<int>(json.size()), SQLITE_TRANSIENT);
     } else if constexpr (std::is_same_v<M, std::vector<std::string>>) {
       std::string lines;
       for (const std::string& l : v) lines += (lines.empty() ? "" : "\n") + l;
@@ -175,6 +185,24 @@ const char* const kViews[] = {
          e.ts_ns AS end_ns, e.ts_ns - b.ts_ns AS dur_ns
   FROM scope_begin b LEFT JOIN scope_end e ON e.sid = b.sid AND e.id = b.id
   LEFT JOIN scope_full_paths f ON f.sid = b.sid AND f.id = b.path)",
+    // One row per incident with its thread's scope path by name; its lists stay JSON arrays
+    // (in_flight, blocked, last_kernels) and incident_launches unpacks in_flight.
+    R"(CREATE VIEW incidents AS
+  SELECT i.*, f.full_path AS scope
+  FROM incident i LEFT JOIN scope_full_paths f ON f.sid = i.sid AND f.id = i.scope_path)",
+    R"(CREATE VIEW incident_launches AS
+  SELECT i.sid, i.ts_ns AS incident_ts_ns, i.kind AS incident_kind,
+         json_extract(j.value, '$.corr') AS correlation_id, json_extract(j.value, '$.kind') AS kind,
+         json_extract(j.value, '$.name') AS name, coalesce(json_extract(j.value, '$.stream'), 0) AS stream,
+         coalesce(json_extract(j.value, '$.stream_handle'), 0) AS stream_handle,
+         coalesce(json_extract(j.value, '$.context'), 0) AS context,
+         coalesce(json_extract(j.value, '$.tid'), 0) AS tid,
+         coalesce(json_extract(j.value, '$.scope'), 0) AS scope_path, f.full_path AS scope,
+         coalesce(json_extract(j.value, '$.stack'), 0) AS stack_id,
+         json_extract(j.value, '$.launch_ns') AS launch_ns,
+         coalesce(json_extract(j.value, '$.suspect'), 0) AS suspect
+  FROM incident i JOIN json_each(i.in_flight) j
+  LEFT JOIN scope_full_paths f ON f.sid = i.sid AND f.id = coalesce(json_extract(j.value, '$.scope'), 0))",
 };
 
 const char* const kIndexes[] = {
@@ -267,6 +295,7 @@ class SqliteWriter : public EventVisitor {
   void onPcSample(const PcSample& e) override { insert(e); }
   void onRangeCounters(const RangeCounters& e) override { insert(e); }
   void onBenchmark(const BenchmarkResult& e) override { insert(e); }
+  void onIncident(const Incident& e) override { insert(e); }
 
   void beginPrefix(const std::string& prefix) {
     prefix_ = prefix;

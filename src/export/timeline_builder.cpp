@@ -275,6 +275,28 @@ void TimelineBuilder::sample(const std::string& name, const std::string& unit, i
   sink_.counter(counterTrack(name, unit), ts_ns + placement_.offset_ns, value);
 }
 
+void TimelineBuilder::onIncident(const Incident& i) {
+  if (incident_track_ == 0) {
+    ensureProcess();
+    incident_track_ = newTrackUuid();
+    sink_.track(incident_track_, process_uuid_, "incidents");
+  }
+  std::string suspects;
+  for (const InFlightLaunch& l : i.in_flight)
+    if (l.suspect) suspects += (suspects.empty() ? "" : "\n") + l.name;
+  scratch_.clear();
+  if (!i.api.empty()) scratch_.push_back({"api", std::string_view(i.api)});
+  if (!i.error_name.empty()) scratch_.push_back({"error_name", std::string_view(i.error_name)});
+  if (i.error_code) scratch_.push_back({"error_code", *i.error_code});
+  if (i.tid != 0) scratch_.push_back({"tid", i.tid});
+  if (!i.attribution.empty()) scratch_.push_back({"attribution", std::string_view(i.attribution)});
+  if (!suspects.empty()) scratch_.push_back({"suspects", std::string_view(suspects)});
+  scratch_.push_back({"in_flight", i.in_flight_count});
+  if (i.requested_bytes) scratch_.push_back({"requested_bytes", *i.requested_bytes});
+  sink_.instant(incident_track_, i.ts_ns + placement_.offset_ns, i.kind + ": " + i.reason,
+                "incident", scratch_);
+}
+
 // Counter names are "GPU <n> <field>" and "host <field>", the field as the log names it, in the
 // log's unit.
 void TimelineBuilder::onGpuSample(const GpuSample& s) {

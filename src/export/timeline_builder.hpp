@@ -57,6 +57,8 @@ class TimelineBuilder : public EventVisitor {
   void onScopeEnd(const ScopeEnd& e) override;
   void onGpuSample(const GpuSample& s) override;
   void onHostSample(const HostSample& s) override;
+  // An instant "<kind>: <reason>" on the process's "incidents" track (docs/incidents.md).
+  void onIncident(const Incident& i) override;
 
   // Writes the slices still held for reordering. Call once after the last event.
   void finish();
@@ -95,6 +97,7 @@ class TimelineBuilder : public EventVisitor {
   std::unordered_map<int64_t, uint64_t> threads_;
   std::unordered_map<uint64_t, std::unique_ptr<StreamTrack>> streams_;
   std::unordered_map<std::string, uint64_t> counters_;
+  uint64_t incident_track_ = 0;  // created with the first incident
   uint64_t next_track_ = 1;
   uint64_t out_of_order_ = 0, undefined_kernels_ = 0;
 };

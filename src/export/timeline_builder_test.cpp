@@ -37,11 +37,18 @@ class RecordingSink : public TimelineSink {
     slices.push_back({track, b, e, std::string(name), flow});
   }
   void counter(uint64_t, int64_t, double) override {}
+  void instant(uint64_t track, int64_t ts, std::string_view name, std::string_view,
+               std::span<const SliceArg> args) override {
+    instants.push_back({track, ts, ts, std::string(name), 0});
+    instant_args.push_back(args.size());
+  }
   bool finish(std::string*) override { return true; }
 
   std::map<uint64_t, int64_t> pids;
   std::map<uint64_t, std::string> names;
   std::vector<Recorded> slices;
+  std::vector<Recorded> instants;
+  std::vector<size_t> instant_args;
 };
 
 KernelDef def(uint32_t id, const char* name) {
@@ -144,6 +151,39 @@ TEST(TimelineBuilder, KernelWithoutDefinitionIsKeptAndCounted) {
   b.finish();
   ASSERT_EQ(sink.slices.size(), 1u);
   EXPECT_EQ(b.kernelsWithoutDefinition(), 1u);
+}
+
+TEST(TimelineBuilder, IncidentsAreInstantsOnTheirOwnTrack) {
+  RecordingSink sink;
+  SessionPlacement placement;
+  placement.offset_ns = 1000;
+  TimelineBuilder b(sink, placement, nullptr, nullptr);
+  Incident i;
+  i.ts_ns = 500;
+  i.kind = "cuda_error";
+  i.reason = "cudaDeviceSynchronize returned cudaErrorIllegalAddress";
+  i.api = "cudaDeviceSynchronize";
+  i.error_code = 700;
+  InFlightLaunch l;
+  l.name = "_Z5scalePf";
+  l.suspect = true;
+  i.in_flight = {l};
+  i.in_flight_count = 1;
+  b.onIncident(i);
+  Incident dump;
+  dump.ts_ns = 900;
+  dump.kind = "dump";
+  dump.reason = "asked";
+  b.onIncident(dump);
+  b.finish();
+  ASSERT_EQ(sink.instants.size(), 2u);
+  EXPECT_EQ(sink.instants[0].name,
+            "cuda_error: cudaDeviceSynchronize returned cudaErrorIllegalAddress");
+  EXPECT_EQ(sink.instants[0].begin, 1500);
+  EXPECT_EQ(sink.instants[0].track, sink.instants[1].track);
+  EXPECT_EQ(sink.names[sink.instants[0].track], "incidents");
+  EXPECT_EQ(sink.instant_args[0], 4u);  // api, error_code, suspects, in_flight
+  EXPECT_EQ(sink.instant_args[1], 1u);  // in_flight
 }
 
 }  // namespace

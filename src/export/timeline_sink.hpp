@@ -43,6 +43,9 @@ class TimelineSink {
                         std::string_view category, std::span<const SliceArg> args,
                         uint64_t flow) = 0;
   virtual void counter(uint64_t track, int64_t ts_ns, double value) = 0;
+  // A moment on a track (incidents): a marker with no duration.
+  virtual void instant(uint64_t track, int64_t ts_ns, std::string_view name,
+                       std::string_view category, std::span<const SliceArg> args) = 0;
 
   // Everything written; false (with the reason in *error) when output failed.
   virtual bool finish(std::string* error) = 0;

@@ -119,8 +119,10 @@ INSTANTIATE_TEST_SUITE_P(Cases, Golden, testing::ValuesIn(goldenCases()),
                          });
 
 TEST(GoldenCases, AllPresent) {
-  std::vector<std::string> want = {"coalescing",   "empty",        "garbage",
-                                   "launch_bound", "numba_matmul", "occupancy"};
+  std::vector<std::string> want = {"coalescing",          "empty",           "garbage",
+                                   "incident_cuda_error", "incident_dump",   "incident_hang",
+                                   "incident_oom",        "incident_signal", "incident_terminate",
+                                   "launch_bound",        "numba_matmul",    "occupancy"};
   EXPECT_EQ(goldenCases(), want);
 }
 

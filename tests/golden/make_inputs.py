@@ -21,12 +21,12 @@ def line(obj):
 
 
 class Session:
-    def __init__(self, case, session_id, app, engine, start_ns, start_unix_s, devices):
+    def __init__(self, case, session_id, app, engine, start_ns, start_unix_s, devices, options=None):
         self.case = case
         self.sid = session_id[:8]
         self.head = dict(session_id=session_id, app=app, pid=4242, host="devbox", version="0.1.0",
                          engine=engine, start_ns=start_ns, start_unix_ns=start_unix_s * SEC,
-                         options={"app_name": json.dumps(app), "system_sample_rate_ms": "100"})
+                         options={"app_name": json.dumps(app), "system_sample_rate_ms": "100", **(options or {})})
         self.start = start_ns
         self.devices = devices
         self.lines = {"device": [], "scope": [], "system": []}
@@ -327,6 +327,211 @@ def garbage():
     s.write()  # no session_end: the program died
 
 
+# ---- incidents (docs/incidents.md): one session per kind ---------------------------------------------------
+
+def h100():
+    return device(name="NVIDIA H100 80GB HBM3", cc_major=9, cc_minor=0, sm_count=132, max_threads_per_sm=2048,
+                  max_blocks_per_sm=32, smem_per_sm_bytes=233472, smem_per_block_optin_bytes=232448,
+                  l2_bytes=50 * MIB, global_mem_bytes=81559 * MIB, mem_bus_bits=5120)
+
+
+GIB = 1 << 30
+
+
+def launch(corr, name, launch_ns, stream=7, handle=0x5555a000, context=0x7f00c000, tid=4242, scope=0, stack=0,
+           kind="kernel", suspect=False):
+    rec = dict(corr=corr, kind=kind, name=name, stream=stream, stream_handle=handle, context=context, tid=tid)
+    if scope:
+        rec["scope"] = scope
+    if stack:
+        rec["stack"] = stack
+    rec["launch_ns"] = launch_ns
+    if suspect:
+        rec["suspect"] = True
+    return rec
+
+
+def gpu_state(used_mib, util, temp, clk, power_mw, age_ms):
+    return dict(gpu_mem_used_bytes=used_mib * MIB, gpu_mem_total_bytes=81559 * MIB, gpu_util=util, gpu_temp_c=temp,
+                gpu_clk_sm=clk, gpu_power_mw=power_mw, gpu_sample_age_ns=age_ms * MS)
+
+
+def incident_cuda_error():
+    """An out-of-bounds write in one of three kernels launched after the last good synchronize: CUPTI then delivers
+    every kernel of the faulted context without times (76 untimed, none in the kernel tables)."""
+    t0 = 60_000 * SEC
+    s = Session("incident_cuda_error", "c0da0700-0000-4000-8000-000000000001", "oob_write", "None", t0, 1779100000,
+                [h100()])
+    s.add("device", "note", ts_ns=t0, feature="cupti_activity", status="on", reason="")
+    s.add("device", "stack", id=1, frames=["scale_rows(float*, int) at oob.cu:31", "main at oob.cu:88",
+                                            "__libc_start_main", "_start"])
+    s.add("scope", "scope_path", p=1, parent=0, name="train", depth=0)
+    s.add("scope", "scope_path", p=2, parent=1, name="step", depth=1)
+    s.add("scope", "scope_begin", p=1, name="train", tag="", depth=0, tid=4242, id=1, ts_ns=t0 + 100 * MS)
+    s.add("scope", "scope_begin", p=2, name="step", tag="", depth=1, tid=4242, id=2, ts_ns=t0 + 2_300 * MS)
+    ts = t0 + 2_350 * MS
+    s.add("device", "incident", ts_ns=ts, kind="cuda_error",
+          reason="cudaDeviceSynchronize returned cudaErrorIllegalAddress (700): the context is unusable from "
+                 "here on",
+          api="cudaDeviceSynchronize", error_code=700, error_name="cudaErrorIllegalAddress", tid=4242, scope=2,
+          attribution="one of 3 launches on this context made since the last successful synchronize (the first "
+                      "of each stream ran first; later ones on its stream never ran)",
+          in_flight_count=4,
+          in_flight=[launch(301, "_Z10scale_rowsPfi", ts - 12 * MS, scope=2, stack=1, suspect=True),
+                     launch(302, "_Z8add_biasPfPKfi", ts - 11 * MS, scope=2, suspect=True),
+                     launch(303, "_Z6reducePKfPfi", ts - 10 * MS, scope=2, suspect=True),
+                     launch(304, "_Z4idlev", ts - 9 * MS, stream=21, handle=0x5555b000, context=0x7f00d000,
+                            tid=4243)],
+          blocked=[], last_kernels=[], **gpu_state(2100, 100, 64, 1980, 310_000, 40))
+    s.add("scope", "scope_end", p=2, tid=4242, id=2, ts_ns=ts + 1 * MS)
+    s.add("scope", "scope_end", p=1, tid=4242, id=1, ts_ns=ts + 2 * MS)
+    s.add("device", "note", ts_ns=ts + 5 * MS, feature="cupti_activity", status="degraded",
+          reason="76 kernel records came from CUPTI without timestamps (start = end = 0): left out of the kernel "
+                 "list, counted as dropped (untimed_kernels); after a fatal CUDA error these are the faulted "
+                 "context's kernels, listed in the incident")
+    s.end(ts + 10 * MS, 0, 0, 2, {"cupti_callbacks": 90_000, "writer": 400_000}, 3 * MS, 2, 18000,
+          dropped={"activity": 0, "launch": 0, "scope": 0, "untimed_kernels": 76})
+    s.write()
+
+
+def incident_hang():
+    """A kernel spins on a flag the host never sets; the host waits in cudaStreamSynchronize; the 60 s watchdog
+    records the hang; the kernel gives up by itself later and the program ends normally. PC sampling was on."""
+    t0 = 61_000 * SEC
+    s = Session("incident_hang", "4a4a0000-0000-4000-8000-000000000002", "spin_wait", "PcSampling", t0, 1779100100,
+                [h100()])
+    s.add("device", "note", ts_ns=t0, feature="cupti_activity", status="on", reason="")
+    s.add("device", "note", ts_ns=t0, feature="pc_sampling", status="on", reason="continuous, period 2^12 cycles")
+    kdef(s, 1, "_Z4initPii", "init(int*, int)", "(1,1,1)", "(32,1,1)", 8)
+    kdef(s, 2, "_Z9wait_flagPVii", "wait_flag(int volatile*, int)", "(1,1,1)", "(32,1,1)", 12)
+    s.kernel(1, t0 + 1_000 * MS, 5 * US, 10, stream=13)
+    s.kernel(2, t0 + 1_010 * MS, 84_000 * MS, 11, stream=13, instr=True)  # gave up after 84 s
+    for pc, stall, n, line in [(0x90, "branch_resolving", 1400, 17), (0x80, "wait", 450, 16),
+                               (0xA0, "long_scoreboard", 150, 16)]:
+        s.add("device", "pc_sample", func="_Z9wait_flagPVii", pc=pc, stall=stall, count=n, source=f"spin.cu:{line}")
+    s.add("scope", "scope_path", p=1, parent=0, name="wait_for_device", depth=0)
+    s.add("scope", "scope_begin", p=1, name="wait_for_device", tag="", depth=0, tid=5151, id=1, ts_ns=t0 + 1_020 * MS)
+    ts = t0 + 61_100 * MS
+    s.add("device", "incident", ts_ns=ts, kind="hang",
+          reason="a host thread has waited in cudaStreamSynchronize for more than 60 s, and launches that old are "
+                 "unfinished",
+          api="cudaStreamSynchronize", tid=5151,
+          attribution="the oldest unfinished launch of each stream (a stream runs in order: it is running or "
+                      "waiting, the others queue behind it)",
+          in_flight_count=2,
+          in_flight=[launch(11, "_Z9wait_flagPVii", t0 + 1_010 * MS, stream=13, tid=5151, suspect=True),
+                     launch(12, "cudaMemcpyAsync", t0 + 1_015 * MS, stream=13, tid=5151, kind="copy")],
+          blocked=[dict(tid=5151, api="cudaStreamSynchronize", since_ns=t0 + 1_020 * MS, stream_handle=0x5555a000,
+                        scope=1)],
+          last_kernels=[dict(stream=13, k=1, corr=10, end_ns=t0 + 1_000 * MS + 5 * US)],
+          **gpu_state(900, 100, 71, 1980, 120_000, 300))
+    s.add("scope", "scope_end", p=1, tid=5151, id=1, ts_ns=t0 + 85_020 * MS)
+    s.end(t0 + 85_100 * MS, 2, 0, 1, {"cupti_callbacks": 20_000, "writer": 600_000}, 4 * MS, 3, 21000)
+    s.write()
+
+
+def incident_oom():
+    """A training loop asks for 40 GiB with 2 GiB free; memory events show what held the rest. The program catches
+    the error, frees its activations and ends normally."""
+    t0 = 62_000 * SEC
+    s = Session("incident_oom", "00a00000-0000-4000-8000-000000000003", "grow_until_oom", "None", t0, 1779100200,
+                [h100()], options={"enable_memory_events": "true"})
+    s.add("device", "note", ts_ns=t0, feature="cupti_activity", status="on", reason="")
+    s.add("scope", "scope_path", p=1, parent=0, name="load_model", depth=0)
+    s.add("scope", "scope_path", p=2, parent=0, name="train", depth=0)
+    s.add("scope", "scope_path", p=3, parent=2, name="forward", depth=1)
+
+    def mem(ts, op, addr, nbytes, scope, corr):
+        s.add("device", "memory_event", op=op, kind="device", bytes=nbytes, address=addr, device=0, corr=corr,
+              ts_ns=ts, scope=scope)
+
+    # Weights: 4 x 4 GiB; activations: 6 x 8 GiB, one released before the failing request; a 1 GiB workspace
+    # outside any scope; the 2 GiB scratch allocated after the failure is not held at it.
+    corr = 1
+    for i in range(4):
+        mem(t0 + (10 + i) * MS, "alloc", 0x7000_0000_0000 + i * 4 * GIB, 4 * GIB, 1, corr)
+        corr += 1
+    mem(t0 + 20 * MS, "alloc", 0x7100_0000_0000, 1 * GIB, 0, corr)
+    corr += 1
+    for i in range(6):
+        mem(t0 + (100 + 10 * i) * MS, "alloc", 0x7200_0000_0000 + i * 8 * GIB, 8 * GIB, 3, corr)
+        corr += 1
+    mem(t0 + 170 * MS, "free", 0x7200_0000_0000 + 5 * 8 * GIB, 8 * GIB, 3, corr)
+    corr += 1
+    ts = t0 + 180 * MS
+    s.add("device", "incident", ts_ns=ts, kind="out_of_memory",
+          reason="cudaMalloc of 40 GiB failed: out of memory (2 GiB free of 79.6 GiB)",
+          api="cudaMalloc", error_code=2, error_name="cudaErrorMemoryAllocation", tid=6161, scope=3,
+          requested_bytes=40 * GIB, free_bytes=2 * GIB, total_bytes=81559 * MIB, in_flight_count=0, in_flight=[],
+          blocked=[], last_kernels=[], **gpu_state(79_000, 35, 58, 1755, 180_000, 60))
+    for i in range(5):
+        mem(t0 + (200 + i) * MS, "free", 0x7200_0000_0000 + i * 8 * GIB, 8 * GIB, 3, corr)
+        corr += 1
+    mem(t0 + 210 * MS, "alloc", 0x7300_0000_0000, 2 * GIB, 3, corr)
+    s.add("scope", "scope_begin", p=1, name="load_model", tag="", depth=0, tid=6161, id=1, ts_ns=t0 + 5 * MS)
+    s.add("scope", "scope_end", p=1, tid=6161, id=1, ts_ns=t0 + 30 * MS)
+    s.add("scope", "scope_begin", p=2, name="train", tag="", depth=0, tid=6161, id=2, ts_ns=t0 + 90 * MS)
+    s.add("scope", "scope_begin", p=3, name="forward", tag="", depth=1, tid=6161, id=3, ts_ns=t0 + 95 * MS)
+    s.add("scope", "scope_end", p=3, tid=6161, id=3, ts_ns=t0 + 190 * MS)
+    s.add("scope", "scope_end", p=2, tid=6161, id=2, ts_ns=t0 + 220 * MS)
+    s.end(t0 + 250 * MS, 0, 0, 3, {"cupti_callbacks": 10_000, "writer": 200_000}, 1 * MS, 1, 9000)
+    s.write()
+
+
+def incident_signal():
+    """A host SIGSEGV after launching kernels: the incident is written and flushed, then the program dies by the
+    signal; there is no session_end."""
+    t0 = 63_000 * SEC
+    s = Session("incident_signal", "5e6f0000-0000-4000-8000-000000000004", "segv_after_launch", "None", t0,
+                1779100300, [h100()])
+    s.add("device", "note", ts_ns=t0, feature="cupti_activity", status="on", reason="")
+    kdef(s, 1, "_Z4stepPfi", "step(float*, int)", "(528,1,1)", "(256,1,1)", 24)
+    for i in range(3):
+        s.kernel(1, t0 + (10 + i) * MS, 200 * US, 1 + i)
+    s.add("scope", "scope_path", p=1, parent=0, name="postprocess", depth=0)
+    s.add("scope", "scope_begin", p=1, name="postprocess", tag="", depth=0, tid=7171, id=1, ts_ns=t0 + 14 * MS)
+    ts = t0 + 15 * MS
+    s.add("device", "incident", ts_ns=ts, kind="signal", reason="SIGSEGV at address 0x10 in thread 7171",
+          error_code=11, error_name="SIGSEGV", tid=7171, scope=1, in_flight_count=2,
+          in_flight=[launch(4, "_Z4stepPfi", ts - 1 * MS, tid=7171), launch(5, "_Z4stepPfi", ts - 1 * MS, tid=7171)],
+          blocked=[], last_kernels=[dict(stream=7, k=1, corr=3, end_ns=t0 + 12 * MS + 200 * US)],
+          **gpu_state(1200, 12, 45, 1980, 95_000, 15))
+    s.write()  # no session_end: the program died by the signal
+
+
+def incident_terminate():
+    """An uncaught exception: std::terminate records the incident, flushes, and the log ends with session_end."""
+    t0 = 64_000 * SEC
+    s = Session("incident_terminate", "7e770000-0000-4000-8000-000000000005", "uncaught", "None", t0, 1779100400,
+                [h100()])
+    s.add("device", "note", ts_ns=t0, feature="cupti_activity", status="on", reason="")
+    ts = t0 + 40 * MS
+    s.add("device", "incident", ts_ns=ts, kind="terminate",
+          reason="std::terminate: vector::_M_range_check: __n (which is 9) >= this->size() (which is 8)",
+          api="std::terminate", tid=8181, in_flight_count=0, in_flight=[], blocked=[], last_kernels=[])
+    s.end(ts + 1 * MS, 0, 0, 0, {"writer": 50_000}, 1 * MS, 1, 3000)
+    s.write()
+
+
+def incident_dump():
+    """`gpufl dump PID --reason ...` while a thread waits on a copy: informational, the program runs on."""
+    t0 = 65_000 * SEC
+    s = Session("incident_dump", "d0d00000-0000-4000-8000-000000000006", "long_job", "None", t0, 1779100500,
+                [h100()])
+    s.add("device", "note", ts_ns=t0, feature="cupti_activity", status="on", reason="")
+    kdef(s, 1, "_Z4stepPfi", "step(float*, int)", "(528,1,1)", "(256,1,1)", 24)
+    s.kernel(1, t0 + 10 * MS, 500 * US, 1)
+    ts = t0 + 3_000 * MS
+    s.add("device", "incident", ts_ns=ts, kind="dump", reason="checking on the nightly run", in_flight_count=1,
+          in_flight=[launch(2, "_Z4stepPfi", ts - 2 * MS, tid=9191)],
+          blocked=[dict(tid=9191, api="cudaMemcpy", since_ns=ts - 1 * MS)],
+          last_kernels=[dict(stream=7, k=1, corr=1, end_ns=t0 + 10_500 * US)],
+          **gpu_state(5000, 99, 60, 1980, 400_000, 250))
+    s.kernel(1, ts - 2 * MS + 100 * US, 2_500 * US, 2)
+    s.end(t0 + 4_000 * MS, 2, 0, 0, {"writer": 90_000}, 1 * MS, 1, 6000)
+    s.write()
+
+
 if __name__ == "__main__":
     numba_matmul()
     coalescing()
@@ -334,3 +539,9 @@ if __name__ == "__main__":
     launch_bound()
     empty()
     garbage()
+    incident_cuda_error()
+    incident_hang()
+    incident_oom()
+    incident_signal()
+    incident_terminate()
+    incident_dump()

@@ -9,6 +9,7 @@ gpufl_add_library(gpufl_report_aggregate
   ${CMAKE_CURRENT_LIST_DIR}/hints.cpp
   ${CMAKE_CURRENT_LIST_DIR}/interval_union.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_origin.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/incidents.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_stats.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory_stats.cpp
   ${CMAKE_CURRENT_LIST_DIR}/profile_stats.cpp

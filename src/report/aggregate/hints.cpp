@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "report/aggregate/incidents.hpp"
 #include "report/aggregate/kernel_origin.hpp"
 #include "report/text/format.hpp"
 #include "report/text/short_names.hpp"
@@ -204,11 +205,20 @@ void machineHints(const Report& r, std::vector<Hint>& out) {
       break;
     }
   }
-  // "write" counts records the log could not take (disk full, I/O error); the other sources are
+  // "write" counts records the log could not take (disk full, I/O error); "untimed_kernels" kernel
+  // records CUPTI delivered without timestamps (all of a faulted context's); the other sources are
   // buffers that were full.
-  uint64_t dropped = 0, unwritten = 0;
+  uint64_t dropped = 0, unwritten = 0, untimed = 0;
   for (const auto& [source, n] : r.collection.dropped)
-    (source == "write" ? unwritten : dropped) += n;
+    (source == "write" ? unwritten : source == "untimed_kernels" ? untimed : dropped) += n;
+  if (const std::string faulted = faultedKernelsNote(r); !faulted.empty()) {
+    out.push_back({"context_faulted", "", faulted});
+  } else if (untimed > 0) {
+    out.push_back({"untimed_kernels", "",
+                   formatCount(untimed) +
+                       " kernel records came from CUPTI without timestamps and are left out of "
+                       "the kernel tables (the Collection Notes say more)."});
+  }
   if (unwritten > 0) {
     out.push_back({"dropped_write", "",
                    formatCount(unwritten) +

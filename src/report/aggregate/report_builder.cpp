@@ -74,6 +74,7 @@ void ReportBuilder::onNote(const Note& e) {
 void ReportBuilder::onKernelDef(const KernelDef& e) {
   ++records_;
   kernels_.onDef(e);
+  incidents_.onKernelDef(e);
 }
 
 void ReportBuilder::onKernel(const KernelEvent& e) {
@@ -103,6 +104,7 @@ void ReportBuilder::onMemory(const MemoryEvent& e) {
   ++records_;
   seen(e.ts_ns);
   memory_.onMemory(e);
+  incidents_.onMemory(e);
 }
 
 void ReportBuilder::onScopePath(const ScopePath& e) {
@@ -150,6 +152,12 @@ void ReportBuilder::onRangeCounters(const RangeCounters& e) {
   profile_.onRangeCounters(e);
 }
 
+void ReportBuilder::onIncident(const Incident& e) {
+  ++records_;
+  seen(e.ts_ns);
+  incidents_.onIncident(e);
+}
+
 void ReportBuilder::onBenchmark(const BenchmarkResult& e) {
   ++records_;
   if (benchmarks_.size() < kMaxNotes) benchmarks_.push_back(e);
@@ -191,6 +199,7 @@ Report ReportBuilder::make(bool last) {
   r.collection.reader_warnings = reader_warnings_;
   r.session.log_incomplete = log_incomplete_;
   r.collection.records = records_;
+  incidents_.finish(r);  // reads the model (session, kernel groups, drops): after it is built
   addHints(r);
   addCards(r);
   return r;

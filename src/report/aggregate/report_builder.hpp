@@ -10,6 +10,7 @@
 
 #include "core/event_visitor.hpp"
 #include "report/aggregate/duration_stats.hpp"
+#include "report/aggregate/incidents.hpp"
 #include "report/aggregate/kernel_stats.hpp"
 #include "report/aggregate/memory_stats.hpp"
 #include "report/aggregate/profile_stats.hpp"
@@ -49,6 +50,8 @@ class ReportBuilder : public EventVisitor {
   void onPcSample(const PcSample& e) override;
   void onRangeCounters(const RangeCounters& e) override;
   void onBenchmark(const BenchmarkResult& e) override;
+  void onStack(const StackDef& e) override { incidents_.onStack(e); }
+  void onIncident(const Incident& e) override;
 
   // Warnings the reader counted (malformed lines, skipped records): shown in the collection notes.
   void setReaderWarnings(uint64_t count) { reader_warnings_ = count; }
@@ -73,6 +76,7 @@ class ReportBuilder : public EventVisitor {
   ScopeAggregator scopes_;
   ProfileAggregator profile_;
   GpuSampleLog samples_;  // for the cards' clock windows
+  IncidentCollector incidents_;
   SessionSummary session_;
   CollectionInfo collection_;
   std::vector<BenchmarkResult> benchmarks_;

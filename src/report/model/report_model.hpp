@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/events.hpp"
+#include "report/model/incident_model.hpp"
 #include "report/model/section_data.hpp"
 
 namespace gpufl::report {
@@ -342,6 +343,7 @@ struct Report {
   std::vector<Hint> hints;        // session-wide, most important first
   std::vector<KernelCard> cards;  // top kernel groups by GPU time
   CollectionInfo collection;
+  IncidentSummary incidents;  // shown first when there are any
   SectionData section_data;  // what sections collected for themselves (Section::collector)
 };
 

@@ -2,6 +2,7 @@
 // and their details (JSON: "kernels" and "kernel_groups").
 #include <algorithm>
 
+#include "report/aggregate/incidents.hpp"
 #include "report/sections/section.hpp"
 #include "report/text/short_names.hpp"
 
@@ -26,10 +27,13 @@ std::string stat(double ns, bool approx) {
 void summary(TextOut& out, const Report& r) {
   const KernelSummary& k = r.kernels;
   out.banner("Kernel Execution Summary");
+  const std::string faulted = faultedKernelsNote(r);
   if (k.launches == 0) {
     out.line("  No kernels recorded.");
+    if (!faulted.empty()) out.wrapped(faulted, kRuleWidth, "  ", "  ");
     return;
   }
+  if (!faulted.empty()) out.wrapped(faulted, kRuleWidth, "  ", "  ");
   out.field(2, "Total Kernels", kTopLabelWidth, formatCount(k.launches));
   out.field(2, "Unique Kernels", kTopLabelWidth, formatCount(k.unique_functions));
   if (k.groups.size() != k.unique_functions)

@@ -11,6 +11,7 @@
 
 // clang-format off
 #define GFL_REPORT_SECTIONS(S) \
+  S(kIncidents)                \
   S(kSession)                  \
   S(kKernels)                  \
   S(kCards)                    \

@@ -6,6 +6,7 @@ gpufl_add_library(gpufl_report_sections
   ${CMAKE_CURRENT_LIST_DIR}/cards.cpp
   ${CMAKE_CURRENT_LIST_DIR}/collection.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hints.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/incidents_render.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/profile.cpp
@@ -19,4 +20,5 @@ gpufl_add_library(gpufl_report_sections
 target_link_libraries(gpufl_report_sections PUBLIC gpufl_report_model gpufl_report_text gpufl_report_json)
 list(APPEND GPUFL_REPORT_TESTS
   ${CMAKE_CURRENT_LIST_DIR}/section_list_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/../aggregate/incidents_test.cpp
 )
