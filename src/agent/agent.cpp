@@ -300,7 +300,7 @@ int runAgent(const AgentOptions& opts, const std::atomic<bool>& stop) {
       std::string prefix = key.substr(0, key.rfind(' ')), sid = key.substr(key.rfind(' ') + 1);
       uint64_t chunk = 0;
       GzipWriter gz(opts.gzip_level);
-      auto res = exportSessionOtlp(prefix, sid, opts.otlp_items, [&](OtlpRequest&& r) {
+      auto res = exportSessionOtlp(prefix, sid, opts.otlp_items, &stop, [&](OtlpRequest&& r) {
         BatchHeader h;
         h.target = r.kind == OtlpRequest::Kind::Traces ? BatchHeader::Target::OtlpTraces
                                                        : BatchHeader::Target::OtlpMetrics;

@@ -14,6 +14,7 @@
 #include "agent/file_cursor.hpp"
 #include "agent/gzip.hpp"
 #include "agent/line_check.hpp"
+#include "agent/otlp_export.hpp"
 #include "agent/sender.hpp"
 #include "agent/spool.hpp"
 #include "agent/token_policy.hpp"
@@ -309,6 +310,26 @@ TEST(AgentDurableFile, ModeIs0640LessTheUmask) {
     ASSERT_EQ(::stat((t.path / "state.json").c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 0777, 0640u & ~mask) << "umask 0" << std::oct << mask;
   }
+}
+
+// A stop abandons the OTLP export of a long session within a few thousand records (the session
+// stays pending and is exported again by the next run), rather than holding a SIGTERM until it is
+// read.
+TEST(AgentOtlp, AStopAbandonsTheExportOfALongSession) {
+  const std::string prefix =
+      std::string(GPUFL_TEST_DATA_DIR) + "/h200/pytorch_blocks";  // 9,934 kernels
+  std::atomic<bool> stop{true};
+  int emitted = 0;
+  const auto emit = [&](OtlpRequest&&) { return ++emitted > 0; };
+  OtlpExportResult r = exportSessionOtlp(prefix, "", 2000, &stop, emit);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error, "export abandoned");
+  EXPECT_EQ(emitted, 0);
+  stop = false;
+  r = exportSessionOtlp(prefix, "", 2000, &stop, emit);
+  EXPECT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.spans, 9934u);
+  EXPECT_GT(emitted, 0);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 // kernels.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -32,9 +33,11 @@ struct OtlpExportResult {
   uint64_t spans = 0, points = 0;
 };
 
-// `emit` returns false to abandon the export (e.g. the spool refused a request).
+// `emit` returns false to abandon the export (e.g. the spool refused a request); so does `stop`
+// (may be null) once set, within a few thousand records, so that a long session does not hold a
+// SIGTERM. Either way the error is "export abandoned" and the session can be exported again.
 OtlpExportResult exportSessionOtlp(const std::string& prefix, const std::string& sid,
-                                   size_t max_items,
+                                   size_t max_items, const std::atomic<bool>* stop,
                                    const std::function<bool(OtlpRequest&&)>& emit);
 
 }  // namespace gpufl::agent
