@@ -1,9 +1,9 @@
 """Column tables from the C++ reader (gpufl._gpufl.load_session) -> pandas DataFrames.
 
 The extension returns, per table, a dict of numpy arrays; a string column comes as (int32 codes, distinct values)
-and becomes a pandas Categorical, so a million kernel rows never create a million Python strings. Kernel rows are
-joined with their kernel_def (names, launch shape, occupancy) and scope path by array indexing: text fields as
-Categoricals over the def's values (a code per row, not a copy of each value), numbers copied per row.
+and becomes a pandas Categorical, so a million kernel rows never create a million Python strings. Kernel rows hold
+the kernel's own fields; their kernel_def's fields (names, launch shape, occupancy) and scope path are computed
+when asked for (_kernels.KernelFrame), by array indexing through the def table.
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from . import _gpufl as _C
+from ._kernels import KernelColumns, KernelFrame, as_kernel_frame
 
 _NS = "int64"
 _MISSING_END = np.iinfo(np.int64).min
@@ -174,36 +175,53 @@ def _kernel_def_columns() -> List[str]:
 _KERNEL_DEF_COLUMNS = _kernel_def_columns()
 
 
-def _kernels(raw: dict, defs: pd.DataFrame, path_names: Dict[int, str], t0: int) -> pd.DataFrame:
-    """One row per kernel execution. The kernel_def fields on it: text ones (names, launch shape, limiting resource)
-    as Categoricals over the kernel_defs table's values, one small code per row; number ones (registers, shared
-    memory, occupancy, ...) copied per row, so that they stay numbers."""
+class _KernelDefColumns(KernelColumns):
+    """The computed columns of the kernels table (_kernels.py): every kernel_def field through the row's `k`
+    (text ones as Categoricals over the def table's values, number ones as numbers: float64 with NaN where a def
+    lacks the value or the row's def is unknown), `end_ns`, `dur_ns` (the log's name of duration_ns), `start_s`
+    (seconds since the session start) and `scope` (the full path name of scope_id)."""
+
+    def __init__(self, defs: pd.DataFrame, path_names: Dict[int, str], t0: int):
+        self.defs = defs
+        self.path_names = path_names
+        self.t0 = t0
+        self.names = ["end_ns", "dur_ns", "start_s", "scope"] + \
+            ["mangled" if c == "name" else c for c in _KERNEL_DEF_COLUMNS]
+
+    def compute(self, frame: pd.DataFrame, name: str):
+        if name == "end_ns":
+            return frame["start_ns"].to_numpy() + frame["duration_ns"].to_numpy()
+        if name == "dur_ns":
+            return frame["duration_ns"].to_numpy()
+        if name == "start_s":
+            return (frame["start_ns"].to_numpy() - self.t0) / 1e9  # exact int64 difference, then seconds
+        if name == "scope":
+            return _path_column(frame["scope_id"].to_numpy(), self.path_names)
+        col = self.defs["name" if name == "mangled" else name]
+        by_def = _Spread(self.defs["k"].to_numpy(), frame["k"].to_numpy())
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            return by_def.categorical(col.array)
+        return by_def.values(col.to_numpy())
+
+
+def _kernels(raw: dict, defs: pd.DataFrame, path_names: Dict[int, str], t0: int) -> KernelFrame:
+    """One row per kernel execution: the kernel's own fields, ids as narrow as their values allow (uint8 ...
+    uint64), and its short name as a Categorical over the defs' (a small code per row); the kernel_def fields and
+    the derived columns are computed from them when used (_KernelDefColumns)."""
     k = np.asarray(raw["k"])
-    start = np.asarray(raw["start_ns"])
-    end = np.asarray(raw["end_ns"])
-    by_def = _Spread(defs["k"].to_numpy(), k)
-    start_s = np.subtract(start, t0)  # exact in int64, then seconds in place (no second 8-byte column)
-    start_s = np.divide(start_s, 1e9, out=start_s.view(np.float64))
     cols: Dict[str, object] = {
-        "start_ns": start,
-        "end_ns": end,
-        "duration_ns": end - start,
-        "start_s": start_s,
-        "name": by_def.categorical(defs["short_name"].array),
+        "start_ns": np.asarray(raw["start_ns"]),
+        "duration_ns": np.asarray(raw["dur_ns"]),
+        "name": _Spread(defs["k"].to_numpy(), k).categorical(defs["short_name"].array),
+        "k": k,
+        "stream": np.asarray(raw["stream"]),
+        "scope_id": np.asarray(raw["scope"]),
+        "corr": np.asarray(raw["corr"]),
+        "instrumented": np.asarray(raw["instr"]).view(bool),
+        "stack": np.asarray(raw["stack"]),
+        "graph": np.asarray(raw["graph"]),
     }
-    for c in _KERNEL_DEF_COLUMNS:
-        text = isinstance(defs[c].dtype, pd.CategoricalDtype)
-        cols["mangled" if c == "name" else c] = by_def.categorical(defs[c].array) if text else \
-            by_def.values(defs[c].to_numpy())
-    cols["k"] = k
-    cols["stream"] = np.asarray(raw["stream"])
-    cols["scope_id"] = np.asarray(raw["scope"])
-    cols["scope"] = _path_column(cols["scope_id"], path_names)
-    cols["corr"] = np.asarray(raw["corr"])
-    cols["instrumented"] = np.asarray(raw["instr"]).view(bool)
-    cols["stack"] = np.asarray(raw["stack"])
-    cols["graph"] = np.asarray(raw["graph"])
-    return pd.DataFrame(cols, copy=False)
+    return as_kernel_frame(cols, _KernelDefColumns(defs, path_names, t0))
 
 
 def load(prefix: str, session_id: Optional[str] = None, max_warnings: int = 100) -> SessionData:

@@ -3,6 +3,7 @@ values against the log (`gpufl cat`), the log's units in the files' metadata, an
 pages, nulls and a dictionary that outgrows its bound (a synthetic log)."""
 import collections
 import json
+import re
 
 import pytest
 
@@ -127,6 +128,23 @@ def test_top_kernels_in_duckdb_and_polars_match_the_log(exported):
     k = pl.read_parquet(out / "kernels.parquet").join(pl.read_parquet(out / "kernel_defs.parquet"), on=["sid", "k"])
     top = k.group_by("name").agg(pl.col("dur_ns").sum())
     assert dict(zip(top["name"], top["dur_ns"])) == dict(want)
+
+
+def test_the_docs_queries_run(exported):
+    """docs/export.md's Parquet examples (DuckDB SQL, polars) on a real export: the top kernels of the log."""
+    out, log = exported
+    doc = (REPO / "docs" / "export.md").read_text().split("\n## Parquet")[1]
+    query = re.search(r"```sql\n(.*?)```", doc, re.S).group(1).replace("'run/", f"'{out}/")
+    code = re.search(r"```python\n(.*?)```", doc, re.S).group(1).replace('"run/', f'"{out}/')
+    rows = sql(query)
+    lines = code.strip().splitlines()
+    scope = {}
+    exec("\n".join(lines[:-1]), scope)  # the import and the lazy join
+    top = eval(lines[-1], scope)  # the expression the doc shows the result of
+    if log["kernel_event"]:
+        assert rows and rows[0][2] == max(r[2] for r in rows)
+        assert sum(r[1] for r in rows) <= len(log["kernel_event"])
+        assert top["name"].to_list() == [r[0] for r in rows] and top["dur_ns"].to_list() == [r[2] for r in rows]
 
 
 def test_several_prefixes_go_into_one_set_of_tables(tmp_path):

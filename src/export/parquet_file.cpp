@@ -184,6 +184,7 @@ FileWriter::FileWriter(const std::string& path, std::vector<ColumnSpec> columns,
 
 FileWriter::~FileWriter() {
   if (file_) std::fclose(file_);
+  ZSTD_freeCCtx(zstd_);
 }
 
 void FileWriter::fail(const std::string& what) {
@@ -239,11 +240,15 @@ void FileWriter::endRow() {
   ++rows_;
   if (group_rows_ >= options_.row_group_rows) {
     flushRowGroup();
-  } else if (group_rows_ % 4096 == 0) {
-    size_t bytes = 0;
-    for (const auto& c : columns_) bytes += c->bytes();
-    if (bytes >= options_.row_group_bytes) flushRowGroup();
+  } else if (group_rows_ % 4096 == 0 && bufferedBytes() >= options_.row_group_bytes) {
+    flushRowGroup();
   }
+}
+
+size_t FileWriter::bufferedBytes() const {
+  size_t bytes = 0;
+  for (const auto& c : columns_) bytes += c->bytes();
+  return bytes;
 }
 
 void FileWriter::writePage(ColumnBuffer& c, int page_type, const std::string& body, size_t values,

@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+struct ZSTD_CCtx_s;
+
 namespace gpufl::exporter::parquet {
 
 enum class ColumnType : uint8_t {
@@ -75,6 +77,9 @@ class FileWriter {
   bool close(const std::vector<std::pair<std::string, std::string>>& metadata);
 
   uint64_t rows() const { return rows_; }
+  // Bytes of the rows buffered for the next row group; flush() writes them out as one now.
+  size_t bufferedBytes() const;
+  void flush() { flushRowGroup(); }
 
  private:
   struct ChunkMeta;
@@ -97,7 +102,8 @@ class FileWriter {
   uint64_t offset_ = 0;    // bytes written to the file
   struct RowGroupMeta;
   std::vector<RowGroupMeta> groups_;
-  std::string compressed_;  // scratch for zstd
+  std::string compressed_;       // scratch for zstd
+  ZSTD_CCtx_s* zstd_ = nullptr;  // one compression context for every page (no allocation per page)
 };
 
 }  // namespace gpufl::exporter::parquet
