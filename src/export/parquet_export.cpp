@@ -83,8 +83,8 @@ constexpr size_t kRecordIndex = [] {
 // table also ends a row group at its own row count; without this shared bound, tables that fill
 // slowly (a copy every few dozen kernels, a scope every few dozen) would each hold up to a full row
 // group, and the exporter's memory would grow with the session until they first fill (measured:
-// 106 MB at 10M kernels, 218 MB at 100M).
-constexpr size_t kBufferBudget = size_t{48} << 20;
+// 106 MB at 10M kernels, 218 MB at 100M). A flushed table gives its buffers' memory back.
+constexpr size_t kBufferBudget = size_t{32} << 20;
 constexpr uint64_t kBudgetCheckRows = 16384;
 
 class ParquetSink : public EventVisitor {

@@ -107,14 +107,17 @@ class ColumnBuffer {
   bool dictionary() const { return spec.type == ColumnType::String && !plain_; }
   // The chunk's distinct strings, in index order (stable addresses: index_ points into them).
   const std::deque<std::string>& dict() const { return dict_; }
+  // Empties the buffers and gives their memory back: a table that fills slowly must not keep a
+  // row group's worth of capacity for the rest of the export (parquet_export.cpp's budget counts
+  // what is buffered, and this keeps what is held close to it).
   void clear() {
-    defined.clear();
-    i32.clear();
-    i64.clear();
-    f64.clear();
-    indices.clear();
-    plain_bytes.clear();
-    plain_offsets.clear();
+    std::vector<uint8_t>().swap(defined);
+    std::vector<int32_t>().swap(i32);
+    std::vector<int64_t>().swap(i64);
+    std::vector<double>().swap(f64);
+    std::vector<uint32_t>().swap(indices);
+    std::string().swap(plain_bytes);
+    std::vector<size_t>().swap(plain_offsets);
     dict_.clear();
     index_.clear();
     dict_bytes_ = 0;
