@@ -41,6 +41,13 @@ fi
 "$VPY" -c "import opentelemetry.proto" 2>/dev/null ||
   "$VPY" -m pip install "${pip_quiet[@]}" "opentelemetry-proto>=1.20" ||
   echo "=== opentelemetry-proto cannot be installed here: test_agent_otlp.py will skip"
+# Three independent Parquet readers for `gpufl export --parquet` (test_export_parquet.py; skipped where they
+# cannot be installed, e.g. the offline H200). About 50 s to download and install on a fresh machine.
+for mod in pyarrow polars duckdb; do
+  "$VPY" -c "import $mod" 2>/dev/null ||
+    "$VPY" -m pip install "${pip_quiet[@]}" "$mod" ||
+    echo "=== $mod cannot be installed here: test_export_parquet.py will skip"
+done
 
 if [ -n "${GPUFL_PY_WHEEL:-}" ]; then
   echo "=== installing $GPUFL_PY_WHEEL into $VENV (no build)"

@@ -1,6 +1,6 @@
-// `gpufl export PREFIX... --perfetto out.pftrace | --chrome out.json [--session ID]`: the sessions
-// as a timeline file, one process per prefix (the ranks of a job, or the children `gpufl trace`
-// wrote).
+// `gpufl export PREFIX... --perfetto out.pftrace | --chrome out.json | --sqlite out.db |
+// --parquet DIR [--session ID]`: the sessions as a timeline file, one process per prefix (the ranks
+// of a job, or the children `gpufl trace` wrote), or as tables.
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
@@ -9,6 +9,7 @@
 #include "cli.hpp"
 #include "core/terminal_text.hpp"
 #include "export/chrome_sink.hpp"
+#include "export/parquet_export.hpp"
 #include "export/perfetto_sink.hpp"
 #include "export/sqlite_export.hpp"
 #include "export/timeline_export.hpp"
@@ -18,8 +19,9 @@ namespace {
 
 struct ExportArgs {
   std::vector<std::string> prefixes;
-  std::string perfetto, chrome, sqlite, session;
+  std::string perfetto, chrome, sqlite, parquet, session;
   bool compact = false;
+  size_t row_group_rows = size_t{1} << 20;
 };
 
 // Runs one export into `sink`; false (with messages on ctx.err) when it failed.
@@ -48,9 +50,28 @@ bool exportTo(const ExportArgs& a, const std::string& path, const char* format, 
   return true;
 }
 
+bool exportParquet(const ExportArgs& a, CliContext& ctx) {
+  exporter::parquet::WriterOptions options;
+  options.row_group_rows = a.row_group_rows;
+  const exporter::ParquetExportResult r =
+      exporter::exportParquet(a.prefixes, a.session, a.parquet, options);
+  for (const std::string& w : r.warnings)
+    ctx.err << terminalSafe(w.starts_with(": ") ? w.substr(2) : w) << "\n";
+  if (!r.ok) {
+    ctx.err << "gpufl export: " << terminalSafe(r.error) << "\n";
+    return false;
+  }
+  ctx.out << a.parquet << ": parquet, " << r.sessions
+          << (r.sessions == 1 ? " session, " : " sessions, ") << r.rowsOf("kernels") << " kernels, "
+          << r.rowsOf("copies") << " copies, " << r.rowsOf("scopes") << " scopes ("
+          << r.tables.size() << " tables)\n";
+  return true;
+}
+
 void runExport(const ExportArgs& a, CliContext& ctx) {
-  if (a.perfetto.empty() && a.chrome.empty() && a.sqlite.empty())
-    throw CLI::ValidationError("--perfetto/--chrome/--sqlite", "name at least one output file");
+  if (a.perfetto.empty() && a.chrome.empty() && a.sqlite.empty() && a.parquet.empty())
+    throw CLI::ValidationError("--perfetto/--chrome/--sqlite/--parquet",
+                               "name at least one output file");
   bool ok = true;
   if (!a.perfetto.empty())
     ok = exportTo<exporter::PerfettoSink>(a, a.perfetto, "perfetto", ctx) && ok;
@@ -67,6 +88,7 @@ void runExport(const ExportArgs& a, CliContext& ctx) {
       ok = false;
     }
   }
+  if (!a.parquet.empty()) ok = exportParquet(a, ctx) && ok;
   ctx.exit_code = ok ? kExitOk : kExitFailure;
 }
 
@@ -74,9 +96,10 @@ void runExport(const ExportArgs& a, CliContext& ctx) {
 
 void addExportCommand(CLI::App& app, CliContext& ctx) {
   auto args = std::make_shared<ExportArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "export",
-      "Write sessions as a timeline (Perfetto protobuf, Chrome JSON) or an SQLite database");
+  CLI::App* cmd = app.add_subcommand("export",
+                                     "Write sessions as a timeline (Perfetto protobuf, Chrome "
+                                     "JSON), an SQLite database or Parquet "
+                                     "tables");
   cmd->add_option("prefix", args->prefixes,
                   "Log prefixes; several (the ranks of one job) become one process each")
       ->required();
@@ -85,6 +108,14 @@ void addExportCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--chrome", args->chrome, "Write a Chrome trace-event JSON file here");
   cmd->add_option("--sqlite", args->sqlite,
                   "Write an SQLite database here (one table per record type; docs/export.md)");
+  cmd->add_option("--parquet", args->parquet,
+                  "Write Parquet files into this directory, one table per record kind "
+                  "(kernels.parquet, copies.parquet, ...; docs/export.md)");
+  cmd->add_option("--row-group-rows", args->row_group_rows,
+                  "Parquet: rows per row group (the unit readers read in parallel; memory while "
+                  "writing grows with it)")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 26))
+      ->capture_default_str();
   cmd->add_option("--session", args->session,
                   "Session id or a prefix of it, for every prefix (default: the latest of each)");
   cmd->add_flag(

@@ -499,11 +499,10 @@ class SweepResult:
                                                                  defs["grid_y"].tolist(), defs["grid_z"].tolist())}
         k = t["kernels"]
         busy: Dict[Any, Dict[int, int]] = {}
-        for kid, scope, st, en in zip(k["k"].tolist(), k["scope"].tolist(), k["start_ns"].tolist(),
-                                      k["end_ns"].tolist()):
+        for kid, scope, dur in zip(k["k"].tolist(), k["scope"].tolist(), k["dur_ns"].tolist()):
             if scope in path_size:
                 per = busy.setdefault(path_size[scope], {})
-                per[kid] = per.get(kid, 0) + (en - st)
+                per[kid] = per.get(kid, 0) + dur
         for s, per in busy.items():
             main = max(per, key=lambda kid: per[kid])
             if main in blocks_of:

@@ -1,9 +1,9 @@
 """Column tables from the C++ reader (gpufl._gpufl.load_session) -> pandas DataFrames.
 
 The extension returns, per table, a dict of numpy arrays; a string column comes as (int32 codes, distinct values)
-and becomes a pandas Categorical, so a million kernel rows never create a million Python strings. Kernel rows are
-joined with their kernel_def (names, launch shape, occupancy) and scope path by array indexing: text fields as
-Categoricals over the def's values (a code per row, not a copy of each value), numbers copied per row.
+and becomes a pandas Categorical, so a million kernel rows never create a million Python strings. Kernel rows hold
+the kernel's own fields; their kernel_def's fields (names, launch shape, occupancy) and scope path are computed
+when asked for (_kernels.KernelFrame), by array indexing through the def table.
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from . import _gpufl as _C
+from ._kernels import KernelColumns, KernelFrame, as_kernel_frame
 
 _NS = "int64"
 _MISSING_END = np.iinfo(np.int64).min
@@ -67,6 +68,20 @@ def _code_dtype(n_categories: int):
     return np.int64
 
 
+_GATHER_ROWS = 1 << 20
+
+
+def _gather(table: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """table[at], a million rows at a time: numpy turns an index array into 8-byte indices before it gathers, which
+    for 10M kernels would be an 80 MB temporary beside a result of 10 MB."""
+    if len(at) <= _GATHER_ROWS:
+        return table[at]
+    out = np.empty(len(at), dtype=table.dtype)
+    for i in range(0, len(at), _GATHER_ROWS):
+        out[i:i + _GATHER_ROWS] = table[at[i:i + _GATHER_ROWS]]
+    return out
+
+
 class _Spread:
     """Spreads per-key values over rows that name a key (each kernel's def id, each row's scope path id), one
     gather with no 8-byte index per row when keys are small ids (a table indexed by the id)."""
@@ -87,7 +102,7 @@ class _Spread:
         if self._slots is not None:
             table = np.full(self._slots, -1, dtype=dtype)
             table[self._keys] = per_key
-            return table[self._wanted]
+            return _gather(table, self._wanted)
         assert self._rows is not None  # set whenever _slots is not
         out = per_key[np.maximum(self._rows, 0)] if len(per_key) else np.full(len(self._rows), -1, dtype=dtype)
         out[self._rows < 0] = -1
@@ -100,7 +115,7 @@ class _Spread:
         at = self.codes(np.arange(len(per_key)), np.int32 if len(per_key) < 1 << 31 else np.int64)
         if not len(per_key):
             return np.full(len(at), np.nan)
-        out = per_key[np.maximum(at, 0)]
+        out = _gather(per_key, np.maximum(at, 0))
         if (at < 0).any():
             out = out.astype(np.float64)
             out[at < 0] = np.nan
@@ -179,36 +194,53 @@ def _kernel_def_columns() -> List[str]:
 _KERNEL_DEF_COLUMNS = _kernel_def_columns()
 
 
-def _kernels(raw: dict, defs: pd.DataFrame, path_names: Dict[int, str], t0: int) -> pd.DataFrame:
-    """One row per kernel execution. The kernel_def fields on it: text ones (names, launch shape, limiting resource)
-    as Categoricals over the kernel_defs table's values, one small code per row; number ones (registers, shared
-    memory, occupancy, ...) copied per row, so that they stay numbers."""
+class _KernelDefColumns(KernelColumns):
+    """The computed columns of the kernels table (_kernels.py): every kernel_def field through the row's `k`
+    (text ones as Categoricals over the def table's values, number ones as numbers: float64 with NaN where a def
+    lacks the value or the row's def is unknown), `end_ns`, `dur_ns` (the log's name of duration_ns), `start_s`
+    (seconds since the session start) and `scope` (the full path name of scope_id)."""
+
+    def __init__(self, defs: pd.DataFrame, path_names: Dict[int, str], t0: int):
+        self.defs = defs
+        self.path_names = path_names
+        self.t0 = t0
+        self.names = ["end_ns", "dur_ns", "start_s", "scope"] + \
+            ["mangled" if c == "name" else c for c in _KERNEL_DEF_COLUMNS]
+
+    def compute(self, frame: pd.DataFrame, name: str):
+        if name == "end_ns":
+            return frame["start_ns"].to_numpy() + frame["duration_ns"].to_numpy()
+        if name == "dur_ns":
+            return frame["duration_ns"].to_numpy()
+        if name == "start_s":
+            return (frame["start_ns"].to_numpy() - self.t0) / 1e9  # exact int64 difference, then seconds
+        if name == "scope":
+            return _path_column(frame["scope_id"].to_numpy(), self.path_names)
+        col = self.defs["name" if name == "mangled" else name]
+        by_def = _Spread(self.defs["k"].to_numpy(), frame["k"].to_numpy())
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            return by_def.categorical(col.array)
+        return by_def.values(col.to_numpy())
+
+
+def _kernels(raw: dict, defs: pd.DataFrame, path_names: Dict[int, str], t0: int) -> KernelFrame:
+    """One row per kernel execution: the kernel's own fields, ids as narrow as their values allow (uint8 ...
+    uint64), and its short name as a Categorical over the defs' (a small code per row); the kernel_def fields and
+    the derived columns are computed from them when used (_KernelDefColumns)."""
     k = np.asarray(raw["k"])
-    start = np.asarray(raw["start_ns"])
-    end = np.asarray(raw["end_ns"])
-    by_def = _Spread(defs["k"].to_numpy(), k)
-    start_s = np.subtract(start, t0)  # exact in int64, then seconds in place (no second 8-byte column)
-    start_s = np.divide(start_s, 1e9, out=start_s.view(np.float64))
     cols: Dict[str, object] = {
-        "start_ns": start,
-        "end_ns": end,
-        "duration_ns": end - start,
-        "start_s": start_s,
-        "name": by_def.categorical(defs["short_name"].array),
+        "start_ns": np.asarray(raw["start_ns"]),
+        "duration_ns": np.asarray(raw["dur_ns"]),
+        "name": _Spread(defs["k"].to_numpy(), k).categorical(defs["short_name"].array),
+        "k": k,
+        "stream": np.asarray(raw["stream"]),
+        "scope_id": np.asarray(raw["scope"]),
+        "corr": np.asarray(raw["corr"]),
+        "instrumented": np.asarray(raw["instr"]).view(bool),
+        "stack": np.asarray(raw["stack"]),
+        "graph": np.asarray(raw["graph"]),
     }
-    for c in _KERNEL_DEF_COLUMNS:
-        text = isinstance(defs[c].dtype, pd.CategoricalDtype)
-        cols["mangled" if c == "name" else c] = by_def.categorical(defs[c].array) if text else \
-            by_def.values(defs[c].to_numpy())
-    cols["k"] = k
-    cols["stream"] = np.asarray(raw["stream"])
-    cols["scope_id"] = np.asarray(raw["scope"])
-    cols["scope"] = _path_column(cols["scope_id"], path_names)
-    cols["corr"] = np.asarray(raw["corr"])
-    cols["instrumented"] = np.asarray(raw["instr"]).view(bool)
-    cols["stack"] = np.asarray(raw["stack"])
-    cols["graph"] = np.asarray(raw["graph"])
-    return pd.DataFrame(cols, copy=False)
+    return as_kernel_frame(cols, _KernelDefColumns(defs, path_names, t0))
 
 
 def _incident_tables(tables: dict, defs: pd.DataFrame, path_names: Dict[int, str], t0: int) -> Dict[str, pd.DataFrame]:

@@ -28,14 +28,36 @@ nb::object array(std::vector<T>& v) {
   return nb::cast(a, nb::rv_policy::reference);
 }
 
-// A PodColumn's buffer, handed to numpy with a capsule that frees it.
+// A malloc'd buffer of n values, handed to numpy with a capsule that frees it.
+template <typename T>
+nb::object owned(void* data, size_t n) {
+  const size_t shape[1] = {n};
+  nb::capsule owner(data, [](void* p) noexcept { std::free(p); });
+  nb::ndarray<nb::numpy, T, nb::ndim<1>> a(static_cast<T*>(data), 1, shape, owner);
+  return nb::cast(a, nb::rv_policy::reference);
+}
+
 template <typename T>
 nb::object array(PodColumn<T>& c) {
-  const size_t shape[1] = {c.size()};
-  T* data = c.release();
-  nb::capsule owner(data, [](void* p) noexcept { std::free(p); });
-  nb::ndarray<nb::numpy, T, nb::ndim<1>> a(data, 1, shape, owner);
-  return nb::cast(a, nb::rv_policy::reference);
+  const size_t n = c.size();
+  return owned<T>(c.release(), n);
+}
+
+// uint8, uint16, uint32 or uint64, as narrow as the column's values allowed.
+nb::object array(NarrowColumn& c) {
+  const size_t n = c.size();
+  const int width = c.width();
+  void* data = c.release();
+  switch (width) {
+    case 1:
+      return owned<uint8_t>(data, n);
+    case 2:
+      return owned<uint16_t>(data, n);
+    case 4:
+      return owned<uint32_t>(data, n);
+    default:
+      return owned<uint64_t>(data, n);
+  }
 }
 
 // A string column: (codes int32 array, list of distinct values); Python makes it a pandas
@@ -85,7 +107,7 @@ nb::dict kernels(KernelTable& t) {
   d["scope"] = array(t.scope);
   d["corr"] = array(t.corr);
   d["start_ns"] = array(t.start_ns);
-  d["end_ns"] = array(t.end_ns);
+  d["dur_ns"] = array(t.dur_ns);
   d["stack"] = array(t.stack);
   d["graph"] = array(t.graph);
   d["instr"] = array(t.instr);

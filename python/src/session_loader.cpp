@@ -86,7 +86,7 @@ void SessionColumns::onKernel(const KernelEvent& e) {
   t.graph.push_back(e.graph_id);
   t.corr.push_back(e.correlation_id);
   t.start_ns.push_back(e.start_ns);
-  t.end_ns.push_back(e.end_ns);
+  t.dur_ns.push_back(e.end_ns - e.start_ns);
   t.instr.push_back(e.instrumented ? 1 : 0);
   seen(e.end_ns);
 }

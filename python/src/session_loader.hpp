@@ -20,6 +20,7 @@
 
 #include "core/event_visitor.hpp"
 #include "log/reader.hpp"
+#include "narrow_column.hpp"
 #include "pod_column.hpp"
 #include "record_columns.hpp"
 #include "string_column.hpp"
@@ -31,11 +32,12 @@ inline double optToDouble(const std::optional<T>& v) {
   return v ? static_cast<double>(*v) : kNaN;
 }
 
-// Millions of rows: PodColumn grows without copying (pod_column.hpp).
+// Millions of rows: PodColumn grows without copying (pod_column.hpp), ids in the narrowest width that holds them
+// (narrow_column.hpp). The duration rather than the end: the analyzer's table holds start and duration, and
+// computes the end when asked.
 struct KernelTable {
-  PodColumn<uint32_t> k, stream, scope, stack, graph;
-  PodColumn<uint64_t> corr;
-  PodColumn<int64_t> start_ns, end_ns;
+  NarrowColumn k, stream, scope, stack, graph, corr;
+  PodColumn<int64_t> start_ns, dur_ns;
   PodColumn<uint8_t> instr;
 };
 

@@ -2,10 +2,12 @@
 import io
 import json
 import math
+import pickle
 
 import pytest
 
 pd = pytest.importorskip("pandas")
+np = pytest.importorskip("numpy")
 
 from gpufl.analyzer import GpuFlightSession, pretty_stall  # noqa: E402
 from conftest import REPO  # noqa: E402
@@ -61,7 +63,7 @@ def test_kernel_def_fields_on_kernels_are_the_defs_values(sample):
     """Every kernel_def field on a kernel row holds its def's value: text fields as a Categorical over the def
     table's values (one small code per row, not a copy), number fields as numbers of the def table's dtype."""
     k, d = sample.kernels, sample.kernel_defs.set_index("k")
-    fields = [c for c in d.columns if c in k.columns or (c == "name" and "mangled" in k.columns)]
+    fields = [c for c in d.columns if c in k or (c == "name" and "mangled" in k)]
     assert {"num_regs", "occupancy", "waves", "grid", "limiting_resource", "max_active_blocks"} <= set(fields)
     for c in fields:
         col = k["mangled" if c == "name" else c]
@@ -76,6 +78,57 @@ def test_kernel_def_fields_on_kernels_are_the_defs_values(sample):
     assert k["num_regs"].max() == 40 and k["occupancy"].min() == pytest.approx(0.833333)
     assert len(k[k["occupancy"] < 0.9]) > 0 and k["occupancy"].mean() > 0  # numbers: comparisons, arithmetic
     assert (k["start_s"] == (k["start_ns"] - T0) / 1e9).all()  # seconds computed in place, exactly as before
+
+
+def test_kernels_hold_their_own_fields_and_compute_the_definition_s(sample):
+    """The kernels table's real columns are the kernel's own fields (ids as narrow as their values); the
+    kernel_def fields are not stored per row, yet every documented query on them works (python/README.md)."""
+    k = sample.kernels
+    assert list(k.columns) == ["start_ns", "duration_ns", "name", "k", "stream", "scope_id", "corr", "instrumented",
+                               "stack", "graph"]
+    assert {"occupancy", "num_regs", "mangled", "grid", "end_ns", "dur_ns", "start_s", "scope"} <= \
+        set(k.computed_columns)
+    assert k["k"].dtype == np.uint8 and k["corr"].dtype == np.uint8 and k["stream"].dtype == np.uint8
+    row_bytes = sum(k[c].array.codes.nbytes if isinstance(k[c].dtype, pd.CategoricalDtype) else k[c].to_numpy().nbytes
+                    for c in k.columns) / len(k)
+    assert row_bytes == 8 + 8 + 1 + 7  # start and duration, the name's code, seven ids and flags of a byte each
+    d = sample.kernel_defs
+    low_defs = set(d.loc[d["occupancy"] < 0.9, "k"])
+    want = k["corr"][k["k"].isin(low_defs)].tolist()
+    low = k[k.occupancy < 0.9]
+    assert type(low) is type(k) and low["corr"].tolist() == want and len(want) not in (0, len(k))
+    assert (low.occupancy < 0.9).all() and low.num_regs.notna().all()
+    by_name = k.groupby("name", observed=True).dur_ns.sum()
+    assert by_name.to_dict() == k.groupby("name", observed=True)["duration_ns"].sum().to_dict()
+    assert k.groupby("mangled", observed=True).dur_ns.sum().sum() == k["duration_ns"].sum()
+    assert k.groupby(["mangled", "grid"], observed=True)["occupancy"].mean().index.names == ["mangled", "grid"]
+    assert k.sort_values("occupancy", kind="stable")["corr"].tolist()[:len(want)] == want
+    assert list(k[["corr", "num_regs"]].columns) == ["corr", "num_regs"]
+    assert (k.loc[k["k"].isin(low_defs), "occupancy"] < 0.9).all()
+    full = k.with_defs()
+    assert {"occupancy", "mangled", "end_ns"} <= set(full.columns) and len(full) == len(k)
+    assert full.query("occupancy < 0.9")["corr"].tolist() == want
+    again = pickle.loads(pickle.dumps(k))
+    assert again.occupancy.tolist() == k.occupancy.tolist()
+    with pytest.raises(KeyError, match="computed from 'k'"):
+        k[["corr", "start_ns"]].occupancy  # noqa: B018
+
+
+def test_kernel_ids_widen_past_a_byte_and_two(tmp_path):
+    """Ids are kept in the narrowest width that holds every value read: a column widens when a value needs it,
+    keeping the values before it."""
+    lines = [{"type": "session_start", "sid": "w1", "session_id": "w1-0", "start_ns": 1000, "start_unix_ns": 1}]
+    lines += [{"type": "kernel_def", "sid": "w1", "k": d, "name": f"_Z{d}f", "num_regs": d % 200}
+              for d in (1, 300)]
+    corrs = [5, 255, 256, 70_000, 4_300_000_000, 7]
+    lines += [{"type": "kernel_event", "sid": "w1", "k": (1, 300)[i % 2], "stream": 7 if i < 4 else 70_000,
+               "corr": c, "start_ns": 2000 + i, "dur_ns": 10} for i, c in enumerate(corrs)]
+    (tmp_path / "w.device.log").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    k = GpuFlightSession(str(tmp_path), log_prefix="w").kernels
+    assert k["corr"].tolist() == corrs and k["corr"].dtype == np.uint64
+    assert k["k"].tolist() == [1, 300] * 3 and k["k"].dtype == np.uint16
+    assert k["stream"].tolist() == [7] * 4 + [70_000] * 2 and k["stream"].dtype == np.uint32
+    assert k["num_regs"].tolist() == [1, 100] * 3
 
 
 def test_kernel_with_an_unknown_def_has_missing_def_fields(tmp_path):

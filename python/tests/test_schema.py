@@ -36,7 +36,6 @@ LIST_TABLES = {
 
 # (record type, key) -> the columns that carry it, where that is not the key itself.
 RENAMED = {
-    ("kernel_event", "dur_ns"): ["end_ns"],
     ("memcpy_event", "type"): ["is_memset"],
     ("memcpy_event", "dur_ns"): ["end_ns"],
     ("sync_event", "dur_ns"): ["end_ns"],

@@ -2,7 +2,6 @@
 
 #include <sqlite3.h>
 
-#include <cstdio>
 #include <map>
 #include <memory>
 #include <set>
@@ -10,6 +9,7 @@
 
 #include "core/record_schema.hpp"
 #include "export/atomic_output.hpp"
+#include "export/map_json.hpp"
 #include "log/json_escape.hpp"
 #include "log/json_fields.hpp"
 #include "log/reader.hpp"
@@ -82,30 +82,6 @@ std::string createTable() {
     first = false;
   }
   return sql + ")";
-}
-
-// JSON object text of a map: numbers as numbers, option values (already JSON text) as they are.
-template <typename V>
-std::string mapJson(const std::map<std::string, V>& m) {
-  std::string out = "{";
-  for (const auto& [k, v] : m) {
-    if (out.size() > 1) out += ',';
-    log::appendJsonString(out, k);
-    out += ':';
-    if constexpr (std::is_same_v<V, std::string>) {
-      if (log::isJsonValue(v))
-        out += v;
-      else
-        log::appendJsonString(out, v);
-    } else if constexpr (std::is_floating_point_v<V>) {
-      char text[32];
-      std::snprintf(text, sizeof text, "%.17g", static_cast<double>(v));
-      out += text;
-    } else {
-      out += std::to_string(v);
-    }
-  }
-  return out + "}";
 }
 
 class Binder {
