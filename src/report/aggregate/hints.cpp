@@ -206,11 +206,14 @@ void machineHints(const Report& r, std::vector<Hint>& out) {
     }
   }
   // "write" counts records the log could not take (disk full, I/O error); "untimed_kernels" kernel
-  // records CUPTI delivered without timestamps (all of a faulted context's); the other sources are
-  // buffers that were full.
+  // records CUPTI delivered without timestamps (all of a faulted context's); "incidents" incidents
+  // not recorded (repeats: the Incidents section says so); the other sources are buffers that were
+  // full.
   uint64_t dropped = 0, unwritten = 0, untimed = 0;
-  for (const auto& [source, n] : r.collection.dropped)
+  for (const auto& [source, n] : r.collection.dropped) {
+    if (source == "incidents") continue;
     (source == "write" ? unwritten : source == "untimed_kernels" ? untimed : dropped) += n;
+  }
   if (const std::string faulted = faultedKernelsNote(r); !faulted.empty()) {
     out.push_back({"context_faulted", "", faulted});
   } else if (untimed > 0) {

@@ -134,6 +134,8 @@ void IncidentCollector::finish(Report& r) const {
   out.dropped = dropped_;
   if (auto it = r.collection.dropped.find("untimed_kernels"); it != r.collection.dropped.end())
     out.untimed_kernels = it->second;
+  if (auto it = r.collection.dropped.find("incidents"); it != r.collection.dropped.end())
+    out.left_out = it->second;
   if (incidents_.empty()) return;
   const int64_t start_ns = r.session.start_ns;
   // The readable name of each kernel group, by the hash of its mangled name (the last kernels name

@@ -173,6 +173,20 @@ TEST(Incidents, AfterAFatalErrorMissingKernelsAreBlamedOnTheFaultNotOnBuffers) {
   EXPECT_TRUE(hint);
 }
 
+TEST(Incidents, IncidentsLeftOutAreSaidInTheSectionNotBlamedOnBuffers) {
+  ReportBuilder b;
+  start(b);
+  b.onIncident(incident("out_of_memory", kStart + kMs));
+  SessionEnd e;
+  e.end_ns = kStart + 10 * kMs;
+  e.dropped["incidents"] = 4;  // out of memory again within 10 s: repeats
+  b.onSessionEnd(e);
+  const Report r = b.build();
+  for (const Hint& h : r.hints) EXPECT_NE(h.kind, "dropped") << h.text;
+  EXPECT_NE(renderText(r, {}).find("4 more were not recorded: repeats"), std::string::npos);
+  EXPECT_NE(renderJson(r, {}).find("\"incidents_not_recorded\": 4"), std::string::npos);
+}
+
 TEST(Incidents, UntimedKernelsWithoutAFaultAreNotBlamedOnBuffersEither) {
   ReportBuilder b;
   start(b);

@@ -80,8 +80,9 @@ struct IncidentView {
 
 struct IncidentSummary {
   std::vector<IncidentView> incidents;  // by time
-  uint64_t dropped = 0;                 // incidents beyond IncidentCollector::kMaxIncidents
-  uint64_t untimed_kernels = 0;         // session_end dropped.untimed_kernels
+  uint64_t dropped = 0;          // beyond IncidentCollector::kMaxIncidents in the log (not shown)
+  uint64_t left_out = 0;         // session_end dropped.incidents: repeats, or past the 32 recorded
+  uint64_t untimed_kernels = 0;  // session_end dropped.untimed_kernels
 };
 
 }  // namespace gpufl::report

@@ -366,6 +366,11 @@ void renderIncidentsText(TextOut& out, const Report& r, const ReportOptions&) {
     incidentText(out, s.incidents[i], i + 1, r);
   }
   if (s.dropped > 0) out.line("  " + formatCount(s.dropped) + " more incidents are not shown.");
+  if (s.left_out > 0)
+    out.wrapped(formatCount(s.left_out) +
+                    " more were not recorded: repeats (the same error on the same context, out of "
+                    "memory within 10 s) or past the 32 a session records.",
+                kRuleWidth, "  ", "  ");
 }
 
 // ---- JSON -----------------------------------------------------------------------------------
@@ -512,6 +517,7 @@ void renderIncidentsJson(JsonWriter& w, const Report& r, const ReportOptions&) {
   for (const IncidentView& v : r.incidents.incidents) incidentJson(w, v, r);
   w.endArray();
   if (r.incidents.dropped > 0) w.field("incidents_not_shown", r.incidents.dropped);
+  if (r.incidents.left_out > 0) w.field("incidents_not_recorded", r.incidents.left_out);
 }
 
 namespace sections {
