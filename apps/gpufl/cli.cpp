@@ -12,8 +12,9 @@ namespace {
 
 // Every subcommand, in the order `gpufl --help` lists them.
 const AddCommand kCommands[] = {
-    addReportCommand, addCatCommand,   addSessionsCommand, addExportCommand,  addOccupancyCommand,
-    addTraceCommand,  addAgentCommand, addDiffCommand,     addMonitorCommand, addDoctorCommand, addDumpCommand,
+    addReportCommand,    addCatCommand,    addSessionsCommand, addExportCommand,
+    addOccupancyCommand, addTraceCommand,  addAgentCommand,    addDiffCommand,
+    addMonitorCommand,   addDoctorCommand, addDumpCommand,
 };
 
 // Edit distance (insertions, deletions, substitutions, adjacent swaps), for "did you mean".

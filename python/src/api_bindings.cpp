@@ -162,8 +162,9 @@ void bindApi(nb::module_& m) {
   m.def("shutdown", &shutdown, nb::call_guard<nb::gil_scoped_release>());
   m.def("is_profiling", &isProfiling);
   m.def("is_recording", &isRecording);
-  m.def("dump", [](std::string_view reason) { return dump(reason); }, nb::arg("reason") = "asked by the program",
-        nb::call_guard<nb::gil_scoped_release>());
+  m.def(
+      "dump", [](std::string_view reason) { return dump(reason); },
+      nb::arg("reason") = "asked by the program", nb::call_guard<nb::gil_scoped_release>());
   m.def("start_system_sampling", &startSystemSampling, nb::call_guard<nb::gil_scoped_release>());
   m.def("stop_system_sampling", &stopSystemSampling, nb::call_guard<nb::gil_scoped_release>());
   // Scopes keep the GIL: they cost tens of nanoseconds and releasing it would cost more.

@@ -32,9 +32,9 @@ inline double optToDouble(const std::optional<T>& v) {
   return v ? static_cast<double>(*v) : kNaN;
 }
 
-// Millions of rows: PodColumn grows without copying (pod_column.hpp), ids in the narrowest width that holds them
-// (narrow_column.hpp). The duration rather than the end: the analyzer's table holds start and duration, and
-// computes the end when asked.
+// Millions of rows: PodColumn grows without copying (pod_column.hpp), ids in the narrowest width
+// that holds them (narrow_column.hpp). The duration rather than the end: the analyzer's table holds
+// start and duration, and computes the end when asked.
 struct KernelTable {
   NarrowColumn k, stream, scope, stack, graph, corr;
   PodColumn<int64_t> start_ns, dur_ns;
@@ -105,8 +105,8 @@ struct BenchmarkTable {
   std::map<std::string, StringColumn, std::less<>> strings;
 };
 
-// The rows of one list inside incident records (in_flight, blocked, last_kernels), each with the row of its
-// incident in SessionColumns::incidents.
+// The rows of one list inside incident records (in_flight, blocked, last_kernels), each with the
+// row of its incident in SessionColumns::incidents.
 template <typename T>
 struct IncidentListTable {
   std::vector<uint32_t> incident;

@@ -148,7 +148,8 @@ void FlightRecorder::synchronized(uint64_t context, uint64_t stream, bool whole_
 
 bool FlightRecorder::isRepeat(const IncidentTrigger& t) {
   if (t.kind == IncidentKind::CudaError) {
-    const uint64_t key = (t.context ^ static_cast<uint64_t>(t.error_code) * 0x9e3779b97f4a7c15ull) | 1;
+    const uint64_t key =
+        (t.context ^ static_cast<uint64_t>(t.error_code) * 0x9e3779b97f4a7c15ull) | 1;
     for (auto& seen : error_seen_) {
       uint64_t k = seen.load(std::memory_order_acquire);
       if (k == key) return true;
@@ -221,7 +222,7 @@ bool FlightRecorder::trigger(const IncidentTrigger& t) {
 }
 
 std::vector<Incident> FlightRecorder::takeIncidents(const std::string& sid,
-                                                   int64_t captured_by_ns) {
+                                                    int64_t captured_by_ns) {
   std::vector<Incident> out;
   for (Captured& c : captured_) {
     if (c.state.load(std::memory_order_acquire) != 2) continue;
@@ -291,8 +292,8 @@ void FlightRecorder::attribute(const Captured& c, Incident& out) const {
     const uint32_t context_mark = t.context != 0 ? watermark(t.context | 1) : 0;
     for (InFlightLaunch& f : out.in_flight) {
       if (t.context != 0 && f.context != t.context) continue;
-      const uint32_t mark = std::max(context_mark, f.stream_handle != 0 ? watermark(f.stream_handle)
-                                                                        : 0u);
+      const uint32_t mark =
+          std::max(context_mark, f.stream_handle != 0 ? watermark(f.stream_handle) : 0u);
       if (f.correlation_id <= mark) continue;
       f.suspect = true;
       ++candidates;
@@ -326,7 +327,8 @@ void FlightRecorder::attribute(const Captured& c, Incident& out) const {
   }
 }
 
-// ---- watchdog ------------------------------------------------------------------------------------
+// ---- watchdog
+// ------------------------------------------------------------------------------------
 
 void FlightRecorder::startWatchdog(int64_t timeout_ns, bool pending_check,
                                    std::function<int64_t()> now_ns, std::function<void()> wake) {
@@ -381,8 +383,7 @@ bool FlightRecorder::checkHang(int64_t now_ns) {
       waiting_tid = waiters_[i].tid.load(std::memory_order_relaxed);
     }
   }
-  const bool silent =
-      pending_check_ && last_arrival_ns_.load(std::memory_order_relaxed) <= limit;
+  const bool silent = pending_check_ && last_arrival_ns_.load(std::memory_order_relaxed) <= limit;
   bool stalled = false;
   if (waiting_api != nullptr || silent) {
     // A scan of the table, at most once a period, only while something already looks stuck.
@@ -405,9 +406,8 @@ bool FlightRecorder::checkHang(int64_t now_ns) {
   const double seconds = static_cast<double>(hang_timeout_ns_) / 1e9;
   char reason[sizeof t.reason];
   if (waiting_api != nullptr)
-    std::snprintf(reason, sizeof reason,
-                  "a host thread has waited in %s for more than %.0f s%s", waiting_api, seconds,
-                  stalled ? ", and launches that old are unfinished" : "");
+    std::snprintf(reason, sizeof reason, "a host thread has waited in %s for more than %.0f s%s",
+                  waiting_api, seconds, stalled ? ", and launches that old are unfinished" : "");
   else
     std::snprintf(reason, sizeof reason,
                   "launches older than %.0f s are unfinished and no GPU record arrived for as "

@@ -40,17 +40,17 @@ struct IncidentTrigger {
   uint32_t scope_path = 0;
   int64_t ts_ns = 0;
   uint64_t requested_bytes = 0, free_bytes = 0, total_bytes = 0;  // out of memory (0: unknown)
-  char reason[160] = {};  // for a dump: the caller's reason
+  char reason[160] = {};                                          // for a dump: the caller's reason
 };
 
 class FlightRecorder {
  public:
-  static constexpr size_t kMaxListed = 64;        // in-flight launches listed per incident
-  static constexpr size_t kOldestListed = 16;     // of which the oldest (the rest: the latest)
-  static constexpr size_t kMaxWaiters = 256;      // host threads tracked in waits
-  static constexpr size_t kMaxWatermarks = 64;    // streams whose last synchronize is remembered
-  static constexpr size_t kMaxPending = 8;        // incidents captured and not yet written
-  static constexpr size_t kMaxIncidents = 32;     // per session: later ones are counted only
+  static constexpr size_t kMaxListed = 64;      // in-flight launches listed per incident
+  static constexpr size_t kOldestListed = 16;   // of which the oldest (the rest: the latest)
+  static constexpr size_t kMaxWaiters = 256;    // host threads tracked in waits
+  static constexpr size_t kMaxWatermarks = 64;  // streams whose last synchronize is remembered
+  static constexpr size_t kMaxPending = 8;      // incidents captured and not yet written
+  static constexpr size_t kMaxIncidents = 32;   // per session: later ones are counted only
   static constexpr int64_t kOomRepeatNs = 10'000'000'000;  // one out-of-memory incident per 10 s
 
   FlightRecorder();

@@ -41,8 +41,8 @@ TEST(FlightRecorder, ACudaErrorNamesTheLaunchesNoSynchronizeProvedFinished) {
   f.synchronized(kCtx, 0, /*whole_context=*/true, 12);  // 10 and 11 finished
   launchKernel(f, 13, kStreamA, kCtx, "_Z3badPi");
   launchKernel(f, 14, kStreamB);
-  launchKernel(f, 15, kStreamB, kOtherCtx);  // another context: not a candidate
-  f.synchronized(kCtx, kStreamB, false, 16);    // stream B's 14 finished too
+  launchKernel(f, 15, kStreamB, kOtherCtx);   // another context: not a candidate
+  f.synchronized(kCtx, kStreamB, false, 16);  // stream B's 14 finished too
   ASSERT_TRUE(f.trigger(cudaError(kCtx)));
   std::vector<Incident> incidents = f.takeIncidents("abcd");
   ASSERT_EQ(incidents.size(), 1u);
@@ -105,7 +105,8 @@ TEST(FlightRecorder, OutOfMemoryIsRecordedOncePerTenSeconds) {
 TEST(FlightRecorder, TheWatchdogSeesAThreadWaitingTooLongOncePerState) {
   FlightRecorder f;
   constexpr int64_t kSecond = 1'000'000'000;
-  f.startWatchdog(5 * kSecond, true, [] { return int64_t{0}; }, nullptr);  // clock driven below
+  f.startWatchdog(
+      5 * kSecond, true, [] { return int64_t{0}; }, nullptr);  // clock driven below
   f.stopWatchdog();  // the tests call checkHang themselves
   launchKernel(f, 21, kStreamA, kCtx, "_Z4spinPVi");
   launchKernel(f, 22, kStreamA, kCtx, "_Z5afterv");
@@ -133,7 +134,8 @@ TEST(FlightRecorder, TheWatchdogSeesAThreadWaitingTooLongOncePerState) {
 TEST(FlightRecorder, PendingLaunchesWithNoRecordArrivingAreAHang) {
   FlightRecorder f;
   constexpr int64_t kSecond = 1'000'000'000;
-  f.startWatchdog(5 * kSecond, true, [] { return int64_t{0}; }, nullptr);
+  f.startWatchdog(
+      5 * kSecond, true, [] { return int64_t{0}; }, nullptr);
   f.stopWatchdog();
   launchKernel(f, 31, kStreamB);  // launch_ns = 31 us
   f.noteArrival(1 * kSecond);

@@ -36,8 +36,8 @@ struct LaunchSlot {
   LaunchInfo info;
   uint32_t tid = 0;
   int64_t launch_ns = 0;
-  uint64_t stream = 0;   // CUstream handle
-  uint64_t context = 0;  // CUcontext handle
+  uint64_t stream = 0;         // CUstream handle
+  uint64_t context = 0;        // CUcontext handle
   const char* name = nullptr;  // owned by the driver or static; may dangle once a module unloads
 };
 

@@ -61,7 +61,8 @@ struct RtFuncSetAttribute {
   int attr;  // enum cudaFuncAttribute
   int value;
 };
-constexpr int kRtPreferredSharedMemoryCarveout = 9;  // cudaFuncAttributePreferredSharedMemoryCarveout
+constexpr int kRtPreferredSharedMemoryCarveout =
+    9;  // cudaFuncAttributePreferredSharedMemoryCarveout
 
 struct DrvLaunchKernel {  // cuLaunchKernel, cuLaunchCooperativeKernel (and _ptsz)
   CUfunction f;

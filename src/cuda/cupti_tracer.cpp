@@ -16,8 +16,8 @@
 #include "cuda/activity_decode.hpp"
 #include "cuda/api_params.hpp"
 #include "cuda/cupti_api.hpp"
-#include "cuda/driver_api.hpp"
 #include "cuda/cupti_status.hpp"
+#include "cuda/driver_api.hpp"
 #include "cuda/nvtx_decode.hpp"
 #include "cuda/nvtx_injection.hpp"
 #include "cuda/nvtx_ranges.hpp"
@@ -439,8 +439,8 @@ void CuptiTracer::onApi(const void* callback_data, bool enter, ApiKind kind,
 
 // [app thread, rare] The trigger copies what it needs before returning; the writer thread composes
 // and writes the incident at its next round, which wake_writer_ brings forward.
-void CuptiTracer::onCallFailed(const void* callback_data, ApiKind kind,
-                               CUpti_CallbackDomain domain, CUpti_CallbackId cbid, int code) {
+void CuptiTracer::onCallFailed(const void* callback_data, ApiKind kind, CUpti_CallbackDomain domain,
+                               CUpti_CallbackId cbid, int code) {
   const auto* cb = static_cast<const CUpti_CallbackData*>(callback_data);
   core::IncidentTrigger t;
   if (isStickyError(code)) {

@@ -4,9 +4,9 @@
 // follows NVTX push/pop ranges as scopes (enableNvtx, nvtx_ranges.hpp).
 //
 // Threads: start()/stop() on the thread that calls gpufl::init/shutdown; launch and NVTX callbacks
-// on application threads (lock-free, allocation-free: the flight recorder's LaunchTable); buffer callbacks on
-// CUPTI's thread (hand-off only); drain() on the session's writer thread, where records are
-// decoded, joined and turned into events.
+// on application threads (lock-free, allocation-free: the flight recorder's LaunchTable); buffer
+// callbacks on CUPTI's thread (hand-off only); drain() on the session's writer thread, where
+// records are decoded, joined and turned into events.
 #pragma once
 
 #include <cupti_activity.h>
@@ -128,7 +128,7 @@ class CuptiTracer {
   std::unique_ptr<core::FlightRecorder> own_flight_;  // when no session gave one
   std::function<void()> wake_writer_;
   CarveoutRequests carveouts_;  // cudaFuncSetAttribute's carveout, carried to launches
-  CaptureTracker capture_;  // open stream captures, for the deep engines
+  CaptureTracker capture_;      // open stream captures, for the deep engines
   LaunchGate launch_gate_;  // keeps instrumented launches apart from other threads' (deep engines)
   KernelCatalog catalog_;
   StackTable stacks_;

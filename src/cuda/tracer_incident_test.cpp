@@ -1,8 +1,8 @@
 // The tracer's side of the flight recorder, fed host-built CUpti_CallbackData as CUPTI would pass
 // them (no GPU needed): launches enter the in-flight set with their stream and scope, a successful
-// synchronize proves earlier launches finished, a sticky error at an API exit and an allocation that
-// runs out of memory become incidents, a failed launch leaves the in-flight set, and a carveout set
-// on a function reaches its launches.
+// synchronize proves earlier launches finished, a sticky error at an API exit and an allocation
+// that runs out of memory become incidents, a failed launch leaves the in-flight set, and a
+// carveout set on a function reaches its launches.
 #include <cupti.h>
 #include <gtest/gtest.h>
 
@@ -134,7 +134,8 @@ TEST_F(TracerIncidents, AFailedLaunchIsNotInFlightAndAWaitIsSeen) {
   cb_.functionParams = &stream;
   cb_.callbackSite = CUPTI_API_ENTER;
   tracer_.onApi(&cb_, true, Kind::Sync, kRt, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020);
-  flight_.startWatchdog(1, false, [] { return int64_t{0}; }, nullptr);
+  flight_.startWatchdog(
+      1, false, [] { return int64_t{0}; }, nullptr);
   flight_.stopWatchdog();
   ASSERT_TRUE(flight_.checkHang(core::coarseMonotonicNs() + 1'000'000'000));
   const Incident i = flight_.takeIncidents("s")[0];

@@ -10,12 +10,12 @@
 
 #include <cstdlib>
 #include <exception>
-#include <stdexcept>
-#include <utility>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace {
 

@@ -81,16 +81,16 @@ void parseDevices(od::value& v, RecordContext& c, std::vector<DeviceInfo>& out) 
 // fields by the table, unknown keys skipped, required ones checked.
 #define GFL_OBJECT_FIELD_(member, key_, presence, unit) \
   else if (key == key_) have.member = c.field(v, key, out.member);
-#define GFL_PARSE_OBJECT_(T)                                                     \
-  void parseObject(od::object& obj, RecordContext& c, T& out) {                  \
-    struct {                                                                     \
-      GFL_FIELDS_##T(GFL_HAVE_FIELD_)                                            \
-    } have;                                                                      \
-    forEachMember(obj, c, [&](std::string_view key, od::value& v) {              \
-      if (false) {                                                               \
-      }                                                                          \
-      GFL_FIELDS_##T(GFL_OBJECT_FIELD_)                                          \
-    });                                                                          \
+#define GFL_PARSE_OBJECT_(T)                                                         \
+  void parseObject(od::object& obj, RecordContext& c, T& out) {                      \
+    struct {                                                                         \
+      GFL_FIELDS_##T(GFL_HAVE_FIELD_)                                                \
+    } have;                                                                          \
+    forEachMember(obj, c, [&](std::string_view key, od::value& v) {                  \
+      if (false) {                                                                   \
+      }                                                                              \
+      GFL_FIELDS_##T(GFL_OBJECT_FIELD_)                                              \
+    });                                                                              \
     if (c.outcome() == Outcome::Ok) c.require({GFL_FIELDS_##T(GFL_REQUIRE_FIELD_)}); \
   }
 GFL_PARSE_OBJECT_(InFlightLaunch)
@@ -101,7 +101,9 @@ GFL_PARSE_OBJECT_(LastKernel)
 
 // A list of such objects; a problem names the list ("in_flight.corr").
 template <typename N>
-  requires requires(od::object& o, RecordContext& c, N& n) { parseObject(o, c, n); }
+requires requires(od::object& o, RecordContext& c, N& n) {
+  parseObject(o, c, n);
+}
 bool readField(std::string_view key, std::string_view field_key, od::value& v, RecordContext& c,
                std::vector<N>& m, bool& have) {
   if (key != field_key) return false;

@@ -27,9 +27,8 @@ bool fillAddress(const std::string& path, sockaddr_un* addr, std::string* why) {
 
 std::string controlRunDir(bool create, std::string* why) {
   const char* xdg = std::getenv("XDG_RUNTIME_DIR");
-  const std::string dir = xdg != nullptr && *xdg != '\0'
-                              ? std::string(xdg) + "/gpufl"
-                              : "/tmp/gpufl-" + std::to_string(getuid());
+  const std::string dir = xdg != nullptr && *xdg != '\0' ? std::string(xdg) + "/gpufl"
+                                                         : "/tmp/gpufl-" + std::to_string(getuid());
   if (create && mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
     *why = "cannot create " + dir + ": " + std::strerror(errno);
     return "";
@@ -126,8 +125,8 @@ bool sendControlRequest(long pid, std::string_view line, std::string* why,
     *why = std::string("socket: ") + std::strerror(errno);
     return false;
   }
-  const ssize_t sent = sendto(fd, line.data(), line.size(), 0,
-                              reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  const ssize_t sent =
+      sendto(fd, line.data(), line.size(), 0, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
   const int err = errno;
   close(fd);
   if (sent < 0) {

@@ -62,8 +62,7 @@ TEST(ControlChannel, ARunDirOpenToOthersIsRefused) {
   setenv("XDG_RUNTIME_DIR", "/nonexistent-gpufl", 1);
   std::string why;
   ControlChannel channel;
-  EXPECT_TRUE(channel.start([](std::string_view, std::string_view) {}, &why, dir) ||
-              !why.empty());
+  EXPECT_TRUE(channel.start([](std::string_view, std::string_view) {}, &why, dir) || !why.empty());
   channel.stop();
   // controlRunDir checks its own directory: one open to others is refused.
   const std::string own = dir + "/gpufl";

@@ -99,9 +99,9 @@ std::unique_ptr<Session> Session::start(SessionConfig config, std::string* error
       // that stay unfinished while nothing arrives mean the GPU is stuck; with one they may wait in
       // CUPTI's buffers, and only a host thread's wait counts.
       const bool pending_check = s->config_.options.profiling_engine == Engine::None;
-      s->flight_.startWatchdog(int64_t{timeout_s} * 1'000'000'000, pending_check,
-                               [] { return core::monotonicNs(); },
-                               [raw = s.get()] { raw->requestDrain(); });
+      s->flight_.startWatchdog(
+          int64_t{timeout_s} * 1'000'000'000, pending_check, [] { return core::monotonicNs(); },
+          [raw = s.get()] { raw->requestDrain(); });
     }
     std::string control_why;
     if (!s->control_.start(

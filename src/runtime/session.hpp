@@ -65,7 +65,8 @@ class Session final : public core::SessionContext {
   bool gpuProfiling() const { return gpu_profiling_; }
   const std::string& prefix() const { return config_.options.log_path; }
   void setSampling(bool on);
-  // Records a "dump" incident now (gpufl::dump, `gpufl dump PID`); written at the writer's next round.
+  // Records a "dump" incident now (gpufl::dump, `gpufl dump PID`); written at the writer's next
+  // round.
   bool dump(std::string_view reason);
   // A benchmark measured on any thread: written by the writer thread's next round (sid and, when 0,
   // ts_ns set here).
@@ -94,7 +95,7 @@ class Session final : public core::SessionContext {
   void writePendingNotes();  // [writer thread]
   // [writer thread] Incidents captured (at or before captured_by_ns), written and flushed.
   void writeIncidents(int64_t captured_by_ns = INT64_MAX);
-  void checkLogWrites();     // [writer thread] says once when records could not be written
+  void checkLogWrites();  // [writer thread] says once when records could not be written
   void collectorFailed(size_t index, const char* what, const char* step) noexcept;
   void debug(const std::string& message) const;
 

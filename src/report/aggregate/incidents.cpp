@@ -215,8 +215,8 @@ std::string faultedKernelsNote(const Report& r) {
   const IncidentView* fault = firstIncident(r, "cuda_error");
   if (fault == nullptr) return "";
   const uint64_t n = r.incidents.untimed_kernels;
-  return "The context faulted at " + formatFixed(static_cast<double>(fault->at_ns) / 1e9, 3) + " s (" +
-         (fault->error_name.empty() ? fault->kind : fault->error_name) + "): " +
+  return "The context faulted at " + formatFixed(static_cast<double>(fault->at_ns) / 1e9, 3) +
+         " s (" + (fault->error_name.empty() ? fault->kind : fault->error_name) + "): " +
          (n > 0 ? formatCount(n) +
                       " kernels of it came from CUPTI without times and are not "
                       "counted here"

@@ -2,12 +2,12 @@
 // kernels, the device memory live at an incident whatever the log order, what to try, and the
 // notes that replace the "buffers were full" explanation after a fatal CUDA error.
 #include "report/aggregate/incidents.hpp"
-#include "report/sections/incidents.hpp"
 
 #include <gtest/gtest.h>
 
-#include "report/report.hpp"
 #include "report/aggregate/report_builder.hpp"
+#include "report/report.hpp"
+#include "report/sections/incidents.hpp"
 
 namespace gpufl::report {
 namespace {

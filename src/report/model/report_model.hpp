@@ -344,7 +344,7 @@ struct Report {
   std::vector<KernelCard> cards;  // top kernel groups by GPU time
   CollectionInfo collection;
   IncidentSummary incidents;  // shown first when there are any
-  SectionData section_data;  // what sections collected for themselves (Section::collector)
+  SectionData section_data;   // what sections collected for themselves (Section::collector)
 };
 
 }  // namespace gpufl::report

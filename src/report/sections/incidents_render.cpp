@@ -181,7 +181,6 @@ void adviceSignal(const IncidentView& v, std::vector<std::string>& out) {
 
 }  // namespace
 
-
 std::vector<const FunctionProfile*> hangProfiles(const IncidentView& v, const Report& r) {
   std::vector<const FunctionProfile*> out;
   for (const IncidentLaunch* l : suspects(v)) {
@@ -220,11 +219,9 @@ std::vector<std::string> incidentAdvice(const IncidentView& v, const Report& r) 
   return out;
 }
 
-
 // ---- text -----------------------------------------------------------------------------------
 
 namespace {
-
 
 // "  Label:   value", wrapped under the value; an empty label continues the field above.
 void field(TextOut& out, std::string_view label, const std::string& value) {
