@@ -64,8 +64,6 @@ std::unique_ptr<DriverLibrary> DriverLibrary::open(std::string* reason, const st
   bind(handle, a.primaryCtxRetain, "cuDevicePrimaryCtxRetain");
   bind(handle, a.primaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
   bind(handle, a.memGetInfo, "cuMemGetInfo_v2");
-  bind(handle, a.funcGetAttribute, "cuFuncGetAttribute");
-  bind(handle, a.funcGetName, "cuFuncGetName");
   const char* missing = !a.init                 ? "cuInit"
                         : !a.deviceGetCount     ? "cuDeviceGetCount"
                         : !a.deviceGet          ? "cuDeviceGet"

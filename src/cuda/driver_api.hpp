@@ -45,12 +45,8 @@ struct DriverApi {
   // Optional for the SASS engines: they hold a reference on the primary context they patch in.
   CUresult (*primaryCtxRetain)(CUcontext*, CUdevice) = nullptr;  // cuDevicePrimaryCtxRetain
   CUresult (*primaryCtxRelease)(CUdevice) = nullptr;             // cuDevicePrimaryCtxRelease_v2
-  // The flight recorder: free and total memory at an out-of-memory error; a function's own
-  // carveout preference and name when a launch record carries none.
+  // The flight recorder: free and total memory at an out-of-memory error.
   CUresult (*memGetInfo)(size_t*, size_t*) = nullptr;  // cuMemGetInfo_v2
-  CUresult (*funcGetAttribute)(int*, CUfunction_attribute,
-                               CUfunction) = nullptr;           // cuFuncGetAttribute
-  CUresult (*funcGetName)(const char**, CUfunction) = nullptr;  // cuFuncGetName
 };
 
 // "CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)", or "CUDA error <n>" without the
