@@ -14,7 +14,6 @@
 #                                        size (compressed bytes per kernel of a real storm and PyTorch trace),
 #                                        gloo (two ranks sharing the GPU, a planted straggler, the ranks report),
 #                                        agent (`gpufl agent` following a PyTorch trace, killed 5 times),
-#                                        sass-modes (SASS engines: serialized vs concurrent kernel tracing),
 #                                        jax (a JAX loop's losses plain and under each engine),
 #                                        torture (tests/gpu/torture: real-program patterns x every engine, linked
 #                                        and traced; GPUFL_TORTURE_ARGS passes options), torture-bt (named
@@ -135,45 +134,14 @@ if has size; then
   done 2>&1 | tee "$RES/size/size.txt"
 fi
 
-if has sass-modes; then
-  log "SASS engines: serialized (KIND_KERNEL) against concurrent kernel tracing (GPUFL_KERNEL_ACTIVITY=concurrent)"
-  # Issue 29: do SASS counters still read under CONCURRENT_KERNEL, and do graph kernels keep their times?
-  mkdir -p "$RES/sass_modes"
-  for mode in serialized concurrent; do
-    envs=(); [ $mode = concurrent ] && envs=(GPUFL_KERNEL_ACTIVITY=concurrent)
-    p="$RES/sass_modes/coalescing_$mode"
-    env "${envs[@]}" GPUFL_ENGINE=SassMetrics GPUFL_LOG_PATH=$p bounded timeout -k 5 90 \
-      "$BUILD/examples/cuda/memory_coalescing_demo" > "$p.out" 2>&1
-    echo "coalescing $mode exit $?: sectors_global by function:"
-    "$BUILD/apps/gpufl/gpufl" cat "$p" | python3 -c "
-import sys, json, collections
-s = collections.Counter()
-for line in sys.stdin:
-    r = json.loads(line)
-    if r.get('type') == 'sass_metric': s[r['func'][:50]] += r.get('sectors_global', 0)
-for f, v in s.items(): print('   ', f, v)"
-    for case in graph_explicit capture_global; do
-      q="$RES/sass_modes/${case}_$mode"
-      env "${envs[@]}" bounded timeout -k 5 90 "$BUILD/apps/gpufl/gpufl" trace -q --engine SassMetrics -o "$q" -- \
-        "$BUILD/tests/gpu/torture/gpufl_torture" $case > "$q.out" 2>&1
-      rc=$?
-      timed=$("$BUILD/apps/gpufl/gpufl" cat "$q" | grep -c '"kernel_event"')
-      untimed=$("$BUILD/apps/gpufl/gpufl" cat "$q" | grep -o '"untimed_kernels":[0-9]*' | head -1)
-      sass=$("$BUILD/apps/gpufl/gpufl" cat "$q" | grep -c '"sass_metric"')
-      echo "$case $mode rc=$rc: kernels with times $timed, $untimed, sass_metric records $sass"
-    done
-  done 2>&1 | tee "$RES/sass_modes/summary.txt"
-fi
-
 if has jax; then
   log "a JAX training loop plain and under each engine: printed losses, kernels with and without times"
   mkdir -p "$RES/jax"
-  runs="plain None PcSampling SassMetrics SassMetrics-concurrent SassMetrics-deterministic"
+  runs="plain None PcSampling SassMetrics SassMetrics-deterministic"
   for r in $runs; do
     envs=(); cmd=(python3 "$ROOT/tests/gpu/jax/jax_mlp.py" 200)
     case $r in
       plain) ;;
-      SassMetrics-concurrent) envs=(GPUFL_KERNEL_ACTIVITY=concurrent); cmd=("$BUILD/apps/gpufl/gpufl" trace -q --engine SassMetrics -o "$RES/jax/$r" -- "${cmd[@]}") ;;
       SassMetrics-deterministic) envs=(XLA_FLAGS=--xla_gpu_deterministic_ops=true); cmd=("$BUILD/apps/gpufl/gpufl" trace -q --engine SassMetrics -o "$RES/jax/$r" -- "${cmd[@]}") ;;
       *) cmd=("$BUILD/apps/gpufl/gpufl" trace -q --engine "$r" -o "$RES/jax/$r" -- "${cmd[@]}") ;;
     esac

@@ -216,16 +216,6 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
   }
   bool serialize = false;
   for (auto& engine : engines_) serialize |= engine->needsSerializedKernelActivity();
-  // GPUFL_KERNEL_ACTIVITY=concurrent keeps concurrent kernel tracing under the SASS engines (an
-  // experiment: whether their counters still read, and graph kernels keep their times).
-  if (const char* mode = std::getenv("GPUFL_KERNEL_ACTIVITY");
-      serialize && mode != nullptr && std::string_view(mode) == "concurrent") {
-    serialize = false;
-    if (context.note)
-      context.note("kernel_activity", "on",
-                   "GPUFL_KERNEL_ACTIVITY=concurrent: kernels traced concurrently although a SASS "
-                   "engine runs");
-  }
   kinds_.assign(std::begin(kTraceActivityKinds), std::end(kTraceActivityKinds));
   if (serialize) {
     for (auto& kind : kinds_)
