@@ -20,6 +20,7 @@
 #include "core/record_schema.hpp"
 #include "export/map_json.hpp"
 #include "export/parquet_file.hpp"
+#include "log/json_fields.hpp"
 
 namespace gpufl::exporter::parquet_columns {
 
@@ -136,6 +137,21 @@ class RowWriter {
         w_.putNull();
       else
         w_.putString(lines);
+    } else if constexpr (requires(std::string & out) { log::json::objectFields(out, v.front()); }) {
+      // A list of objects (incident.in_flight, ...): JSON text, as the log writes it.
+      std::string list = "[";
+      for (const auto& item : v) {
+        if (list.size() > 1) list += ',';
+        const size_t open = list.size();
+        log::json::objectFields(list, item);
+        if (list.size() == open) {
+          list += "{}";
+          continue;
+        }
+        list[open] = '{';
+        list += '}';
+      }
+      w_.putString(list + "]");
     } else {
       if (omit_empty && v.empty())
         w_.putNull();
