@@ -5,7 +5,6 @@
 #include <map>
 #include <string>
 
-#include "report/aggregate/incidents.hpp"
 #include "report/aggregate/kernel_origin.hpp"
 #include "report/text/format.hpp"
 #include "report/text/short_names.hpp"

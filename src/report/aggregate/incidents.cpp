@@ -8,7 +8,6 @@
 
 #include "core/demangle.hpp"
 #include "report/model/report_model.hpp"
-#include "report/text/format.hpp"
 
 namespace gpufl::report {
 namespace {
@@ -203,25 +202,6 @@ void IncidentCollector::finish(Report& r) const {
   }
   std::stable_sort(out.incidents.begin(), out.incidents.end(),
                    [](const IncidentView& a, const IncidentView& b) { return a.ts_ns < b.ts_ns; });
-}
-
-const IncidentView* firstIncident(const Report& r, std::string_view kind) {
-  for (const IncidentView& v : r.incidents.incidents)
-    if (v.kind == kind) return &v;
-  return nullptr;
-}
-
-std::string faultedKernelsNote(const Report& r) {
-  const IncidentView* fault = firstIncident(r, "cuda_error");
-  if (fault == nullptr) return "";
-  const uint64_t n = r.incidents.untimed_kernels;
-  return "The context faulted at " + formatFixed(static_cast<double>(fault->at_ns) / 1e9, 3) +
-         " s (" + (fault->error_name.empty() ? fault->kind : fault->error_name) + "): " +
-         (n > 0 ? formatCount(n) +
-                      " kernels of it came from CUPTI without times and are not "
-                      "counted here"
-                : "kernels of it may come from CUPTI without times and are not counted here") +
-         "; the Incidents section lists those in flight.";
 }
 
 }  // namespace gpufl::report

@@ -85,10 +85,4 @@ class IncidentCollector : public EventVisitor {
   int64_t forgotten_ts_ = INT64_MIN;  // the latest time of an event dropped from applied_
 };
 
-// The session's first incident of kind `kind`, or nullptr.
-const IncidentView* firstIncident(const Report& r, std::string_view kind);
-// For the kernel summary: after a fatal CUDA error, why kernels are missing (CUPTI delivered the
-// faulted context's kernels without times); "" otherwise.
-std::string faultedKernelsNote(const Report& r);
-
 }  // namespace gpufl::report

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpufl::report {
@@ -84,5 +85,13 @@ struct IncidentSummary {
   uint64_t left_out = 0;         // session_end dropped.incidents: repeats, or past the 32 recorded
   uint64_t untimed_kernels = 0;  // session_end dropped.untimed_kernels
 };
+
+struct Report;
+
+// The session's first incident of kind `kind`, or nullptr.
+const IncidentView* firstIncident(const Report& r, std::string_view kind);
+// For the kernel summary and the hints: after a fatal CUDA error, why kernels are missing (CUPTI
+// delivered the faulted context's kernels without times); "" otherwise.
+std::string faultedKernelsNote(const Report& r);
 
 }  // namespace gpufl::report

@@ -5,8 +5,6 @@
 #include <cstdio>
 
 #include "core/demangle.hpp"
-#include "report/aggregate/incidents.hpp"
-#include "report/aggregate/scope_stats.hpp"
 #include "report/sections/incidents.hpp"
 #include "report/sections/section.hpp"
 

@@ -2,7 +2,6 @@
 // and their details (JSON: "kernels" and "kernel_groups").
 #include <algorithm>
 
-#include "report/aggregate/incidents.hpp"
 #include "report/sections/section.hpp"
 #include "report/text/short_names.hpp"
 

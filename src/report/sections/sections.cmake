@@ -20,5 +20,4 @@ gpufl_add_library(gpufl_report_sections
 target_link_libraries(gpufl_report_sections PUBLIC gpufl_report_model gpufl_report_text gpufl_report_json)
 list(APPEND GPUFL_REPORT_TESTS
   ${CMAKE_CURRENT_LIST_DIR}/section_list_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/../aggregate/incidents_test.cpp
 )
