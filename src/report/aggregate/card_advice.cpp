@@ -34,12 +34,10 @@ struct Finding {
   std::string fix;   // what to change in the kernel's own code ("" when `what` already says it)
 };
 
-}  // namespace
-
-std::vector<CardAdvice> cardAdvice(const Report& r, const KernelGroup& g, const KernelCard& c) {
-  std::vector<Finding> all;
+// Rules 1-4, about the kernel's code and launch: memory efficiency, occupancy, divergence, grid.
+void codeFindings(const Report& r, const KernelGroup& g, const KernelCard& c, KernelOrigin origin,
+                  std::vector<Finding>& all) {
   const DeviceInfo* dev = deviceOf(r, g.def.device);
-  const KernelOrigin origin = kernelOrigin(g.name, g.mangled);
   // 1. Wasted global memory traffic.
   if (c.sass && c.sass->totals.sectors_global > 0 &&
       c.sass->memory_efficiency_pct < kLowMemoryEfficiencyPct) {
@@ -82,6 +80,10 @@ std::vector<CardAdvice> cardAdvice(const Report& r, const KernelGroup& g, const 
   // 4. A grid that leaves SMs idle or half-used, or a mostly empty last wave.
   if (std::string fill = gridFillAdvice(g, dev); !fill.empty())
     all.push_back({"small_grid", "Fill the GPU: " + fill, ""});
+}
+
+// Rules 5-7, about what the run showed: stalls on memory latency, global traffic, throttling.
+void runFindings(const KernelGroup& g, const KernelCard& c, std::vector<Finding>& all) {
   // 5. Warps waiting on memory latency.
   uint64_t long_scoreboard = 0;
   for (const StallCount& s : c.stalls)
@@ -122,6 +124,12 @@ std::vector<CardAdvice> cardAdvice(const Report& r, const KernelGroup& g, const 
          ""});
     break;
   }
+}
+
+// The advice from the findings: a library kernel's most actionable finding and what to change
+// about its calls; else the first two findings; else a fallback.
+std::vector<CardAdvice> chosen(const std::vector<Finding>& all, const KernelCard& c,
+                               KernelOrigin origin) {
   std::vector<CardAdvice> out;
   if (origin != KernelOrigin::User) {
     // The user cannot change the kernel: its most actionable finding (the grid says how much work
@@ -147,6 +155,16 @@ std::vector<CardAdvice> cardAdvice(const Report& r, const KernelGroup& g, const 
   return {{"roofline",
            "Nothing here looks wasteful: the kernel is limited by its algorithm or throughput. "
            "Compare it with the roofline (ncu --section SpeedOfLight), or do less work."}};
+}
+
+}  // namespace
+
+std::vector<CardAdvice> cardAdvice(const Report& r, const KernelGroup& g, const KernelCard& c) {
+  const KernelOrigin origin = kernelOrigin(g.name, g.mangled);
+  std::vector<Finding> all;
+  codeFindings(r, g, c, origin, all);
+  runFindings(g, c, all);
+  return chosen(all, c, origin);
 }
 
 }  // namespace gpufl::report

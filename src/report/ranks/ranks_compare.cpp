@@ -133,14 +133,8 @@ std::vector<Straggler::Excess> excessOf(const std::vector<AcrossRanks>& rows, si
   return out;
 }
 
-}  // namespace
-
-RanksReport compareRanks(std::vector<RankInput> ranks) {
-  RanksReport out;
-  out.ranks = std::move(ranks);
-  const size_t n = out.ranks.size();
-
-  // Clocks: each session pairs its monotonic start with the wall clock read at the same moment.
+// Clocks: each session pairs its monotonic start with the wall clock read at the same moment.
+void compareClocks(RanksReport& out) {
   int64_t first_start = INT64_MAX, first_end = INT64_MAX;
   std::map<std::string, std::pair<int64_t, int64_t>>
       pairing_by_host;  // host -> min, max of the pairing
@@ -165,52 +159,72 @@ RanksReport compareRanks(std::vector<RankInput> ranks) {
     out.start_offset_ns.push_back(s.start_unix_ns - first_start);
     out.end_offset_ns.push_back(s.start_unix_ns + s.duration_ns - first_end);
   }
+}
 
-  // The same scopes and kernels on every rank.
+// What each rank spent where, beside the scopes and kernels compared across ranks.
+struct RankTimes {
+  bool all_have_scopes = false;
+  std::vector<int64_t> top_scope_ns, in_nccl, in_collective_scopes;
+};
+
+// The same scopes and kernels on every rank.
+RankTimes compareScopesAndKernels(RanksReport& out) {
+  const size_t n = out.ranks.size();
   std::vector<std::map<std::string, std::pair<int64_t, uint64_t>>> scopes(n), kernels(n);
-  bool all_have_scopes = n > 0;
-  std::vector<int64_t> top_scope_ns(n, 0), in_nccl(n, 0), in_collective_scopes(n, 0);
+  RankTimes t;
+  t.all_have_scopes = n > 0;
+  t.top_scope_ns.assign(n, 0);
+  t.in_nccl.assign(n, 0);
+  t.in_collective_scopes.assign(n, 0);
   for (size_t i = 0; i < n; ++i) {
     const Report& rep = out.ranks[i].report;
     for (const ScopeRow& row : rep.scopes.rows) {
       auto& v = scopes[i][fullPath(rep.scopes, row.path)];
       v.first += row.total_ns;
       v.second += row.calls;
-      if (row.depth == 0) top_scope_ns[i] += row.total_ns;
+      if (row.depth == 0) t.top_scope_ns[i] += row.total_ns;
     }
-    if (rep.scopes.rows.empty()) all_have_scopes = false;
-    in_collective_scopes[i] = collectiveScopeNs(rep.scopes);
+    if (rep.scopes.rows.empty()) t.all_have_scopes = false;
+    t.in_collective_scopes[i] = collectiveScopeNs(rep.scopes);
     for (const KernelGroup& g : rep.kernels.groups) {
       auto& v = kernels[i][g.name];
       v.first += g.durations.total_ns;
       v.second += g.durations.count;
-      if (kernelOrigin(g.name, g.mangled) == KernelOrigin::Nccl) in_nccl[i] += g.durations.total_ns;
+      if (kernelOrigin(g.name, g.mangled) == KernelOrigin::Nccl)
+        t.in_nccl[i] += g.durations.total_ns;
     }
   }
   out.scopes = across(scopes);
   out.kernels = across(kernels);
+  return t;
+}
 
-  // Collectives: a rank that waits for a slower one spends the wait inside the collective (the NCCL
-  // kernel, or the host call of gloo): counted as work, it would make every rank but the slow one
-  // look behind. Scopes named after collectives measure the wait where every rank has scopes (host
-  // time, what a scope measures); otherwise NCCL kernels' GPU time.
+// Collectives: a rank that waits for a slower one spends the wait inside the collective (the NCCL
+// kernel, or the host call of gloo): counted as work, it would make every rank but the slow one
+// look behind. Scopes named after collectives measure the wait where every rank has scopes (host
+// time, what a scope measures); otherwise NCCL kernels' GPU time.
+void findCollectives(RanksReport& out, const RankTimes& t) {
   auto any = [](const std::vector<int64_t>& v) {
     return std::any_of(v.begin(), v.end(), [](int64_t x) { return x > 0; });
   };
-  if (all_have_scopes && any(in_collective_scopes)) {
-    out.collective_ns = in_collective_scopes;
+  if (t.all_have_scopes && any(t.in_collective_scopes)) {
+    out.collective_ns = t.in_collective_scopes;
     out.collective_kind = "collective scopes";
-  } else if (any(in_nccl)) {
-    out.collective_ns = in_nccl;
+  } else if (any(t.in_nccl)) {
+    out.collective_ns = t.in_nccl;
     out.collective_kind = "NCCL collectives";
   }
   out.collectives = !out.collective_kind.empty();
+}
 
-  // Stragglers: work beyond the other ranks' median.
-  out.work_measure = all_have_scopes ? "time in top-level scopes" : "GPU time";
+// Stragglers: work beyond the other ranks' median, most behind first.
+void findStragglers(RanksReport& out, const RankTimes& t) {
+  const size_t n = out.ranks.size();
+  out.work_measure = t.all_have_scopes ? "time in top-level scopes" : "GPU time";
   if (out.collectives) out.work_measure += " outside " + out.collective_kind;
   for (size_t i = 0; i < n; ++i) {
-    const int64_t work = all_have_scopes ? top_scope_ns[i] : out.ranks[i].report.kernels.total_ns;
+    const int64_t work =
+        t.all_have_scopes ? t.top_scope_ns[i] : out.ranks[i].report.kernels.total_ns;
     out.work_ns.push_back(out.collectives ? std::max<int64_t>(0, work - out.collective_ns[i])
                                           : work);
   }
@@ -240,6 +254,17 @@ RanksReport compareRanks(std::vector<RankInput> ranks) {
   std::stable_sort(
       out.stragglers.begin(), out.stragglers.end(),
       [](const Straggler& a, const Straggler& b) { return a.behind_ns > b.behind_ns; });
+}
+
+}  // namespace
+
+RanksReport compareRanks(std::vector<RankInput> ranks) {
+  RanksReport out;
+  out.ranks = std::move(ranks);
+  compareClocks(out);
+  const RankTimes times = compareScopesAndKernels(out);
+  findCollectives(out, times);
+  findStragglers(out, times);
   return out;
 }
 

@@ -54,14 +54,8 @@ void acrossTable(std::string& out, const std::vector<AcrossRanks>& rows, const c
   out += "\n";
 }
 
-}  // namespace
-
-std::string renderRanksText(const RanksReport& r, const ReportOptions& options) {
-  std::string out;
-  out += kRule + "\n" +
-         centerText("GPU Flight Report: " + std::to_string(r.ranks.size()) + " ranks", 79) + "\n" +
-         centerText("Generated: " + generatedAt(options), 79) + "\n" + kRule + "\n\n";
-
+// One row per rank (who, when, how much GPU work), and where each came from.
+void ranksTable(std::string& out, const RanksReport& r) {
   section(out, "Ranks");
   out += "  " + padRight("Rank", 6) + padRight("App", 16) + padRight("Host", 14) +
          padLeft("PID", 8) + padLeft("Start", 12) + padLeft("Duration", 11) +
@@ -82,19 +76,26 @@ std::string renderRanksText(const RanksReport& r, const ReportOptions& options) 
   for (size_t i = 0; i < r.ranks.size(); ++i)
     out += "  rank " + std::to_string(i) + ": " + r.ranks[i].prefix + " (session " +
            r.ranks[i].report.session.sid + ")\n";
-  if (r.collectives) {
-    out += "\n  In " + r.collective_kind +
-           (r.collective_kind == "NCCL collectives" ? " (GPU time):" : " (host time):");
-    for (size_t i = 0; i < r.ranks.size(); ++i)  // four ranks a line
-      out += std::string(i == 0       ? " "
-                         : i % 4 == 0 ? ",\n   "
-                                      : ", ") +
-             "rank " + std::to_string(i) + " " +
-             formatDuration(static_cast<double>(r.collective_ns[i]));
-    out +=
-        ".\n  A rank waiting for a slower one spends the wait inside the collective: that time is "
-        "not\n  counted as work when stragglers are named below.\n";
-  }
+}
+
+// How much each rank spent in collectives, the time left out of its work.
+void collectivesNote(std::string& out, const RanksReport& r) {
+  if (!r.collectives) return;
+  out += "\n  In " + r.collective_kind +
+         (r.collective_kind == "NCCL collectives" ? " (GPU time):" : " (host time):");
+  for (size_t i = 0; i < r.ranks.size(); ++i)  // four ranks a line
+    out += std::string(i == 0       ? " "
+                       : i % 4 == 0 ? ",\n   "
+                                    : ", ") +
+           "rank " + std::to_string(i) + " " +
+           formatDuration(static_cast<double>(r.collective_ns[i]));
+  out +=
+      ".\n  A rank waiting for a slower one spends the wait inside the collective: that time is "
+      "not\n  counted as work when stragglers are named below.\n";
+}
+
+// How far times compared between ranks can be trusted.
+void clocksNote(std::string& out, const RanksReport& r) {
   out +=
       "\n  Clocks: each session's monotonic start is paired with the wall clock read at the same "
       "moment, and\n"
@@ -110,12 +111,10 @@ std::string renderRanksText(const RanksReport& r, const ReportOptions& options) 
         "  microseconds), which the logs do not record: differences smaller than that are not "
         "evidence.\n";
   out += "\n";
+}
 
-  section(out, "Scopes Across Ranks (total time, largest spread first)");
-  acrossTable(out, r.scopes, "Scope", static_cast<size_t>(options.top_n));
-  section(out, "Kernels Across Ranks (GPU time, largest spread first)");
-  acrossTable(out, r.kernels, "Kernel", static_cast<size_t>(options.top_n));
-
+// The ranks behind the others' median, and where their extra time went.
+void stragglers(std::string& out, const RanksReport& r) {
   section(out, "Stragglers");
   out += "  Work measured as " + r.work_measure +
          ";\n  a straggler exceeds the other ranks' median by at least " +
@@ -149,6 +148,23 @@ std::string renderRanksText(const RanksReport& r, const ReportOptions& options) 
           "    no scope or kernel of its own took longer: the delay is host work outside "
           "scopes\n";
   }
+}
+
+}  // namespace
+
+std::string renderRanksText(const RanksReport& r, const ReportOptions& options) {
+  std::string out;
+  out += kRule + "\n" +
+         centerText("GPU Flight Report: " + std::to_string(r.ranks.size()) + " ranks", 79) + "\n" +
+         centerText("Generated: " + generatedAt(options), 79) + "\n" + kRule + "\n\n";
+  ranksTable(out, r);
+  collectivesNote(out, r);
+  clocksNote(out, r);
+  section(out, "Scopes Across Ranks (total time, largest spread first)");
+  acrossTable(out, r.scopes, "Scope", static_cast<size_t>(options.top_n));
+  section(out, "Kernels Across Ranks (GPU time, largest spread first)");
+  acrossTable(out, r.kernels, "Kernel", static_cast<size_t>(options.top_n));
+  stragglers(out, r);
   return out;
 }
 
