@@ -1,7 +1,7 @@
-// libcupti, loaded at run time behind one table (DESIGN.md s.2: "Proton loads each vendor library
-// behind one wrapper"). libgpufl does not link libcupti, so it loads where CUPTI is absent and
-// tracing turns off with a note that says why ("libcupti.so.13 not found (looked in ...)",
-// "libcupti too old: cuptiX missing").
+// libcupti, loaded at run time behind one table (docs/architecture.md: each vendor library is
+// reached through one table of its functions). libgpufl does not link libcupti, so it loads where
+// CUPTI is absent and tracing turns off with a note that says why ("libcupti.so.13 not found
+// (looked in ...)", "libcupti too old: cuptiX missing").
 //
 // Where libcupti is looked for, first file that loads wins. This is the one search of gpufl: the
 // Python package passes its preference in (step 2) rather than searching itself.

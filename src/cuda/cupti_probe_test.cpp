@@ -1,6 +1,6 @@
-// What CUPTI does on a machine with libcupti but no GPU or driver (DESIGN.md s.7), and that GPU
-// Flight says so in the user's words. On a machine with a driver the failure half is skipped (the
-// GPU tests cover that case).
+// What CUPTI does on a machine with libcupti but no GPU or driver (docs/architecture.md), and that
+// GPU Flight says so in the user's words. On a machine with a driver the failure half is skipped
+// (the GPU tests cover that case).
 //
 // libcupti is loaded through gpufl's wrapper (cuda/cupti_api.hpp); where it is not found the tests
 // skip.
