@@ -38,8 +38,7 @@ struct Diagnosis {
 Diagnosis diagnose(const DoctorFacts& facts);
 
 // CUPTI's API versions (cuptiGetVersion) use xxyyzz from CUDA 13.0 on: 130001 is 13.0 Update 1.
-// Long activity tracing grows in CPU use over hours before 13.4 Update 1, taken as
-// 130401.
+// Long activity tracing grows in CPU use over hours before 13.4 Update 1, taken as 130401.
 inline constexpr uint32_t kCuptiCpuGrowthFixed = 130401;
 // "13.0 Update 1" for 130001, "13.4" for 130400; the number itself below 130000.
 std::string cuptiVersionText(uint32_t api_version);
