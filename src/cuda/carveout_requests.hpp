@@ -24,9 +24,11 @@ class CarveoutRequests {
 
   // [app thread] `function` (a host stub or a CUfunction) asks for `percent` (-1: no preference).
   void set(const void* function, int percent);
+  // [app thread] Whether any function has a request: only then is a launch's function looked up.
+  bool any() const { return used_.load(std::memory_order_relaxed) != 0; }
   // [app thread] A launch of `function` with this correlation id.
   void noteLaunch(const void* function, uint32_t correlation_id) {
-    if (used_.load(std::memory_order_relaxed) == 0 || function == nullptr) return;
+    if (!any() || function == nullptr) return;
     const int percent = lookup(function);
     if (percent < 0) return;
     Slot& s = launches_[correlation_id % kLaunchSlots];

@@ -394,7 +394,8 @@ void CuptiTracer::onApi(const void* callback_data, bool enter, ApiKind kind,
     slot.context = reinterpret_cast<uintptr_t>(cb->context);
     slot.name = is_graph || cb->symbolName == nullptr ? cb->functionName : cb->symbolName;
     launches().put(slot);
-    carveouts_.noteLaunch(launchFunction(domain, cbid, cb->functionParams), corr);
+    if (carveouts_.any())
+      carveouts_.noteLaunch(launchFunction(domain, cbid, cb->functionParams), corr);
     if (engines_.empty()) return;
     LaunchSite site;
     site.context = cb->context;
