@@ -87,7 +87,15 @@ bool ControlChannel::start(OnRequest on_request, std::string* why, const std::st
 
 void ControlChannel::stop() {
   stop_ = true;
-  if (thread_.joinable()) thread_.join();
+  if (thread_.joinable()) {
+    // Wake the waiting recv at once (an empty datagram to itself) rather than after its timeout:
+    // shutdown() of the program must not wait for the control thread.
+    sockaddr_un self{};
+    std::string why;
+    if (fd_ >= 0 && fillAddress(path_, &self, &why))
+      sendto(fd_, "", 0, MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&self), sizeof self);
+    thread_.join();
+  }
   if (fd_ >= 0) {
     close(fd_);
     fd_ = -1;
