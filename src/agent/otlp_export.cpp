@@ -222,6 +222,7 @@ class EventPass : public EventVisitor {
       }
     }
     ++kernels;
+    span.commit();  // before added() may send the request and start a new one
     spans_.added();
   }
   void onGpuSample(const GpuSample& s) override {
@@ -278,6 +279,7 @@ class EventPass : public EventVisitor {
       if (gpu) addAttr(p, f::kPointAttributes, "gpu", static_cast<int64_t>(*gpu));
     }
     ++points;
+    m.commit();  // before added() may send the request and start a new one
     metrics_.added();
   }
 
@@ -361,21 +363,23 @@ OtlpExportResult exportSessionOtlp(const std::string& prefix, const std::string&
     return static_cast<uint64_t>(scopes.start.start_unix_ns + (ns - scopes.start.start_ns));
   };
   for (const ScopeSpan& s : scopes.scopes) {
-    protozero::pbf_writer span{spans.items(), f::kScopeDataItems};
-    span.add_bytes(f::kSpanTraceId, trace_id);
-    span.add_bytes(f::kSpanId, spanIdOf(session_id, 's', s.id));
-    if (s.parent != 0) span.add_bytes(f::kSpanParent, spanIdOf(session_id, 's', s.parent));
-    span.add_string(f::kSpanName, s.name);
-    span.add_enum(f::kSpanKind, f::kSpanKindInternal);
-    span.add_fixed64(f::kSpanStart, unixNs(s.begin_ns));
-    // A scope still open at the end of the log (the program died in it) ends with the session.
-    span.add_fixed64(f::kSpanEnd,
-                     unixNs(s.end_ns >= 0 ? s.end_ns : std::max(s.begin_ns, scopes.end_ns)));
-    int a = f::kSpanAttributes;
-    addAttr(span, a, "gpufl.kind", std::string("scope"));
-    if (!s.tag.empty()) addAttr(span, a, "gpufl.scope.tag", s.tag);
-    addAttr(span, a, "gpufl.scope.depth", static_cast<int64_t>(s.depth));
-    addAttr(span, a, "thread.id", s.tid);
+    {  // the span is committed before added() may send the request and start a new one
+      protozero::pbf_writer span{spans.items(), f::kScopeDataItems};
+      span.add_bytes(f::kSpanTraceId, trace_id);
+      span.add_bytes(f::kSpanId, spanIdOf(session_id, 's', s.id));
+      if (s.parent != 0) span.add_bytes(f::kSpanParent, spanIdOf(session_id, 's', s.parent));
+      span.add_string(f::kSpanName, s.name);
+      span.add_enum(f::kSpanKind, f::kSpanKindInternal);
+      span.add_fixed64(f::kSpanStart, unixNs(s.begin_ns));
+      // A scope still open at the end of the log (the program died in it) ends with the session.
+      span.add_fixed64(f::kSpanEnd,
+                       unixNs(s.end_ns >= 0 ? s.end_ns : std::max(s.begin_ns, scopes.end_ns)));
+      int a = f::kSpanAttributes;
+      addAttr(span, a, "gpufl.kind", std::string("scope"));
+      if (!s.tag.empty()) addAttr(span, a, "gpufl.scope.tag", s.tag);
+      addAttr(span, a, "gpufl.scope.depth", static_cast<int64_t>(s.depth));
+      addAttr(span, a, "thread.id", s.tid);
+    }
     ++result.spans;
     if (!spans.added()) {
       result.error = "export abandoned";

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,6 +54,13 @@ std::pair<int, std::string> runInjected(const char* name, void (*crash)()) {
   return {status, log};
 }
 
+// A real fault (a store to a page with no access), which the sanitizers do not stop before it
+// happens as they would a store through a null pointer.
+void segfault() {
+  void* page = mmap(nullptr, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  *static_cast<volatile int*>(page) = 1;
+}
+
 void expectDiedBy(int status, int sig) {
   ASSERT_TRUE(WIFSIGNALED(status)) << "exit status " << WEXITSTATUS(status);
   EXPECT_EQ(WTERMSIG(status), sig);
@@ -67,11 +75,11 @@ TEST(SignalFlush, AnAbortingProgramLeavesItsSessionEndAndAnIncident) {
 }
 
 TEST(SignalFlush, ASegfaultLeavesEverythingBufferedAndDiesBySigsegv) {
-  auto [status, log] = runInjected("segv", [] { *static_cast<volatile int*>(nullptr) = 1; });
+  auto [status, log] = runInjected("segv", segfault);
   expectDiedBy(status, SIGSEGV);
   EXPECT_NE(log.find("\"type\":\"incident\""), std::string::npos) << log.substr(0, 3000);
   EXPECT_NE(log.find("\"kind\":\"signal\""), std::string::npos);
-  EXPECT_NE(log.find("SIGSEGV at address 0x0"), std::string::npos) << log.substr(0, 3000);
+  EXPECT_NE(log.find("SIGSEGV at address 0x"), std::string::npos) << log.substr(0, 3000);
   EXPECT_NE(log.find("\"session_end\""), std::string::npos);
 }
 
@@ -95,7 +103,7 @@ TEST(SignalFlush, AnUncaughtExceptionIsATerminateIncidentWithItsMessage) {
 
 TEST(SignalFlush, TurnedOffTheSignalsAreTheProgramsAlone) {
   setenv("GPUFL_INCIDENT_SIGNALS", "0", 1);
-  auto [status, log] = runInjected("off", [] { *static_cast<volatile int*>(nullptr) = 1; });
+  auto [status, log] = runInjected("off", segfault);
   unsetenv("GPUFL_INCIDENT_SIGNALS");
   expectDiedBy(status, SIGSEGV);
   EXPECT_EQ(log.find("\"incident\""), std::string::npos);

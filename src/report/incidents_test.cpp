@@ -283,7 +283,8 @@ TEST(Incidents, MemoryPastTheLookBackIsMarkedApproximate) {
   for (size_t k = 0; k <= IncidentCollector::kLookBack; ++k)
     b.onMemory(memory(t + 1 + static_cast<int64_t>(k), 0x1000 + k, 1, false, 0));
   b.onIncident(incident("dump", t));
-  const IncidentMemory& m = only(b.build()).memory;
+  const Report r = b.build();  // kept: `only` returns a reference into it
+  const IncidentMemory& m = only(r).memory;
   EXPECT_TRUE(m.approximate);
   // The kept events are undone; the one forgotten stays counted.
   EXPECT_EQ(m.live_allocs, 2u);
