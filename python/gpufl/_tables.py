@@ -53,7 +53,7 @@ def _lookup(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
         return np.full(len(wanted), -1, dtype=np.int64)
     top = int(keys.max())
     if 0 <= keys.min() and top < 1 << 24:
-        lut = np.full(top + 2, -1, dtype=np.int64)
+        lut: np.ndarray = np.full(top + 2, -1, dtype=np.int64)
         lut[keys] = np.arange(len(keys), dtype=np.int64)
         clipped = np.where((wanted >= 0) & (wanted <= top), wanted, top + 1)
         return lut[clipped]
@@ -289,9 +289,9 @@ def load(prefix: str, session_id: Optional[str] = None, max_warnings: int = 100)
     t0 = int(info.get("start_ns") or 0)
     if not info.get("has_start"):
         # No session_start was read (truncated log): take the earliest timestamp there is.
-        firsts = [np.min(tables[t][c]) for t, c in (("kernels", "start_ns"), ("scopes", "start_ns"),
-                                                     ("gpu_samples", "ts_ns"), ("host_samples", "ts_ns"))
-                  if len(tables[t][c])]
+        firsts: List[int] = [int(np.min(tables[t][c])) for t, c in (("kernels", "start_ns"), ("scopes", "start_ns"),
+                                                          ("gpu_samples", "ts_ns"), ("host_samples", "ts_ns"))
+                             if len(tables[t][c])]
         t0 = int(min(firsts)) if firsts else 0
         info["start_ns"] = t0
 

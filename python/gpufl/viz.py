@@ -65,11 +65,11 @@ def merge_intervals(start: np.ndarray, end: np.ndarray, min_gap: float) -> Tuple
     order = np.argsort(start, kind="stable")
     s, e = start[order], end[order]
     reach = np.maximum.accumulate(e)
-    new = np.empty(len(s), dtype=bool)
+    new: np.ndarray = np.empty(len(s), dtype=bool)
     new[0] = True
     new[1:] = s[1:] > reach[:-1] + min_gap
     first = np.flatnonzero(new)
-    last = np.append(first[1:] - 1, len(s) - 1)
+    last: np.ndarray = np.append(first[1:] - 1, len(s) - 1)
     return s[first], reach[last]
 
 
@@ -453,7 +453,7 @@ def plot_memory(session, save: Optional[_PathLike] = None, show: Optional[bool] 
             ax_x.vlines(part["start_s"], 0, part["bytes"] / (1 << 20), colors=color, linewidth=1.5,
                         label=f"{kind_name} ({len(part)})")
             # Held to the end of the session, so that the total moved reads at the right edge.
-            t_cum = np.append(part["start_s"].to_numpy(), s.duration_ns / 1e9)
+            t_cum: np.ndarray = np.append(part["start_s"].to_numpy(), s.duration_ns / 1e9)
             cum = np.cumsum(part["bytes"].to_numpy()) / (1 << 20)
             ax_cum.step(t_cum, np.append(cum, cum[-1]), where="post", color=color, alpha=0.6, linestyle="--")
         ax_x.legend(loc="upper left", fontsize=7)
