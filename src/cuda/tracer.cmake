@@ -5,6 +5,7 @@ target_sources(gpufl_cuda PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/carveout_requests.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_catalog.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cupti_tracer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cupti_tracer_drain.cpp
   ${CMAKE_CURRENT_LIST_DIR}/engine_time.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_collector.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nvtx_decode.cpp
