@@ -348,8 +348,8 @@ void CuptiTracer::onApi(const void* callback_data, bool enter, ApiKind kind,
                        ? *static_cast<const int*>(cb->functionReturnValue)
                        : 0;
   if (kind != ApiKind::KernelLaunch && kind != ApiKind::GraphLaunch) {
-    const uint32_t scope = core::currentScopePath();
     if (enter) {
+      const uint32_t scope = core::currentScopePath();
       core::LaunchSlot slot{corr, core::LaunchKind::Api, {scope, 0, 0}};
       if (kind == ApiKind::Copy) {
         slot.kind = core::LaunchKind::Copy;
