@@ -4,6 +4,7 @@
 
 #include "core/clock.hpp"
 #include "core/flight_recorder.hpp"
+#include "cuda/cupti_loader.hpp"
 #include "cuda/cupti_tracer.hpp"
 #include "cuda/deep_support.hpp"
 #include "cuda/device_props.hpp"
@@ -64,8 +65,13 @@ class CudaCollector final : public core::Collector {
       ctx.addNote("cupti_activity", "off", reason);
       return false;
     }
+    // Which libcupti answered (the search has five places, and a wheel's copy may differ from the
+    // toolkit's): the first question when numbers look wrong on one machine only.
+    const CuptiLibrary& lib = cuptiLibrary();
     ctx.addNote("cupti_activity", "on",
-                "kernels, memcpy and memset activity with launch callbacks");
+                "kernels, memcpy and memset activity with launch callbacks; libcupti " +
+                    (lib.file.empty() ? lib.path : lib.file) + " (CUPTI API version " +
+                    std::to_string(lib.version) + ")");
     tracing_ = true;
     if (options_.enable_nvtx) {
       std::string status, why;

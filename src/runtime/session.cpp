@@ -14,6 +14,7 @@
 #include "core/uuid.hpp"
 #include "gpufl/version.hpp"
 #include "log/log_writer.hpp"
+#include "runtime/refusal_notes.hpp"
 
 namespace gpufl::runtime {
 namespace {
@@ -215,17 +216,25 @@ void Session::addNote(std::string_view feature, std::string_view status, std::st
     n.feature = feature;
     n.status = status;
     n.reason = reason;
+    const std::optional<std::string_view> refused = refusedEngine(n.feature, n.status);
+    if (refused) n.reason = reasonWithAdvice(*refused, n.reason);
     debug("note: " + n.feature + " " + n.status + ": " + n.reason);
-    // The one thing a user must hear even without debug output: the program runs unprofiled.
-    if (n.feature == "cupti_activity" && n.status == "off" && !tracing_off_said_.exchange(true)) {
-      // The one message of a GPU-less init (Python adds none of its own): why, and what is
-      // still written where.
-      std::fprintf(stderr,
-                   "gpufl: GPU profiling off: %s. Scopes and system samples still go to "
-                   "%s.{device,scope,system}.log; the program runs on.\n",
-                   n.reason.c_str(), prefix().c_str());
-    }
     std::lock_guard lock(notes_mu_);
+    // What a user must hear even without debug output, once per feature: the program runs
+    // unprofiled, or without the engine it asked for, and why.
+    if (refused && refusals_said_.insert(n.feature).second) {
+      if (n.feature == "cupti_activity") {
+        // The one message of a GPU-less init (Python adds none of its own): why, and what is
+        // still written where.
+        std::fprintf(stderr,
+                     "gpufl: GPU profiling off: %s. Scopes and system samples still go to "
+                     "%s.{device,scope,system}.log; the program runs on.\n",
+                     n.reason.c_str(), prefix().c_str());
+      } else {
+        std::fprintf(stderr, "gpufl: %.*s off: %s; the program runs on without it.\n",
+                     static_cast<int>(refused->size()), refused->data(), n.reason.c_str());
+      }
+    }
     pending_notes_.push_back(std::move(n));
   } catch (...) {
   }

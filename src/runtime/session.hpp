@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -111,8 +112,6 @@ class Session final : public core::SessionContext {
   ControlChannel control_;  // `gpufl dump PID` and other requests from outside
   uint32_t generation_ = 0;
   bool gpu_profiling_ = false;
-  std::atomic<bool> tracing_off_said_{
-      false};                        // the stderr line for cupti_activity off, printed once
   bool write_failure_said_ = false;  // [writer thread]
   bool starting_ = true;             // addDevice is only accepted while collectors start
   bool stopped_ = false;
@@ -126,6 +125,7 @@ class Session final : public core::SessionContext {
 
   std::mutex notes_mu_;
   std::vector<Note> pending_notes_;                  // guarded by notes_mu_
+  std::set<std::string> refusals_said_;              // guarded by notes_mu_: features refused
   std::vector<BenchmarkResult> pending_benchmarks_;  // guarded by notes_mu_
 };
 

@@ -285,6 +285,46 @@ TEST(SessionTest, WithoutGpuCollectorTheSessionSaysSo) {
   EXPECT_EQ(cap.ends.size(), 1u);
 }
 
+// A collector whose deep engine is refused (twice, as an engine retrying per context would say).
+class RefusedEngineCollector : public Collector {
+ public:
+  std::string_view name() const override { return "refused"; }
+  bool start(SessionContext& ctx) override {
+    for (int i = 0; i < 2; ++i)
+      ctx.addNote("pc_sampling", "off",
+                  "cuptiPCSamplingEnable: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (no permission)");
+    return true;
+  }
+  void drain(EventVisitor&) override {}
+  void stop() override {}
+};
+
+TEST(SessionTest, ARefusedEngineIsSaidOnceWithWhatToChange) {
+  Capture cap;
+  SessionConfig c = config(cap);
+  c.factories.emplace_back("refused", [](const InitOptions&) {
+    return std::make_unique<RefusedEngineCollector>();
+  });
+  testing::internal::CaptureStderr();
+  auto s = Session::start(std::move(c), nullptr);
+  ASSERT_TRUE(s);
+  s->stop();
+  const std::string err = testing::internal::GetCapturedStderr();
+  const std::string line = "gpufl: PcSampling off: ";
+  const size_t at = err.find(line);
+  ASSERT_NE(at, std::string::npos) << err;
+  EXPECT_EQ(err.find(line, at + 1), std::string::npos) << err;  // once, not per note
+  const Note* n = cap.note("pc_sampling");
+  ASSERT_NE(n, nullptr);
+  EXPECT_NE(n->reason.find("CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"), std::string::npos);
+  // What to change follows CUPTI's words (root with CAP_SYS_ADMIN gets the "looks allowed" line).
+  EXPECT_NE(n->reason.find("CAP_SYS_ADMIN") == std::string::npos
+                ? n->reason.find("looks allowed")
+                : n->reason.find("CAP_SYS_ADMIN"),
+            std::string::npos)
+      << n->reason;
+}
+
 TEST(SessionTest, ConsecutiveSessionsAreIndependent) {
   Capture a, b;
   auto s1 = Session::start(config(a), nullptr);
