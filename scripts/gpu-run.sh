@@ -137,12 +137,15 @@ fi
 if has jax; then
   log "a JAX training loop plain and under each engine: printed losses, kernels with and without times"
   mkdir -p "$RES/jax"
-  runs="plain None PcSampling SassMetrics SassMetrics-deterministic"
+  # SassMetrics-always: kernels serialized the whole run (GPUFL_SASS_SERIALIZE=always), as before the
+  # kernel activity switch, for its graph kernels' times and losses side by side.
+  runs="plain None PcSampling SassMetrics SassMetrics-always SassMetrics-deterministic"
   for r in $runs; do
     envs=(); cmd=(python3 "$ROOT/tests/gpu/jax/jax_mlp.py" 200)
     case $r in
       plain) ;;
       SassMetrics-deterministic) envs=(XLA_FLAGS=--xla_gpu_deterministic_ops=true); cmd=("$BUILD/apps/gpufl/gpufl" trace -q --engine SassMetrics -o "$RES/jax/$r" -- "${cmd[@]}") ;;
+      SassMetrics-always) envs=(GPUFL_SASS_SERIALIZE=always); cmd=("$BUILD/apps/gpufl/gpufl" trace -q --engine SassMetrics -o "$RES/jax/$r" -- "${cmd[@]}") ;;
       *) cmd=("$BUILD/apps/gpufl/gpufl" trace -q --engine "$r" -o "$RES/jax/$r" -- "${cmd[@]}") ;;
     esac
     env "${envs[@]}" bounded timeout -k 5 150 "${cmd[@]}" > "$RES/jax/$r.out" 2>&1
@@ -152,7 +155,9 @@ if has jax; then
     if [ $r != plain ]; then
       timed=$("$BUILD/apps/gpufl/gpufl" cat "$RES/jax/$r" | grep -c '"kernel_event"')
       untimed=$("$BUILD/apps/gpufl/gpufl" cat "$RES/jax/$r" | grep -o '"untimed_kernels":[0-9]*' | head -1)
-      counts="| kernels with times $timed, $untimed"
+      sass=$("$BUILD/apps/gpufl/gpufl" cat "$RES/jax/$r" | grep -c '"sass_metric"')
+      counts="| kernels with times $timed, $untimed, sass_metric records $sass"
+      "$BUILD/apps/gpufl/gpufl" cat "$RES/jax/$r" | grep '"kernel_activity"' | cut -c1-400 > "$RES/jax/$r.notes"
     fi
     echo "jax $r rc=$rc: $losses $counts"
   done 2>&1 | tee "$RES/jax/summary.txt"

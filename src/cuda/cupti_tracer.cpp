@@ -140,7 +140,10 @@ void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t stream, uint8_t* buffer, s
 
 }  // namespace
 
-CuptiTracer::CuptiTracer() : pool_(kActivityBufferBytes, kMaxActivityBuffers) {
+CuptiTracer::CuptiTracer()
+    : pool_(kActivityBufferBytes, kMaxActivityBuffers),
+      kernel_switch_({[](CUpti_ActivityKind k) { return cupti::cuptiActivityEnable(k); },
+                      [](CUpti_ActivityKind k) { return cupti::cuptiActivityDisable(k); }}) {
   setFlightRecorder(nullptr, nullptr);
 }
 
@@ -207,6 +210,9 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
   EngineContext engine_context = context;
   engine_context.capture = &capture_;
   engine_context.gate = &launch_gate_;
+  engine_context.kernel_activity = &kernel_switch_;
+  note_ = context.note;
+  started_ns_ = core::monotonicNs();
   launch_gate_.onGiveUp([note = context.note](const std::string& why) {
     if (note) note("launch_gate", "degraded", why);
   });
@@ -218,16 +224,29 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
   for (auto& engine : engines_) serialize |= engine->needsSerializedKernelActivity();
   kinds_.assign(std::begin(kTraceActivityKinds), std::end(kTraceActivityKinds));
   if (serialize) {
-    for (auto& kind : kinds_)
-      if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) kind = CUPTI_ACTIVITY_KIND_KERNEL;
+    // The kernel kind is the switch's: KERNEL while SASS instrumentation may run, else
+    // CONCURRENT_KERNEL (GPUFL_SASS_SERIALIZE=always: KERNEL throughout).
+    std::erase(kinds_, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    const char* mode = std::getenv("GPUFL_SASS_SERIALIZE");
+    const bool always = mode != nullptr && std::string_view(mode) == "always";
+    if (!kernel_switch_.start(always, reason)) {
+      stop();
+      return false;
+    }
+    kernel_switched_ = true;
     if (context.note)
       context.note(
           "kernel_activity", "degraded",
-          "kernels traced serialized (CUPTI_ACTIVITY_KIND_KERNEL): SASS metrics read 0 under "
-          "concurrent kernel tracing on this CUPTI; concurrent streams do not overlap while this "
-          "engine runs, so results that depend on timing (atomic reductions in a different order) "
-          "may differ from a plain run: compare with deterministic ops on "
-          "(XLA_FLAGS=--xla_gpu_deterministic_ops=true, torch.use_deterministic_algorithms(True))");
+          std::string(always ? "kernels traced serialized (CUPTI_ACTIVITY_KIND_KERNEL) for the "
+                               "whole run (GPUFL_SASS_SERIALIZE=always)"
+                             : "kernels traced serialized (CUPTI_ACTIVITY_KIND_KERNEL) while SASS "
+                               "instrumentation runs, concurrently otherwise") +
+              ": SASS metrics read 0 under concurrent kernel tracing on this CUPTI; concurrent "
+              "streams do not overlap while serialized, and graph kernels launched then may "
+              "have no times, so results that depend on timing (atomic reductions in a "
+              "different order) may differ from a plain run: compare with deterministic ops on "
+              "(XLA_FLAGS=--xla_gpu_deterministic_ops=true, "
+              "torch.use_deterministic_algorithms(True))");
   }
   for (CUpti_ActivityKind kind : kinds_) {
     if (CuptiCall c{"cuptiActivityEnable", cupti::cuptiActivityEnable(kind)}; !c.ok())
@@ -325,6 +344,14 @@ void CuptiTracer::stop() {
     }
     cupti::cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     for (CUpti_ActivityKind kind : kinds_) cupti::cuptiActivityDisable(kind);
+    if (kernel_switched_) {
+      const int64_t now = core::monotonicNs();
+      if (std::string said = kernel_switch_.summary(now, now - started_ns_);
+          !said.empty() && note_)
+        note_("kernel_activity", "degraded", said);
+      kernel_switch_.stop();
+      kernel_switched_ = false;
+    }
     // Records of work still in flight when tracing was disabled come back with this last flush.
     cupti::cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   }

@@ -134,10 +134,14 @@ class CuptiTracer {
   StackTable stacks_;
   std::vector<std::unique_ptr<DeepEngine>> engines_;
   EngineTime engine_time_;  // every call into engines_, by hook
-  std::vector<CUpti_ActivityKind> kinds_;
-  core::ScopeObserver
-      scope_observer_;  // forwards user scopes to the engines (range profiler)  // activity kinds
-                        // enabled (KERNEL replaces CONCURRENT_KERNEL for SASS)
+  std::vector<CUpti_ActivityKind> kinds_;  // activity kinds enabled, but for kernel_switch_'s
+  // Kernels' activity kind when an engine needs serialized kernels (SASS): KERNEL while
+  // instrumenting, CONCURRENT_KERNEL otherwise.
+  KernelActivitySwitch kernel_switch_;
+  bool kernel_switched_ = false;  // kernel_switch_ owns the kernel kind (not in kinds_)
+  int64_t started_ns_ = 0;
+  std::function<void(const std::string&, const std::string&, const std::string&)> note_;
+  core::ScopeObserver scope_observer_;  // forwards user scopes to the engines (range profiler)
   bool stack_traces_ = false;
   bool sync_events_ = false;
   bool memory_events_ = false;

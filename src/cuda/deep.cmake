@@ -6,6 +6,7 @@ add_library(gpufl_cuda_deep STATIC
   ${CMAKE_CURRENT_LIST_DIR}/deep_support.cpp
   ${CMAKE_CURRENT_LIST_DIR}/capture_tracker.cpp
   ${CMAKE_CURRENT_LIST_DIR}/launch_gate.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernel_activity_switch.cpp
   ${CMAKE_CURRENT_LIST_DIR}/gpu_claim.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stall_reasons.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cubin_sass.cpp
@@ -23,6 +24,7 @@ gpufl_add_test(deep_engines_test
   ${CMAKE_CURRENT_LIST_DIR}/deep_support_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/capture_tracker_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/launch_gate_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernel_activity_switch_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/gpu_claim_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cubin_sass_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sass_metrics_engine_test.cpp

@@ -17,6 +17,7 @@
 #include "core/event_visitor.hpp"
 #include "cuda/capture_tracker.hpp"
 #include "cuda/driver_api.hpp"
+#include "cuda/kernel_activity_switch.hpp"
 #include "cuda/launch_gate.hpp"
 #include "gpufl/gpufl.hpp"
 
@@ -45,6 +46,10 @@ struct EngineContext {
   // when there is no driver, and driver_error says why. The engines' driver calls go through it.
   const DriverApi* driver = nullptr;
   std::string driver_error = "no NVIDIA driver";
+  // The kernel activity kind (set by the tracer when an engine needsSerializedKernelActivity):
+  // an engine serializes kernels before enabling SASS and marks each instrumented launch
+  // (kernel_activity_switch.hpp).
+  KernelActivitySwitch* kernel_activity = nullptr;
 };
 
 // A kernel launch seen in a launch callback, on the launching application thread.
@@ -100,7 +105,8 @@ class DeepEngine {
   // H200 (CUDA 13.0, driver 580.159.04): with CONCURRENT_KERNEL enabled every SASS metric value
   // reads 0, and enabling CONCURRENT_KERNEL while SASS metrics are enabled fails with
   // CUPTI_ERROR_NOT_COMPATIBLE; with KERNEL the values equal Nsight Compute's. KERNEL serializes
-  // kernels: the report says so.
+  // kernels: the report says so. The tracer then serializes kernels only while instrumentation
+  // may run (context.kernel_activity).
   virtual bool needsSerializedKernelActivity() const { return false; }
 
   // [writer thread] True for a kernel this engine's CUPTI API launched itself (no launch callback

@@ -4,6 +4,7 @@
 #include <cupti_sass_metrics.h>
 #include <cupti_target.h>
 
+#include "core/clock.hpp"
 #include "cuda/cupti_api.hpp"
 
 namespace gpufl::cuda {
@@ -405,10 +406,15 @@ void SassMetricsEngine::onLaunchEnter(const LaunchSite& launch) {
     if (it == contexts_.end()) return;
   }
   Context& c = it->second;
+  const int64_t now = core::monotonicNs();
   if (want && !c.enabled && !c.closing && !ctx_.captureOpen() && !heldShared()) {
-    if (!enableLocked(c)) return;
+    if (!serializeKernelsLocked(now) || !enableLocked(c)) return;
   }
-  if (!c.enabled) return;
+  if (!c.enabled) {
+    relaxKernelsUnlocked(lock, now);
+    return;
+  }
+  if (ctx_.kernel_activity) ctx_.kernel_activity->instrumented(now);
   // Enabled from this enter to the matching exit: the launch is patched and counted, even when it
   // was not asked for (another thread's instrumented launch kept SASS on), so it is counted as
   // such.
@@ -417,6 +423,34 @@ void SassMetricsEngine::onLaunchEnter(const LaunchSite& launch) {
   t_in_flight = {this, launch.correlation_id, launch.context};
   if (nameable) aggregator_.countLaunch(launch.symbol);
   rememberInstrumentedLocked(launch.correlation_id);
+}
+
+bool SassMetricsEngine::serializeKernelsLocked(int64_t now_ns) {
+  if (ctx_.kernel_activity == nullptr || ctx_.kernel_activity->serialize(now_ns)) return true;
+  if (noted_.insert("serialize").second)
+    note("degraded",
+         "CUPTI refused to trace kernels serialized (CUPTI_ACTIVITY_KIND_KERNEL), which SASS "
+         "metrics need: launches meanwhile were not instrumented");
+  return false;
+}
+
+// Back to concurrent kernel tracing once no launch has been instrumented for a while. The swap
+// needs the gate exclusively (no other launch between the two kinds): this launch, let through
+// shared, is upgraded, which happens once per serialized window.
+void SassMetricsEngine::relaxKernelsUnlocked(std::unique_lock<std::mutex>& lock, int64_t now_ns) {
+  KernelActivitySwitch* sw = ctx_.kernel_activity;
+  auto may = [&] {
+    return sw != nullptr && sw->relaxDue(now_ns) &&
+           enabled_contexts_.load(std::memory_order_acquire) == 0 && !ctx_.captureOpen();
+  };
+  if (!may()) return;
+  if (heldShared()) {
+    lock.unlock();
+    ctx_.gate->upgrade();
+    lock.lock();
+    if (!may()) return;  // another thread instrumented or relaxed meanwhile
+  }
+  sw->relax(now_ns);
 }
 
 void SassMetricsEngine::onLaunchExit(const LaunchSite& launch) {

@@ -144,7 +144,12 @@ class SassMetricsEngine final : public DeepEngine {
   void closeUnlocked(std::unique_lock<std::mutex>& lock, CUcontext handle);
   void disableLocked(Context& c);
   void unsetConfig(uint32_t device);
-  bool heldShared() const;  // this thread's launch holds the gate shared (may not enable SASS)
+  bool heldShared() const;
+  // Kernels serialized before SASS is enabled (false: CUPTI refused, SASS stays off; noted once).
+  bool serializeKernelsLocked(int64_t now_ns);
+  // Concurrent kernel tracing again when quiet (kernel_activity_switch.hpp); may release and
+  // re-take `lock` to upgrade this launch's gate hold.
+  void relaxKernelsUnlocked(std::unique_lock<std::mutex>& lock, int64_t now_ns);  // this thread's launch holds the gate shared (may not enable SASS)
   void rememberInstrumentedLocked(uint32_t correlation_id);
   void note(const std::string& status, const std::string& reason);
   void emit(EventVisitor& out, std::vector<std::pair<SassAggregator::Row, uint64_t>> rows,
