@@ -148,7 +148,7 @@ if has jax; then
       SassMetrics-always) envs=(GPUFL_SASS_SERIALIZE=always); cmd=("$BUILD/apps/gpufl/gpufl" trace -q --engine SassMetrics -o "$RES/jax/$r" -- "${cmd[@]}") ;;
       *) cmd=("$BUILD/apps/gpufl/gpufl" trace -q --engine "$r" -o "$RES/jax/$r" -- "${cmd[@]}") ;;
     esac
-    env "${envs[@]}" bounded timeout -k 5 150 "${cmd[@]}" > "$RES/jax/$r.out" 2>&1
+    bounded env "${envs[@]}" timeout -k 5 150 "${cmd[@]}" > "$RES/jax/$r.out" 2>&1
     rc=$?
     losses=$(grep -o 'loss [0-9.]*' "$RES/jax/$r.out" | tr '\n' ' ')
     counts=""

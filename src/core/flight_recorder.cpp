@@ -146,6 +146,20 @@ void FlightRecorder::synchronized(uint64_t context, uint64_t stream, bool whole_
     raiseWatermark(stream, corr);
 }
 
+bool FlightRecorder::provenFinished(const LaunchSlot& launch) const {
+  const uint32_t context_mark = launch.context != 0 ? watermark(launch.context | 1) : 0;
+  const uint32_t stream_mark = launch.stream != 0 ? watermark(launch.stream) : 0;
+  return launch.correlation_id <= std::max(context_mark, stream_mark);
+}
+
+int64_t FlightRecorder::oldestUnfinishedLaunchNs() const {
+  LaunchSlot first[kOldestListed];
+  const size_t pending = launches_.pendingLaunches(first, kOldestListed, /*oldest=*/true);
+  for (size_t i = 0; i < std::min(pending, kOldestListed); ++i)
+    if (!provenFinished(first[i])) return first[i].launch_ns;
+  return INT64_MAX;
+}
+
 bool FlightRecorder::isRepeat(const IncidentTrigger& t) {
   if (t.kind == IncidentKind::CudaError) {
     const uint64_t key =
@@ -316,6 +330,11 @@ void FlightRecorder::attribute(const Captured& c, Incident& out) const {
     // waiting, and the others queue behind it.
     std::map<uint64_t, InFlightLaunch*> oldest;
     for (InFlightLaunch& f : out.in_flight) {
+      LaunchSlot launch;
+      launch.correlation_id = f.correlation_id;
+      launch.context = f.context;
+      launch.stream = f.stream_handle;
+      if (provenFinished(launch)) continue;  // a synchronize since saw it finish
       auto [it, fresh] = oldest.try_emplace(f.stream_handle ^ (f.context << 1), &f);
       if (!fresh && f.correlation_id < it->second->correlation_id) it->second = &f;
     }
@@ -390,7 +409,7 @@ bool FlightRecorder::checkHang(int64_t now_ns) {
     LaunchSlot first[kOldestListed];
     const size_t pending = launches_.pendingLaunches(first, kOldestListed, /*oldest=*/true);
     for (size_t i = 0; i < std::min(pending, kOldestListed); ++i) {
-      if (first[i].launch_ns > limit) continue;
+      if (first[i].launch_ns > limit || provenFinished(first[i])) continue;
       stalled = true;
       key = key * 31 + first[i].correlation_id;
     }

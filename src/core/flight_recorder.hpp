@@ -73,6 +73,12 @@ class FlightRecorder {
   // A synchronize returned success: every launch on the context (stream 0 and whole_context) or on
   // the stream made before correlation id `corr` has finished.
   void synchronized(uint64_t context, uint64_t stream, bool whole_context, uint32_t corr);
+  // [any thread] Whether a successful synchronize since proved `launch` finished (its record may
+  // never say so: CUPTI hands a kernel still running at a forced flush over without times).
+  bool provenFinished(const LaunchSlot& launch) const;
+  // [writer thread] The launch time of the oldest launch still pending and not proven finished
+  // (INT64_MAX when none): a forced flush now would hand its record over without times.
+  int64_t oldestUnfinishedLaunchNs() const;
 
   // ---- triggers (any thread; trigger() is async-signal-safe) ----------------------------------
   // Captures the state now. False when the trigger was left out: a repeat (the same CUDA error on

@@ -147,6 +147,30 @@ TEST(FlightRecorder, PendingLaunchesWithNoRecordArrivingAreAHang) {
   EXPECT_TRUE(i.in_flight[0].suspect);
 }
 
+// A kernel whose record came without times (CUPTI's forced flush of a running kernel) stays in
+// flight; once a synchronize proves it finished it is no longer a hang's suspect, nor the oldest
+// unfinished launch.
+TEST(FlightRecorder, ALaunchASynchronizeProvedFinishedIsNoLongerASuspect) {
+  FlightRecorder f;
+  constexpr int64_t kSecond = 1'000'000'000;
+  f.startWatchdog(
+      5 * kSecond, true, [] { return int64_t{0}; }, nullptr);
+  f.stopWatchdog();
+  launchKernel(f, 41, kStreamA);  // its record came untimed: not completed
+  EXPECT_EQ(f.oldestUnfinishedLaunchNs(), 41 * 1000);
+  f.synchronized(kCtx, kStreamA, false, 42);  // the stream synchronized after it
+  EXPECT_EQ(f.oldestUnfinishedLaunchNs(), INT64_MAX);
+  launchKernel(f, 43, kStreamB);  // still running on another stream
+  EXPECT_EQ(f.oldestUnfinishedLaunchNs(), 43 * 1000);
+  f.waitBegins("cudaStreamSynchronize", kStreamB, 0, 1 * kSecond);
+  ASSERT_TRUE(f.checkHang(7 * kSecond));
+  const Incident i = f.takeIncidents("s")[0];
+  ASSERT_EQ(i.in_flight.size(), 2u);
+  EXPECT_FALSE(i.in_flight[0].suspect);  // 41: proven finished
+  EXPECT_TRUE(i.in_flight[1].suspect);   // 43: the one running
+  f.waitEnds();
+}
+
 TEST(FlightRecorder, AtMostKMaxIncidentsPerSessionTheRestCounted) {
   FlightRecorder f;
   IncidentTrigger t;

@@ -97,8 +97,11 @@ class CudaCollector final : public core::Collector {
       if (!stopping_ && now - started_ns_ < kLateReadDelayNs) return;
       readDeviceProperties(/*late=*/true, &out);
     }
+    // Nor while a launch older than the period is unfinished: CUPTI would hand its kernel over
+    // without times (and never again with them), so a long kernel would lose its duration.
     if (tracing_ && !tracer_.hasDeepEngines() &&
-        now - last_forced_flush_ns_ >= kForcedFlushPeriodNs) {
+        now - last_forced_flush_ns_ >= kForcedFlushPeriodNs &&
+        tracer_.oldestUnfinishedLaunchNs() > now - kForcedFlushPeriodNs) {
       tracer_.flush(/*forced=*/true);
       last_forced_flush_ns_ = now;
     }

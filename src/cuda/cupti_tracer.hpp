@@ -107,6 +107,9 @@ class CuptiTracer {
   void onBufferCompleted(void* context, uint32_t stream, uint8_t* buffer, size_t valid_bytes);
 
   bool hasDeepEngines() const { return !engines_.empty(); }
+  // [writer thread] The launch time of the oldest launch in flight that no synchronize proved
+  // finished (INT64_MAX when none; a scan of the launch table, once per forced flush).
+  int64_t oldestUnfinishedLaunchNs() const { return flight_->oldestUnfinishedLaunchNs(); }
 
  private:
   void enableOptionalKind(const EngineContext& context, const char* feature,

@@ -68,7 +68,10 @@ void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out,
       core::LaunchInfo info;
       const auto corr = static_cast<uint32_t>(kernel->event.correlation_id);
       const bool attributed = launches().get(corr, &info);
-      launches().complete(corr);  // timed or not, it is no longer in flight
+      // A record without times does not say the kernel finished: CUPTI hands a kernel still
+      // running at a forced flush over so (H100: a spinning kernel's record came 1 s after its
+      // launch, and none when it ended). It stays in flight until a synchronize proves it done.
+      if (kernel->has_timestamps) launches().complete(corr);
       // Attributed or not: a tool kernel launched inside the program's launch callback (the range
       // profiler's WaitNs around a launch outside scopes) carries that launch's correlation id.
       if (isToolKernel(*kernel)) continue;
