@@ -271,6 +271,12 @@ Incident FlightRecorder::compose(const Captured& c, const std::string& sid) cons
   i.in_flight_count = c.pending;
   for (size_t k = 0; k < c.listed; ++k) {
     const LaunchSlot& l = c.launches[k];
+    // Finished, as a synchronize proved, but its record not yet handed over by CUPTI: not in
+    // flight.
+    if (provenFinished(l)) {
+      --i.in_flight_count;
+      continue;
+    }
     InFlightLaunch f;
     f.correlation_id = l.correlation_id;
     f.kind = launchKindName(l.kind);
@@ -330,11 +336,6 @@ void FlightRecorder::attribute(const Captured& c, Incident& out) const {
     // waiting, and the others queue behind it.
     std::map<uint64_t, InFlightLaunch*> oldest;
     for (InFlightLaunch& f : out.in_flight) {
-      LaunchSlot launch;
-      launch.correlation_id = f.correlation_id;
-      launch.context = f.context;
-      launch.stream = f.stream_handle;
-      if (provenFinished(launch)) continue;  // a synchronize since saw it finish
       auto [it, fresh] = oldest.try_emplace(f.stream_handle ^ (f.context << 1), &f);
       if (!fresh && f.correlation_id < it->second->correlation_id) it->second = &f;
     }
