@@ -346,8 +346,7 @@ void CuptiTracer::stop() {
     for (CUpti_ActivityKind kind : kinds_) cupti::cuptiActivityDisable(kind);
     if (kernel_switched_) {
       const int64_t now = core::monotonicNs();
-      if (std::string said = kernel_switch_.summary(now, now - started_ns_);
-          !said.empty() && note_)
+      if (std::string said = kernel_switch_.summary(now, now - started_ns_); !said.empty() && note_)
         note_("kernel_activity", "degraded", said);
       kernel_switch_.stop();
       kernel_switched_ = false;

@@ -136,7 +136,7 @@ class CuptiTracer {
   KernelCatalog catalog_;
   StackTable stacks_;
   std::vector<std::unique_ptr<DeepEngine>> engines_;
-  EngineTime engine_time_;  // every call into engines_, by hook
+  EngineTime engine_time_;                 // every call into engines_, by hook
   std::vector<CUpti_ActivityKind> kinds_;  // activity kinds enabled, but for kernel_switch_'s
   // Kernels' activity kind when an engine needs serialized kernels (SASS): KERNEL while
   // instrumenting, CONCURRENT_KERNEL otherwise.
