@@ -237,9 +237,9 @@ struct LastKernel {
 struct Incident {
   std::string sid;
   int64_t ts_ns = 0;
-  std::string kind;    // "cuda_error", "out_of_memory", "hang", "signal", "terminate", "dump"
-  std::string reason;  // one line: what happened
-  std::string api;     // the call that returned the error, blocked, or allocated
+  std::string kind;  // "cuda_error", "out_of_memory", "hang", "signal", "terminate", "dump", "xid"
+  std::string reason;                 // one line: what happened
+  std::string api;                    // the call that returned the error, blocked, or allocated
   std::optional<int64_t> error_code;  // cudaError_t / CUresult / signal number
   std::string error_name;             // e.g. "cudaErrorIllegalAddress", "SIGSEGV"
   int64_t tid = 0;                    // the thread that saw it (0: a thread of gpufl's)

@@ -60,6 +60,8 @@ const char* incidentKindName(IncidentKind kind) {
       return "signal";
     case IncidentKind::Terminate:
       return "terminate";
+    case IncidentKind::Xid:
+      return "xid";
     case IncidentKind::Dump:
       break;
   }
@@ -161,9 +163,11 @@ int64_t FlightRecorder::oldestUnfinishedLaunchNs() const {
 }
 
 bool FlightRecorder::isRepeat(const IncidentTrigger& t) {
-  if (t.kind == IncidentKind::CudaError) {
-    const uint64_t key =
-        (t.context ^ static_cast<uint64_t>(t.error_code) * 0x9e3779b97f4a7c15ull) | 1;
+  if (t.kind == IncidentKind::CudaError || t.kind == IncidentKind::Xid) {
+    // Once per context and error code; an Xid once per GPU and Xid (the driver repeats them).
+    const uint64_t where =
+        t.kind == IncidentKind::Xid ? (uint64_t{t.gpu} << 1) | 0x8000'0000'0000ull : t.context;
+    const uint64_t key = (where ^ static_cast<uint64_t>(t.error_code) * 0x9e3779b97f4a7c15ull) | 1;
     for (auto& seen : error_seen_) {
       uint64_t k = seen.load(std::memory_order_acquire);
       if (k == key) return true;
@@ -331,6 +335,14 @@ void FlightRecorder::attribute(const Captured& c, Incident& out) const {
           "none in flight: the fault came from work whose record had already arrived, or from "
           "a call gpufl does not trace";
     }
+  } else if (t.kind == IncidentKind::Xid) {
+    // The driver names the GPU, not the work: every launch in flight there is a suspect.
+    for (InFlightLaunch& f : out.in_flight) f.suspect = f.kind == "kernel" || f.kind == "graph";
+    out.attribution = out.in_flight.empty()
+                          ? "no launch of this process in flight: the error may come from "
+                            "another process on the GPU, or from the GPU itself"
+                          : "the kernels in flight when the driver reported it (the driver does "
+                            "not say which one; another process on the GPU may be the cause)";
   } else if (t.kind == IncidentKind::Hang) {
     // Each stream runs its work in order: its oldest unfinished launch is the one running or
     // waiting, and the others queue behind it.

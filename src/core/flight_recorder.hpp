@@ -25,7 +25,7 @@
 
 namespace gpufl::core {
 
-enum class IncidentKind : uint8_t { CudaError, OutOfMemory, Hang, Signal, Terminate, Dump };
+enum class IncidentKind : uint8_t { CudaError, OutOfMemory, Hang, Signal, Terminate, Dump, Xid };
 const char* incidentKindName(IncidentKind kind);
 
 // What a trigger knows when it fires. Strings are static or copied before the trigger returns.
@@ -40,6 +40,7 @@ struct IncidentTrigger {
   uint32_t scope_path = 0;
   int64_t ts_ns = 0;
   uint64_t requested_bytes = 0, free_bytes = 0, total_bytes = 0;  // out of memory (0: unknown)
+  uint32_t gpu = 0;                                               // an Xid's GPU (NVML index)
   char reason[160] = {};                                          // for a dump: the caller's reason
 };
 

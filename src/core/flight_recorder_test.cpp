@@ -174,6 +174,32 @@ TEST(FlightRecorder, ALaunchASynchronizeProvedFinishedIsNoLongerASuspect) {
   f.waitEnds();
 }
 
+// The driver's Xid names a GPU, not a launch: every kernel in flight is a suspect; the driver
+// repeats an Xid, which is recorded once per GPU.
+TEST(FlightRecorder, AnXidSuspectsEveryKernelInFlightOncePerGpuAndXid) {
+  FlightRecorder f;
+  launchKernel(f, 51, kStreamA);
+  launchKernel(f, 52, kStreamB, kOtherCtx);
+  IncidentTrigger t;
+  t.kind = IncidentKind::Xid;
+  t.error_name = "Xid";
+  t.error_code = 31;
+  t.has_error_code = true;
+  t.gpu = 0;
+  ASSERT_TRUE(f.trigger(t));
+  EXPECT_FALSE(f.trigger(t));  // the same Xid on the same GPU again
+  t.gpu = 1;
+  EXPECT_TRUE(f.trigger(t));  // another GPU
+  std::vector<Incident> incidents = f.takeIncidents("s");
+  ASSERT_EQ(incidents.size(), 2u);
+  EXPECT_EQ(incidents[0].kind, "xid");
+  EXPECT_EQ(incidents[0].error_code, 31);
+  ASSERT_EQ(incidents[0].in_flight.size(), 2u);
+  EXPECT_TRUE(incidents[0].in_flight[0].suspect);
+  EXPECT_TRUE(incidents[0].in_flight[1].suspect);
+  EXPECT_NE(incidents[0].attribution.find("driver does not say which"), std::string::npos);
+}
+
 TEST(FlightRecorder, AtMostKMaxIncidentsPerSessionTheRestCounted) {
   FlightRecorder f;
   IncidentTrigger t;

@@ -89,14 +89,12 @@ std::string KernelActivitySwitch::summary(int64_t now_ns, int64_t traced_ns) con
                 "kernels traced serialized in %llu window%s while SASS instrumentation ran, "
                 "%.1f s of %.1f s traced; concurrently (with graph kernels' times) the rest",
                 static_cast<unsigned long long>(s.windows), s.windows == 1 ? "" : "s",
-                static_cast<double>(s.serialized_ns) / 1e9,
-                static_cast<double>(traced_ns) / 1e9);
+                static_cast<double>(s.serialized_ns) / 1e9, static_cast<double>(traced_ns) / 1e9);
   std::string out = buf;
   if (s.failed_swaps > 0)
     out += "; CUPTI refused " + std::to_string(s.failed_swaps) +
            " swap(s) of the kernel activity kind" +
-           (mode() == Mode::SerializedForGood ? ", so kernels stayed serialized from then on"
-                                              : "");
+           (mode() == Mode::SerializedForGood ? ", so kernels stayed serialized from then on" : "");
   return out;
 }
 

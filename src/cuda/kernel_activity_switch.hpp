@@ -39,9 +39,9 @@ class KernelActivitySwitch {
     std::function<CUptiResult(CUpti_ActivityKind)> disable;
   };
   struct Stats {
-    uint64_t windows = 0;        // times kernels went serialized
-    int64_t serialized_ns = 0;   // time spent serialized (up to now for an open window)
-    uint64_t failed_swaps = 0;   // swaps CUPTI refused
+    uint64_t windows = 0;       // times kernels went serialized
+    int64_t serialized_ns = 0;  // time spent serialized (up to now for an open window)
+    uint64_t failed_swaps = 0;  // swaps CUPTI refused
   };
 
   static constexpr int64_t kDefaultQuietNs = 200'000'000;  // 200 ms without instrumentation
@@ -55,7 +55,8 @@ class KernelActivitySwitch {
   void stop();
 
   // [launch callback, gate held exclusively] Kernels serialized from now on (before SASS is
-  // enabled); false when CUPTI refused the swap (kernels stay concurrent: SASS must not be enabled).
+  // enabled); false when CUPTI refused the swap (kernels stay concurrent: SASS must not be
+  // enabled).
   bool serialize(int64_t now_ns);
   // [launch callback] A launch was instrumented at `now_ns`: the quiet period starts again.
   void instrumented(int64_t now_ns) { last_use_ns_.store(now_ns, std::memory_order_relaxed); }

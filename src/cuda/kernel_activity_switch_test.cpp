@@ -99,7 +99,7 @@ TEST(KernelActivitySwitch, ARefusedWayBackStaysSerializedForGood) {
   EXPECT_EQ(sw.mode(), KernelActivitySwitch::Mode::SerializedForGood);
   EXPECT_EQ(cupti.on, std::set{CUPTI_ACTIVITY_KIND_KERNEL});
   EXPECT_FALSE(sw.relaxDue(10 * kQuiet));  // no retry on every launch
-  EXPECT_TRUE(sw.serialize(20 * kQuiet));   // SASS may still run
+  EXPECT_TRUE(sw.serialize(20 * kQuiet));  // SASS may still run
   EXPECT_NE(sw.summary(30 * kQuiet, 30 * kQuiet).find("stayed serialized"), std::string::npos);
 }
 

@@ -149,7 +149,9 @@ class SassMetricsEngine final : public DeepEngine {
   bool serializeKernelsLocked(int64_t now_ns);
   // Concurrent kernel tracing again when quiet (kernel_activity_switch.hpp); may release and
   // re-take `lock` to upgrade this launch's gate hold.
-  void relaxKernelsUnlocked(std::unique_lock<std::mutex>& lock, int64_t now_ns);  // this thread's launch holds the gate shared (may not enable SASS)
+  void relaxKernelsUnlocked(
+      std::unique_lock<std::mutex>& lock,
+      int64_t now_ns);  // this thread's launch holds the gate shared (may not enable SASS)
   void rememberInstrumentedLocked(uint32_t correlation_id);
   void note(const std::string& status, const std::string& reason);
   void emit(EventVisitor& out, std::vector<std::pair<SassAggregator::Row, uint64_t>> rows,

@@ -56,6 +56,10 @@ std::unique_ptr<Library> Library::open(const std::string& path, std::string* rea
        "nvmlDeviceGetCurrentClocksThrottleReasons");
   bind(handle, a.deviceGetComputeRunningProcesses, "nvmlDeviceGetComputeRunningProcesses_v3",
        "nvmlDeviceGetComputeRunningProcesses_v2");
+  bind(handle, a.eventSetCreate, "nvmlEventSetCreate");
+  bind(handle, a.deviceRegisterEvents, "nvmlDeviceRegisterEvents");
+  bind(handle, a.eventSetWait, "nvmlEventSetWait_v2", "nvmlEventSetWait");
+  bind(handle, a.eventSetFree, "nvmlEventSetFree");
   const char* missing = !a.init                     ? "nvmlInit_v2"
                         : !a.shutdown               ? "nvmlShutdown"
                         : !a.deviceGetCount         ? "nvmlDeviceGetCount_v2"

@@ -74,6 +74,20 @@ inline constexpr unsigned long long kValueNotAvailable = ~0ull;  // NVML_VALUE_N
 inline constexpr unsigned int kDeviceNameBufferSize = 96;  // NVML_DEVICE_NAME_V2_BUFFER_SIZE
 inline constexpr unsigned int kDeviceUuidBufferSize = 96;  // NVML_DEVICE_UUID_V2_BUFFER_SIZE
 
+// Events (nvmlEventSetCreate ... nvmlEventSetWait_v2): the driver's Xid errors as they happen.
+struct EventSetSt;             // opaque, struct nvmlEventSet_st
+using EventSet = EventSetSt*;  // nvmlEventSet_t
+struct EventData {             // nvmlEventData_t
+  Device device;
+  unsigned long long eventType;
+  unsigned long long eventData;  // for an Xid event: the Xid
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+};
+inline constexpr unsigned long long kEventTypeXidCriticalError =
+    0x8;                                     // nvmlEventTypeXidCriticalError
+inline constexpr Return kErrorTimeout = 10;  // NVML_ERROR_TIMEOUT
+
 inline constexpr const char* kLibraryName = "libnvidia-ml.so.1";
 
 // Every entry point we call. A null entry is a function this NVML does not have: the fields it
@@ -108,6 +122,12 @@ struct Api {
   // nvmlDeviceGetComputeRunningProcesses_v3, or _v2 (same struct): in `*count` the capacity of the
   // array, out the number of processes (kErrorInsufficientSize when the array is too small).
   Return (*deviceGetComputeRunningProcesses)(Device, unsigned int* count, ProcessInfo*) = nullptr;
+  Return (*eventSetCreate)(EventSet*) = nullptr;  // nvmlEventSetCreate
+  Return (*deviceRegisterEvents)(Device, unsigned long long types,
+                                 EventSet) = nullptr;  // nvmlDeviceRegisterEvents
+  Return (*eventSetWait)(EventSet, EventData*,
+                         unsigned int timeout_ms) = nullptr;  // nvmlEventSetWait_v2
+  Return (*eventSetFree)(EventSet) = nullptr;                 // nvmlEventSetFree
 };
 
 // Text of an NVML status: the library's own string when it has nvmlErrorString, else "NVML error

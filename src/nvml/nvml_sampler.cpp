@@ -312,4 +312,10 @@ void NvmlSampler::close() {
   }
 }
 
+std::vector<Device> NvmlSampler::handles() const {
+  std::vector<Device> out;
+  for (const Gpu& g : gpu_state_) out.push_back(g.handle);
+  return out;
+}
+
 }  // namespace gpufl::nvml

@@ -89,6 +89,9 @@ class NvmlSampler {
   OpenStatus open();
   bool isOpen() const { return open_; }
   const std::vector<GpuIdentity>& gpus() const { return gpus_; }
+  // The open library's table and each GPU's handle (in gpus() order), for the Xid watcher.
+  const Api* api() const { return open_ ? api_ : nullptr; }
+  std::vector<Device> handles() const;
 
   // One sample per GPU with timestamp ts_ns (sid left empty for the writer). Empty when not open.
   std::vector<GpuSample> sample(int64_t ts_ns);

@@ -302,9 +302,8 @@ class RefusedEngineCollector : public Collector {
 TEST(SessionTest, ARefusedEngineIsSaidOnceWithWhatToChange) {
   Capture cap;
   SessionConfig c = config(cap);
-  c.factories.emplace_back("refused", [](const InitOptions&) {
-    return std::make_unique<RefusedEngineCollector>();
-  });
+  c.factories.emplace_back(
+      "refused", [](const InitOptions&) { return std::make_unique<RefusedEngineCollector>(); });
   testing::internal::CaptureStderr();
   auto s = Session::start(std::move(c), nullptr);
   ASSERT_TRUE(s);
@@ -318,9 +317,8 @@ TEST(SessionTest, ARefusedEngineIsSaidOnceWithWhatToChange) {
   ASSERT_NE(n, nullptr);
   EXPECT_NE(n->reason.find("CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"), std::string::npos);
   // What to change follows CUPTI's words (root with CAP_SYS_ADMIN gets the "looks allowed" line).
-  EXPECT_NE(n->reason.find("CAP_SYS_ADMIN") == std::string::npos
-                ? n->reason.find("looks allowed")
-                : n->reason.find("CAP_SYS_ADMIN"),
+  EXPECT_NE(n->reason.find("CAP_SYS_ADMIN") == std::string::npos ? n->reason.find("looks allowed")
+                                                                 : n->reason.find("CAP_SYS_ADMIN"),
             std::string::npos)
       << n->reason;
 }

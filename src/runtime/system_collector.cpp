@@ -1,8 +1,10 @@
 #include "runtime/system_collector.hpp"
 
+#include <cstdio>
 #include <utility>
 
 #include "core/clock.hpp"
+#include "core/flight_recorder.hpp"
 
 namespace gpufl::runtime {
 
@@ -36,6 +38,7 @@ bool SystemCollector::start(core::SessionContext& ctx) {
       if (!g.uuid.empty()) gpus += " (" + g.uuid + ")";
     }
     ctx.addNote("nvml", "on", gpus);
+    watchXids(ctx);
   } else {
     ctx.addNote("nvml", "off", st.reason);
   }
@@ -83,7 +86,33 @@ void SystemCollector::drain(EventVisitor& out) {
   });
 }
 
+// Each Xid the driver reports becomes an incident (flight_recorder.hpp), once per GPU and Xid.
+void SystemCollector::watchXids(core::SessionContext& ctx) {
+  core::FlightRecorder* flight = ctx.flight();
+  if (flight == nullptr || nvml_->api() == nullptr) return;
+  std::string why;
+  auto on_xid = [flight, wake = [&ctx] { ctx.requestDrain(); }](uint32_t gpu,
+                                                                unsigned long long xid) {
+    core::IncidentTrigger t;
+    t.kind = core::IncidentKind::Xid;
+    t.ts_ns = core::monotonicNs();
+    t.error_name = "Xid";
+    t.error_code = static_cast<int64_t>(xid);
+    t.has_error_code = true;
+    t.gpu = gpu;
+    const char* meaning = nvml::xidMeaning(xid);
+    std::snprintf(t.reason, sizeof t.reason, "the NVIDIA driver reported Xid %llu on GPU %u%s%s",
+                  xid, gpu, *meaning ? ": " : "", meaning);
+    if (flight->trigger(t)) wake();
+  };
+  if (xid_.start(*nvml_->api(), nvml_->handles(), on_xid, &why))
+    ctx.addNote("xid_events", "on", "the driver's Xid errors become incidents (NVML events)");
+  else
+    ctx.addNote("xid_events", "off", why);
+}
+
 void SystemCollector::stop() {
+  xid_.stop();
   sampler_.stop();
   if (nvml_) nvml_->close();
 }

@@ -20,6 +20,7 @@
 #include "host/host_sampler.hpp"
 #include "host/periodic_sampler.hpp"
 #include "nvml/nvml_sampler.hpp"
+#include "nvml/xid_watcher.hpp"
 
 namespace gpufl::runtime {
 
@@ -48,11 +49,13 @@ class SystemCollector final : public core::Collector {
  private:
   using Item = std::variant<GpuSample, HostSample>;
   void tick(int64_t now_ns);  // [sampler thread]
+  void watchXids(core::SessionContext& ctx);
 
   SystemCollectorConfig config_;
   core::SessionContext* ctx_ = nullptr;
   host::HostSampler host_;
   std::unique_ptr<nvml::NvmlSampler> nvml_;
+  nvml::XidWatcher xid_;  // the driver's Xid errors, as flight recorder incidents
   core::EventQueue<Item> queue_;
   host::PeriodicSampler sampler_;
   std::atomic<bool> sampling_;

@@ -209,6 +209,11 @@ std::vector<std::string> incidentAdvice(const IncidentView& v, const Report& r) 
     out.push_back(
         "An uncaught exception ended the program (the reason says which): catch it, "
         "or run under gdb with 'catch throw' to see where it was thrown.");
+  } else if (v.kind == "xid") {
+    out.push_back(
+        "The driver saw the GPU fail (the reason says which Xid and what it means): "
+        "nvidia-smi -q and the kernel log (dmesg | grep -i xid) say more; Xids of the "
+        "ECC, bus or firmware kind are the hardware's, not the program's.");
   } else if (v.kind == "dump") {
     out.push_back(
         "Informational: a snapshot asked for (gpufl dump, gpufl.dump, gpufl::dump); "
