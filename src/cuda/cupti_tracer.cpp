@@ -35,6 +35,9 @@ std::atomic<CuptiTracer*> g_tracer{nullptr};
 // A runtime call submits its work through a driver call inside it; the activity record carries the
 // runtime call's correlation id, so the nested driver callback is ignored.
 thread_local int t_runtime_launch_depth = 0;
+// The correlation id of the runtime launch this thread is inside of: its nested driver launch
+// names the CUfunction, the key a carveout set through the driver was recorded under.
+thread_local uint32_t t_runtime_launch_corr = 0;
 
 // What a traced callback is. Copies and sets are the calls apiRole does not name (the only other
 // callbacks the tracer enables).
@@ -105,10 +108,13 @@ void CUPTIAPI onCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_Call
   const ApiKind kind = kindOf(domain, cbid);
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
     if (enter) ++t_runtime_launch_depth;
+    if (kind == ApiKind::KernelLaunch && enter) t_runtime_launch_corr = cb->correlationId;
     tracer->onApi(data, enter, kind, domain, cbid);
     if (!enter) --t_runtime_launch_depth;
   } else if (t_runtime_launch_depth == 0) {
     tracer->onApi(data, enter, kind, domain, cbid);
+  } else if (kind == ApiKind::FuncAttribute || kind == ApiKind::KernelLaunch) {
+    tracer->onNestedDriverCall(data, enter, kind, cbid, t_runtime_launch_corr);
   }
 }
 
@@ -359,6 +365,25 @@ void CuptiTracer::stop() {
   cupti::cuptiUnsubscribe(static_cast<CUpti_SubscriberHandle>(subscriber_));
   subscriber_ = nullptr;
   started_ = false;
+}
+
+// A carveout may reach gpufl as the runtime's cudaFuncSetAttribute (keyed by the host stub) or only
+// as the driver's cuFuncSetAttribute inside it (keyed by the CUfunction); a launch is looked up by
+// both: the runtime's stub at its enter (onApi), the CUfunction of its nested driver launch here.
+void CuptiTracer::onNestedDriverCall(const void* callback_data, bool enter, ApiKind kind,
+                                     CUpti_CallbackId cbid, uint32_t runtime_corr) {
+  const auto* cb = static_cast<const CUpti_CallbackData*>(callback_data);
+  if (kind == ApiKind::FuncAttribute && !enter) {
+    if (cb->functionReturnValue != nullptr &&
+        *static_cast<const int*>(cb->functionReturnValue) != 0)
+      return;
+    if (auto request = carveoutRequest(CUPTI_CB_DOMAIN_DRIVER_API, cbid, cb->functionParams))
+      carveouts_.set(request->function, request->percent);
+  } else if (kind == ApiKind::KernelLaunch && enter && carveouts_.any() &&
+             carveouts_.forLaunch(runtime_corr) < 0) {
+    carveouts_.noteLaunch(launchFunction(CUPTI_CB_DOMAIN_DRIVER_API, cbid, cb->functionParams),
+                          runtime_corr);
+  }
 }
 
 void CuptiTracer::flush(bool forced) {

@@ -101,6 +101,14 @@ class CuptiTracer {
   void onApi(const void* callback_data, bool enter, ApiKind kind,
              CUpti_CallbackDomain domain = CUPTI_CB_DOMAIN_RUNTIME_API, CUpti_CallbackId cbid = 0);
   void onCapture(const void* callback_data, bool begin, bool enter);  // [app thread]
+  // [writer thread, tests] The carveout percent a launch asked for through a function attribute
+  // (-1: none seen).
+  int requestedCarveout(uint32_t correlation_id) const {
+    return carveouts_.forLaunch(correlation_id);
+  }
+  // [app thread] A driver call inside a traced runtime call: only carveouts are taken from it.
+  void onNestedDriverCall(const void* callback_data, bool enter, ApiKind kind,
+                          CUpti_CallbackId cbid, uint32_t runtime_corr);
   void onNvtx(uint32_t cbid, const void* nvtx_data);
   void onResource(int cbid, const void* resource_data);
   void onBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);

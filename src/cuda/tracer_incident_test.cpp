@@ -145,5 +145,51 @@ TEST_F(TracerIncidents, AFailedLaunchIsNotInFlightAndAWaitIsSeen) {
   EXPECT_EQ(i.blocked[0].stream_handle, 0x9u);
 }
 
+// cudaFuncSetAttribute's and cuFuncSetAttribute's parameters (generated meta headers), and
+// cuLaunchKernel's first member.
+struct RtFuncAttribute {
+  const void* func;
+  int attr;  // cudaFuncAttributePreferredSharedMemoryCarveout = 9
+  int value;
+};
+struct DrvFuncAttribute {
+  CUfunction f;
+  int attr;  // CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
+  int value;
+};
+struct DrvLaunch {
+  CUfunction f;
+  unsigned dims[7] = {1, 1, 1, 1, 1, 1, 0};
+  void* stream = nullptr;
+};
+
+// The runtime's call names the host stub; a program (or runtime) that reaches only the driver's
+// names the CUfunction, seen again in the runtime launch's nested driver launch.
+TEST_F(TracerIncidents, ACarveoutSetOnAFunctionReachesItsLaunchesByStubOrByCUfunction) {
+  static int stub_a, stub_b;
+  const auto cufunction_b = reinterpret_cast<CUfunction>(0xf00b);
+  RtFuncAttribute rt{&stub_a, 9, 25};
+  call(Kind::FuncAttribute, CUPTI_RUNTIME_TRACE_CBID_cudaFuncSetAttribute_v9000,
+       "cudaFuncSetAttribute", &rt);
+  launch("_Z1av", nullptr, &stub_a);
+  EXPECT_EQ(tracer_.requestedCarveout(next_corr_ - 1), 25);
+
+  // Only the driver's call seen (inside a runtime call CUPTI did not report), keyed by CUfunction.
+  DrvFuncAttribute drv{cufunction_b, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 50};
+  int ok = 0;
+  cb_.functionParams = &drv;
+  cb_.functionReturnValue = &ok;
+  tracer_.onNestedDriverCall(&cb_, false, Kind::FuncAttribute,
+                             CUPTI_DRIVER_TRACE_CBID_cuFuncSetAttribute, 0);
+  launch("_Z1bv", nullptr, &stub_b);  // the stub is not known: nothing yet
+  const uint32_t corr_b = next_corr_ - 1;
+  EXPECT_EQ(tracer_.requestedCarveout(corr_b), -1);
+  DrvLaunch nested{cufunction_b};
+  cb_.functionParams = &nested;
+  tracer_.onNestedDriverCall(&cb_, true, Kind::KernelLaunch, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+                             corr_b);
+  EXPECT_EQ(tracer_.requestedCarveout(corr_b), 50);
+}
+
 }  // namespace
 }  // namespace gpufl::cuda
