@@ -118,8 +118,9 @@ int runTraced(const TraceArgs& a, CliContext& ctx) {
     // Said before the run, where a user comparing outputs reads it: the engine changes timing.
     ctx.err
         << "gpufl trace: " << a.engine
-        << " traces kernels one at a time (streams do not overlap): results that depend on "
-           "timing, such as atomic reductions, may differ from a plain run; for identical "
+        << " traces kernels one at a time (streams do not overlap) while it instruments "
+           "kernels, at each kernel's first launches: results that depend on timing, such as "
+           "atomic reductions, may differ from a plain run; for identical "
            "numbers turn deterministic ops on (JAX: XLA_FLAGS=--xla_gpu_deterministic_ops=true; "
            "PyTorch: torch.use_deterministic_algorithms(True))\n";
     ctx.err.flush();
