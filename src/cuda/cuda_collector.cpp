@@ -98,11 +98,13 @@ class CudaCollector final : public core::Collector {
       readDeviceProperties(/*late=*/true, &out);
     }
     // Nor while a launch older than the period is unfinished: CUPTI would hand its kernel over
-    // without times (and never again with them), so a long kernel would lose its duration.
+    // without times (and never again with them), so a long kernel would lose its duration. For
+    // kForcedFlushHoldNs at most: a launch no record or synchronize ever ends (a hang, a record
+    // lost) must not stop the flushes for good.
     if (tracing_ && !tracer_.hasDeepEngines() &&
-        now - last_forced_flush_ns_ >= kForcedFlushPeriodNs &&
-        tracer_.oldestUnfinishedLaunchNs() > now - kForcedFlushPeriodNs) {
-      tracer_.flush(/*forced=*/true);
+        now - last_forced_flush_ns_ >= kForcedFlushPeriodNs) {
+      const int64_t age = now - tracer_.oldestUnfinishedLaunchNs();  // a scan: once a period
+      if (age < kForcedFlushPeriodNs || age >= kForcedFlushHoldNs) tracer_.flush(/*forced=*/true);
       last_forced_flush_ns_ = now;
     }
     tracer_.drain(out, ctx_->sid());
@@ -178,6 +180,7 @@ class CudaCollector final : public core::Collector {
   bool injected_ = false;
   bool devices_read_ = false;
   static constexpr int64_t kForcedFlushPeriodNs = 1'000'000'000;
+  static constexpr int64_t kForcedFlushHoldNs = 30'000'000'000;
   // The writer's rounds come every 50 ms at most; the first one read the devices until rounds
   // followed the recording rate (5 ms first round): the same delay is kept for that read.
   static constexpr int64_t kLateReadDelayNs = 50'000'000;
