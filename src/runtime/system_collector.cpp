@@ -98,6 +98,11 @@ void SystemCollector::setSampling(bool on) {
   sampling_.store(on, std::memory_order_release);
 }
 
+bool SystemCollector::slowSampling(int factor) {
+  sampler_.setSlowdown(factor);
+  return true;
+}
+
 std::unique_ptr<core::Collector> makeSystemCollector(const InitOptions& options) {
   if (options.system_sample_rate_ms <= 0) return nullptr;
   SystemCollectorConfig config;

@@ -44,6 +44,9 @@ class SystemCollector final : public core::Collector {
   void stop() override;
   void finish(SessionEnd& end) override;
   void setSampling(bool on) override;
+  bool samples() const override { return true; }
+  // [writer thread] The sampler ticks `factor` times less often (the user's cost limits).
+  bool slowSampling(int factor) override;
 
  private:
   using Item = std::variant<GpuSample, HostSample>;
