@@ -44,6 +44,9 @@ void HealthReporter::measure(Health& h, int64_t now_ns, uint64_t records, uint64
     seen->second.second = t.cpu_ns;
   }
   if (writer_cpu_ns > 0) role_ns_["writer"] = writer_cpu_ns;
+  // A collector's own measure of its thread (it outlives the thread, whose /proc entry is gone once
+  // stopped: the last record's case).
+  for (const auto& [role, ns] : h.cpu_ns) role_ns_[role] = std::max(role_ns_[role], ns);
   h.cpu_ns = role_ns_;
   uint64_t cpu = 0;
   for (const auto& [role, ns] : role_ns_) cpu += ns;

@@ -50,7 +50,8 @@ class HealthReporter {
   // The process-wide part of a record taken at `now_ns`: period, cpu_ns by role and cpu_pct,
   // rss_bytes and rss_growth_bytes, records and records_per_s. `records`: written so far;
   // `writer_cpu_ns`: the writer thread's own CPU measure, which outlives the thread (0: read it
-  // from /proc like the others); `threads`: (tid, role) pairs the collectors named.
+  // from /proc like the others); `threads`: (tid, role) pairs the collectors named. A role the
+  // collectors already put in health.cpu_ns (their own measure of a thread) keeps the larger value.
   void measure(Health& health, int64_t now_ns, uint64_t records, uint64_t writer_cpu_ns,
                const std::vector<core::Collector::ThreadRole>& threads);
 
