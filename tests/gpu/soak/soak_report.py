@@ -72,8 +72,10 @@ def change(rows, key):
 
 
 def log_bytes(prefix):
+    """Bytes of the log's files: <prefix>.<channel>.log and its rotated segments (.NNNNNN.log[.zst])."""
     d, base = os.path.split(prefix)
-    return sum(os.path.getsize(os.path.join(d or ".", f)) for f in os.listdir(d or ".") if f.startswith(base + "."))
+    return sum(os.path.getsize(os.path.join(d or ".", f)) for f in os.listdir(d or ".")
+               if f.startswith(base + ".") and (f.endswith(".log") or f.endswith(".log.zst")))
 
 
 def health_records(gpufl, prefix, out_dir, name):
@@ -152,7 +154,8 @@ def graph_run(label, args, out_dir, env, prefix_cmd=(), kernels=None):
     res = {"exit": rc, "wall_s": round(wall, 3), "max_rss_bytes": rss, "tenths": tenths(text)}
     if m:
         replays, nodes, loop_kernels, warmup, counted, loop_s = m.groups()
-        res.update(launched=int(loop_kernels) + int(warmup), counted_on_gpu=int(counted), loop_s=float(loop_s))
+        res.update(launched=int(loop_kernels) + int(warmup), loop_kernels=int(loop_kernels),
+                   counted_on_gpu=int(counted), loop_s=float(loop_s))
     if (f := FLOOR.search(text)):
         res["floor_records"] = dict(zip(("kernels_timed", "kernels_untimed", "other", "dropped"), map(int, f.groups())))
     res["rss"] = change(res["tenths"], "rss_bytes")
@@ -197,9 +200,9 @@ def main():
     if all("loop_s" in r for r in (plain, floor_run, traced)):
         p, f, g = plain["loop_s"], floor_run["loop_s"], traced["loop_s"]
         result["slowdown"] = {"total": round(g / p, 3), "cupti_floor": round(f / p, 3), "gpufl_over_floor": round(g / f, 3),
-                              "us_per_kernel": {"plain": round(1e6 * p / plain["launched"], 4),
-                                                "floor": round(1e6 * f / floor_run["launched"], 4),
-                                                "gpufl": round(1e6 * g / traced["launched"], 4)}}
+                              "us_per_kernel": {"plain": round(1e6 * p / plain["loop_kernels"], 4),
+                                                "floor": round(1e6 * f / floor_run["loop_kernels"], 4),
+                                                "gpufl": round(1e6 * g / traced["loop_kernels"], 4)}}
 
     save(args.out, result)
     # The traced run's time, a yardstick for what the later runs take (with their reports).
