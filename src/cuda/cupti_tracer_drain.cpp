@@ -87,6 +87,7 @@ void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out,
          CUPTI_SUCCESS) {
     DecodedActivity decoded = decodeActivity(*record);
     if (auto* kernel = std::get_if<DecodedKernel>(&decoded)) {
+      const bool timed = kernel->event.start_ns != 0 && kernel->event.end_ns != 0;
       kernel->event.start_ns += clock_offset_ns_;
       kernel->event.end_ns += clock_offset_ns_;
       core::LaunchInfo info;
@@ -98,14 +99,13 @@ void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out,
       // Attributed or not: a tool kernel launched inside the program's launch callback (the range
       // profiler's WaitNs around a launch outside scopes) carries that launch's correlation id.
       if (isToolKernel(*kernel)) continue;
-      const bool usable =
-          checked(false, corr, kernel->has_timestamps ? kernel->event.start_ns : 0,
-                  kernel->has_timestamps ? kernel->event.end_ns : 0, 0, launch_ns, tid, now);
+      const bool usable = checked(false, corr, timed ? kernel->event.start_ns : 0,
+                                  timed ? kernel->event.end_ns : 0, 0, launch_ns, tid, now);
       if (!kernel->has_timestamps) {  // start = end = 0: a time of 0 would break every duration
         ++untimed_kernels_;
         continue;
       }
-      if (!usable) {  // ends before it starts
+      if (!usable) {  // one time missing, or ending before it starts
         ++invalid_times_;
         continue;
       }

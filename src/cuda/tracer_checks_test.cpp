@@ -1,7 +1,8 @@
 // The record checks on the writer thread's real path: launch callbacks and CUPTI activity buffers
 // built in host memory (cuptiActivityGetNextRecord walks them without a GPU), handed over as CUPTI
-// would and drained. A kernel without times and one ending before it starts are left out and
-// counted, one starting before its launch is kept and counted, a copy without times is left out;
+// would and drained. A kernel without times, one without an end and one ending before it starts
+// are left out and counted, one starting before its launch is kept and counted, a copy without
+// times is left out;
 // and what gpufl holds stays flat while a million kernel records go through (the pool keeps at most
 // its idle buffers, nothing grows per kernel).
 #include <cupti.h>
@@ -107,11 +108,12 @@ class TracerChecks : public ::testing::Test {
 };
 
 TEST_F(TracerChecks, BadTimesAreCountedAndUnusableOnesLeftOut) {
-  const uint32_t good = launch(), zero = launch(), reversed = launch(), early = launch();
+  const uint32_t good = launch(), zero = launch(), reversed = launch(), early = launch(),
+                 half = launch();
   const auto now = static_cast<uint64_t>(core::monotonicNs());
-  deliver(std::vector<CUpti_ActivityKernel10>{kernel(good, now, now + 1000), kernel(zero, 0, 0),
-                                              kernel(reversed, now + 2000, now + 1000),
-                                              kernel(early, now - 500'000'000, now - 499'000'000)});
+  deliver(std::vector<CUpti_ActivityKernel10>{
+      kernel(good, now, now + 1000), kernel(zero, 0, 0), kernel(reversed, now + 2000, now + 1000),
+      kernel(early, now - 500'000'000, now - 499'000'000), kernel(half, now, 0)});
   CUpti_ActivityMemcpy6 copy;
   std::memset(&copy, 0, sizeof copy);
   copy.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
@@ -122,10 +124,11 @@ TEST_F(TracerChecks, BadTimesAreCountedAndUnusableOnesLeftOut) {
   EXPECT_EQ(out_.copies, 0u);
   const TracerStats s = tracer_.stats();
   EXPECT_EQ(s.untimed_kernels, 1u);
-  EXPECT_EQ(s.invalid_times, 2u);  // the reversed kernel, the copy without times
+  // The reversed kernel, the one without an end, the copy without times.
+  EXPECT_EQ(s.invalid_times, 3u);
   const core::TraceCheckState& c = s.checks;
-  EXPECT_EQ(c.records, 5u);
-  EXPECT_EQ(c.of(core::TraceViolation::ZeroTime).count, 2u);
+  EXPECT_EQ(c.records, 6u);
+  EXPECT_EQ(c.of(core::TraceViolation::ZeroTime).count, 3u);
   EXPECT_EQ(c.of(core::TraceViolation::Reversed).count, 1u);
   EXPECT_EQ(c.of(core::TraceViolation::BeforeLaunch).count, 1u);
   EXPECT_EQ(c.of(core::TraceViolation::BeforeLaunch).example[0].correlation_id, early);

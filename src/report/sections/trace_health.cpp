@@ -70,8 +70,7 @@ void writeText(TextOut& out, const Report& r, const ReportOptions& options) {
   const TraceHealth& t = r.trace_health;
   if (t.healthy) {
     std::string line =
-        t.checked == 0 && t.read == 0
-            ? "healthy: no kernel or copy records, nothing lost"
+        t.checked == 0 && t.read == 0 ? "healthy: no kernel or copy records, nothing lost"
         : t.health_records > 0
             ? "healthy: " + formatCount(t.checked) + " records checked, none invalid or lost"
             : "healthy as read: " + formatCount(t.read) + " records, none invalid or lost";
