@@ -26,9 +26,9 @@ std::string tableName(std::string_view type) {
       {"sync_event", "syncs"},          {"memory_event", "memory_events"},
       {"scope_begin", "scopes"},  // joined with its scope_end (below)
       {"system_sample", "gpu_samples"}, {"range_counters", "range_counters"},
-      {"health", "health"},  // gpufl's own health, a record every period
   };
   if (auto it = kNames.find(type); it != kNames.end()) return std::string(it->second);
+  if (type == "health") return "health";  // a mass noun: gpufl's health, one row per period
   return std::string(type) + (type.ends_with('s') ? "" : "s");
 }
 
