@@ -9,7 +9,7 @@ prints "launches in S s" (examples/cuda/tiny_kernels) or "steps in S s" (example
 its loop's time compared: the cost per launch or step without process start-up, CUDA init and shutdown, which
 vary by tens of ms (seconds, for PyTorch's import) between runs.
 
-Usage: bench/overhead.py BUILD_DIR [--repeats N] [--torch-repeats N] [--skip-tiny] [--skip-torch] [--out DIR]
+Usage: bench/overhead.py BUILD_DIR [--repeats N] [--torch-repeats N] [--skip-tiny] [--skip-torch] [--graph] [--out DIR]
 """
 import argparse
 import os
@@ -24,7 +24,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-LOOP_TIME = re.compile(r"(?:launches|steps) in ([0-9.]+) s")
+LOOP_TIME = re.compile(r"(?:launches|steps|warm-up, [0-9]+ counted on the GPU\)) in ([0-9.]+) s")
 GPUFL_TIME = re.compile(r"init ([0-9.]+) ms, shutdown ([0-9.]+) ms on the program's thread")
 # The same note's breakdown: "; init: log 0.3, cupti_activity 10.1 ms; shutdown: writer thread 0.1, ... ms"
 GPUFL_PARTS = re.compile(r"; (init|shutdown): ([^;\"]*?) ms")
@@ -133,11 +133,20 @@ def main():
     ap.add_argument("--torch-repeats", type=int, default=None, help="repeats of the PyTorch case (default: --repeats)")
     ap.add_argument("--skip-torch", action="store_true")
     ap.add_argument("--skip-tiny", action="store_true", help="only the PyTorch case")
+    ap.add_argument("--graph", action="store_true",
+                    help="also the graph replay case: 50,000 replays of a graph of 64 tiny kernels "
+                         "(tests/gpu/soak/graph_soak.cu), plain / floor / gpufl")
     args = ap.parse_args()
     out = args.out or tempfile.mkdtemp(prefix="gpufl-overhead-")
     os.makedirs(out, exist_ok=True)
     if not args.skip_tiny:
         run_tiny(args, out)
+    if args.graph:
+        # The launch storm's floor comparison for graph replays: one cudaGraphLaunch callback per 64
+        # kernel records, so the floor's and gpufl's cost is in the records, not the callbacks.
+        soak = os.path.join(args.build, "tests", "gpu", "soak", "gpufl_graph_soak")
+        run_case("graph_replay_3.2m", [soak, "--kernels", "3200000", "--nodes", "64"], args.build,
+                 args.repeats, out)
     if not args.skip_torch:
         script = os.path.join(HERE, "..", "examples", "python", "train_loop.py")
         run_case("pytorch_train_300", [sys.executable, script, "--steps", "300"], args.build,

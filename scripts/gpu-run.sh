@@ -22,6 +22,9 @@
 #                                        out-of-memory and CUDA-error cases and the mixed-program carveout, plain,
 #                                        traced and linked; builds its own targets; GPUFL_INCIDENTS_ARGS passes
 #                                        options, GPUFL_INCIDENTS_PYTHON=1 installs the Python package first)
+#                                        soak (tests/gpu/soak: 50M graph-replayed kernels plain, under the floor and
+#                                        traced, PyTorch beside, a bad condition; GPUFL_SOAK_KERNELS, GPUFL_SOAK_ARGS,
+#                                        GPUFL_SOAK_TIMEOUT_S; builds its own targets)
 #                                        wheel (the wheel of scripts/build-wheel.sh in a fresh venv, /usr/local/cuda
 #                                        out of PATH and LD_LIBRARY_PATH: gpufl doctor, a PyTorch loop under
 #                                        gpufl trace, seed 01's Numba script with PcSamplingWithSass; carry .whl
@@ -279,6 +282,36 @@ if has incidents; then
   grep -E "^(PASS|FAIL|SKIP) " "$RES/incidents/check.txt" | cut -c1-600
   du -sh "$RES/incidents/fixtures" 2>/dev/null
   find "$RES/incidents/runs" -name '*.log*' -size +2M -delete 2>/dev/null
+fi
+
+if has soak; then
+  # Issue 35: tens of millions of graph-replayed kernel records through gpufl trace, against the same replays plain
+  # and under the bare-CUPTI floor; a PyTorch loop traced beside them; a bad condition (CUPTI's device buffers
+  # small) the checks must catch. Estimated ~7 min for 50M kernels (not yet timed). The longer form, for a machine
+  # of one's own: GPUFL_SOAK_KERNELS=2000000000 GPUFL_SOAK_RUN_TIMEOUT_S=7200 GPUFL_SOAK_TIMEOUT_S=30000. Run
+  # `scripts/gpu-run.sh build` in an earlier call, or the build of the step's targets eats into the soak.
+  log "soak: ${GPUFL_SOAK_KERNELS:-50000000} graph-replayed kernels plain, floor, traced; PyTorch beside; a bad condition"
+  mkdir -p "$RES/soak"
+  if [ ! -f "$BUILD/CMakeCache.txt" ]; then
+    bounded timeout -k 5 120 cmake --preset h200 -DCMAKE_PREFIX_PATH=$DEPS/usr > "$RES/soak/configure.txt" 2>&1 \
+      || { tail -20 "$RES/soak/configure.txt"; exit 1; }
+  fi
+  soak_t0=$SECONDS
+  bounded timeout -k 5 240 cmake --build "$BUILD" -j 16 --target gpufl gpufl_inject gpufl_graph_soak gpufl_floor_inject \
+    > "$RES/soak/build.txt" 2>&1 || { tail -30 "$RES/soak/build.txt"; exit 1; }
+  # What is left of the call (GPUFL_SOAK_TIMEOUT_S, default 540 s from the step's start) after the build: the
+  # script skips its later runs when too little is left, and soak.json keeps every stage done.
+  soak_budget=$(( ${GPUFL_SOAK_TIMEOUT_S:-540} - (SECONDS - soak_t0) ))
+  rm -rf /tmp/gpufl-soak
+  bounded timeout -k 10 "$soak_budget" python3 tests/gpu/soak/soak_report.py "$BUILD" /tmp/gpufl-soak \
+    --kernels "${GPUFL_SOAK_KERNELS:-50000000}" --timeout "${GPUFL_SOAK_RUN_TIMEOUT_S:-150}" \
+    --budget $(( soak_budget - 20 )) ${GPUFL_SOAK_ARGS:---torch --bad} > "$RES/soak/soak.txt" 2>&1
+  echo "soak exit $?"
+  tail -40 "$RES/soak/soak.txt"
+  # The figures, reports, health records and program outputs come back; the logs (GBs) stay in /tmp/gpufl-soak.
+  find /tmp/gpufl-soak -maxdepth 1 \( -name '*.json' -o -name '*.txt' -o -name '*.ndjson' \) -size -2M \
+    -exec cp {} "$RES/soak/" \; 2>/dev/null
+  du -sh /tmp/gpufl-soak 2>/dev/null
 fi
 
 if has monitor; then

@@ -6,9 +6,29 @@ under `gpufl trace -- python train_loop.py`. With `--linked ENGINE` it calls gpu
 """
 import argparse
 import contextlib
+import os
 import time
 
 import torch
+
+
+_tenth = 0
+
+
+def timed_out(t0, seconds, steps):
+    """With --seconds: every 50 steps, waits for the GPU and prints a "tenth" line per tenth of the time passed."""
+    global _tenth
+    if steps == 0 or steps % 50:
+        return False
+    torch.cuda.synchronize()
+    elapsed = time.perf_counter() - t0
+    while _tenth < 10 and elapsed >= seconds * (_tenth + 1) / 10:
+        _tenth += 1
+        with open("/proc/self/statm") as f:
+            rss = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        print(f"tenth {_tenth}: steps {steps} t_s {elapsed:.3f} rss_bytes {rss} "
+              f"gpu_used_bytes {torch.cuda.memory_reserved()}", flush=True)
+    return elapsed >= seconds
 
 
 def main():
@@ -17,6 +37,9 @@ def main():
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--width", type=int, default=1024)
     ap.add_argument("--linked", metavar="ENGINE", help="gpufl.init with this profiling engine (None, PcSampling, ...)")
+    ap.add_argument("--seconds", type=float, default=None,
+                    help="run steps for this long instead of --steps, with a 'tenth' line (resident and CUDA "
+                         "memory) each tenth of the time: the soak's PyTorch loop (tests/gpu/soak)")
     args = ap.parse_args()
     scope = lambda name: contextlib.nullcontext()  # noqa: E731
     if args.linked:
@@ -47,13 +70,15 @@ def main():
         step()
     torch.cuda.synchronize()
     t0 = time.perf_counter()
+    steps = 0
     with scope("train"):
-        for _ in range(args.steps):
+        while (steps < args.steps) if args.seconds is None else not timed_out(t0, args.seconds, steps):
             with scope("step"):
                 loss = step()
+            steps += 1
     torch.cuda.synchronize()
     dt = time.perf_counter() - t0
-    print(f"train_loop: {args.steps} steps in {dt:.4f} s ({1e3 * dt / args.steps:.3f} ms/step), loss {loss.item():.4f}")
+    print(f"train_loop: {steps} steps in {dt:.4f} s ({1e3 * dt / steps:.3f} ms/step), loss {loss.item():.4f}")
     if args.linked:
         import gpufl
         from gpufl.report import generate_report

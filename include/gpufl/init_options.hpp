@@ -51,7 +51,13 @@
   X(int, hang_timeout_s, 60, "GPUFL_HANG_TIMEOUT_S",                                               \
     "an incident when the GPU makes no progress or a host thread waits on it this long; 0: off")  \
   X(bool, incident_signals, true, "GPUFL_INCIDENT_SIGNALS",                                        \
-    "on SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT and std::terminate: an incident and a flush")
+    "on SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT and std::terminate: an incident and a flush")      \
+  X(int, health_period_s, 30, "GPUFL_HEALTH_PERIOD_S",                                             \
+    "a health record (gpufl's own CPU, memory, records, drops, record checks) every N s; 0: at end") \
+  X(int, max_cpu_pct, 0, "GPUFL_MAX_CPU_PCT",                                                      \
+    "gpufl's own CPU limit, % of one core over a health period: above it gpufl steps down; 0: none") \
+  X(int, max_memory_mb, 0, "GPUFL_MAX_MEMORY_MB",                                                  \
+    "memory gpufl's own buffers may hold, MiB: above it gpufl steps down; 0: no limit")
 // clang-format on
 
 namespace gpufl {

@@ -142,6 +142,9 @@ def init(
     kernel_blocks: Optional[bool] = False,
     hang_timeout_s: Optional[int] = 60,
     incident_signals: Optional[bool] = True,
+    health_period_s: Optional[int] = 30,
+    max_cpu_pct: Optional[int] = 0,
+    max_memory_mb: Optional[int] = 0,
 ) -> bool:
     """Starts a GPU Flight session for this process.
 
@@ -166,6 +169,10 @@ def init(
     no GPU record arriving, this many seconds (0: no hang watchdog). `incident_signals`: on SIGSEGV, SIGBUS,
     SIGILL, SIGFPE, SIGABRT and std::terminate, an incident and a flush before the program dies as it would have
     (docs/incidents.md).
+    `health_period_s`: a `health` record this often (gpufl's own CPU by thread, memory, records per second,
+    drops, what its checks of the records found; docs/trace-health.md), and one at the end (0: only that one).
+    `max_cpu_pct`, `max_memory_mb`: limits on gpufl's own cost (0: none); above one for two periods gpufl steps
+    down, deep engines first, then system sampling, and says so in a note.
 
     Returns True when GPU profiling is on. Without a usable GPU (no driver, no device, CUPTI taken) it returns
     False and the program runs on; the runtime prints one line on stderr saying why and what is still

@@ -8,7 +8,8 @@
 //   of the items joined with ',' (none: missing); std::optional<object> (kernel_def's occupancy,
 //   flattened on the wire) -> the object's own columns; when the object is absent: integers -1
 //   (int64), doubles NaN, strings missing; std::vector<object> (incident.in_flight, ...) -> no
-//   column: a table of its own (RecordColumns of the object).
+//   column: a table of its own (RecordColumns of the object); a map of numbers (health.cpu_ns,
+//   ...) -> StringColumn of its JSON object text, as the log writes it (json.loads reads it back).
 // Tables whose rows are not their record's fields as such (kernels: the def join; scopes: begin and
 // end joined; range counters: one row per metric) stay hand-written in session_loader.*.
 #pragma once
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "core/record_schema.hpp"
+#include "log/json_escape.hpp"
 #include "string_column.hpp"
 
 namespace gpufl::py {
@@ -66,6 +68,8 @@ void add(std::vector<std::pair<std::string, Column>>& out, const std::string& ke
     out.emplace_back(key, StringColumn{});
   } else if constexpr (schema::kindOf<M>() == schema::Kind::ObjectList) {
     // No column: a list of objects is a table of its own (incident.in_flight -> incident_launches).
+  } else if constexpr (schema::kindOf<M>() == schema::Kind::NumberMap) {
+    out.emplace_back(key, StringColumn{});
   } else if constexpr (kOptionalObject<M>) {
     const typename M::value_type probe{};
     schema::Schema<typename M::value_type>::forEach(
@@ -122,6 +126,14 @@ void push(std::vector<std::pair<std::string, Column>>& out, size_t& i, schema::P
     }
   } else if constexpr (schema::kindOf<M>() == schema::Kind::ObjectList) {
     // Its own table (see add).
+  } else if constexpr (schema::kindOf<M>() == schema::Kind::NumberMap) {
+    std::string text = "{";
+    for (const auto& [k, v] : m) {
+      if (text.size() > 1) text += ',';
+      log::appendJsonString(text, k);
+      text += ':' + std::to_string(v);
+    }
+    std::get<StringColumn>(out[i++].second).push(text + "}");
   } else if constexpr (kOptionalObject<M>) {
     using N = typename M::value_type;
     const N& value = m ? *m : N{};

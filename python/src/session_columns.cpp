@@ -319,6 +319,10 @@ nb::dict loadSessionPy(const std::string& prefix, const std::string& session, si
   tables["incident_launches"] = incidentList(c.incident_launches);
   tables["incident_blocked"] = incidentList(c.incident_blocked);
   tables["incident_last_kernels"] = incidentList(c.incident_last_kernels);
+  tables["health"] = recordColumns(c.health);
+  nb::dict examples = recordColumns(c.health_examples.rows);
+  examples["health"] = array(c.health_examples.incident);  // the row of its health record
+  tables["health_examples"] = examples;
   nb::dict out;
   out["session"] = sessionInfo(c);
   out["read"] = readInfo(result->read);

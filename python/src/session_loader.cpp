@@ -233,6 +233,12 @@ void SessionColumns::onIncident(const Incident& e) {
   seen(e.ts_ns);
 }
 
+void SessionColumns::onHealth(const Health& e) {
+  health.push(e);
+  health_examples.push(health_rows++, e.examples);
+  seen(e.ts_ns);
+}
+
 void loadSession(const std::string& prefix, const std::string& session, size_t max_warnings,
                  LoadResult& out) {
   log::ReadOptions options;

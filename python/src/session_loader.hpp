@@ -141,6 +141,7 @@ class SessionColumns : public EventVisitor {
   void onRangeCounters(const RangeCounters& e) override;
   void onBenchmark(const BenchmarkResult& e) override;
   void onIncident(const Incident& e) override;
+  void onHealth(const Health& e) override;
 
   // Session-level facts, merged over the channels (each channel repeats session_start/session_end).
   bool have_start = false, have_end = false;
@@ -173,6 +174,11 @@ class SessionColumns : public EventVisitor {
   IncidentListTable<BlockedThread> incident_blocked;
   IncidentListTable<LastKernel> incident_last_kernels;
   uint32_t incident_rows = 0;
+  // gpufl's own health records (its maps as JSON text), and their examples with the row of their
+  // record.
+  RecordColumns<Health> health;
+  IncidentListTable<HealthExample> health_examples;
+  uint32_t health_rows = 0;
 
  private:
   void seen(int64_t ts) {

@@ -18,7 +18,7 @@ H200 = REPO / "tests" / "data" / "h200"
 PREFIXES = [DATA / "sample", H200 / "memory_coalescing", H200 / "range_per_kernel", H200 / "pytorch_train_trace"]
 TABLES = ["sessions", "session_ends", "devices", "notes", "kernel_defs", "kernels", "copies", "syncs",
           "memory_events", "stacks", "scope_paths", "scopes", "gpu_samples", "host_samples", "sass_metrics",
-          "pc_samples", "range_counters", "benchmarks", "incidents"]
+          "pc_samples", "range_counters", "benchmarks", "incidents", "health"]
 
 
 @pytest.fixture(scope="module", params=PREFIXES, ids=[p.name for p in PREFIXES])

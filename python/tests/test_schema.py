@@ -25,6 +25,7 @@ TABLES = {
     "range_counters": "range_counters",
     "benchmark": "benchmarks",
     "incident": "incidents",
+    "health": "health",
 }
 
 # Lists of objects inside a record: their own table (the list's key itself is no column).
@@ -32,6 +33,7 @@ LIST_TABLES = {
     ("incident", "in_flight"): "incident_launches",
     ("incident", "blocked"): "incident_blocked",
     ("incident", "last_kernels"): "incident_last_kernels",
+    ("health", "examples"): "health_examples",
 }
 
 # (record type, key) -> the columns that carry it, where that is not the key itself.

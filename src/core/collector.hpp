@@ -114,6 +114,29 @@ class Collector {
   // paused). Called on the API's thread while the writer thread may be in drain(): make it
   // thread-safe (an atomic flag will do).
   virtual void setSampling(bool on) { (void)on; }
+
+  // [writer thread, or the stopping thread for the last one] Adds this collector's part to a health
+  // record (runtime/health_reporter.hpp): its buffers, its drops so far, what its checks of the
+  // records found, and the threads of its own that the record should name, as (tid, role) pairs
+  // (threads named "gpufl-*" are found by name). Default: nothing.
+  struct ThreadRole {
+    int64_t tid = 0;
+    std::string role;
+  };
+  virtual void health(Health& health, std::vector<ThreadRole>& threads) {
+    (void)health;
+    (void)threads;
+  }
+  // [writer thread] Stepping down when gpufl's cost crosses the user's limits
+  // (core/step_down.hpp). Each returns true when it did something: the deep engines see no new
+  // launch; periodic sampling runs `factor` times slower than asked. Default: nothing to give up.
+  virtual bool runsDeepEngines() const { return false; }
+  virtual bool pauseDeepEngines() { return false; }
+  virtual bool samples() const { return false; }
+  virtual bool slowSampling(int factor) {
+    (void)factor;
+    return false;
+  }
 };
 
 // Makes the collector for a session, or nullptr when it does not apply to these options. May throw:

@@ -29,7 +29,7 @@ TEST(ForwardingVisitor, ForwardsEveryEventType) {
     visit(forward, T{});
     ++types;
   });
-  EXPECT_EQ(types, 20u);
+  EXPECT_EQ(types, 21u);
   EXPECT_EQ(sink.seen.size(), types);
   for (const auto& [name, count] : sink.seen) EXPECT_EQ(count, 1) << name;
 }

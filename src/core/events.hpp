@@ -376,4 +376,54 @@ struct BenchmarkResult {
   std::vector<std::string> warnings;    // why not to trust the numbers, each with its number
 };
 
+// One violation a record check found (core/trace_checks.hpp), as the health record keeps it: the
+// first few of each kind. What reference_ns is depends on the kind (docs/log-format.md, "health").
+struct HealthExample {
+  std::string kind;     // "zero_time", "reversed", "before_launch", ... (traceViolationName)
+  std::string record;   // "kernel", "copy" or "clock"
+  int64_t seen_ns = 0;  // when the writer found it
+  uint64_t correlation_id = 0;
+  int64_t start_ns = 0, end_ns = 0;
+  uint64_t bytes = 0;
+  int64_t tid = 0;  // the launching thread (0: unknown)
+  int64_t reference_ns = 0;
+  int64_t offset_ns = 0;  // clock kinds: the new GPU-to-host offset
+  bool operator==(const HealthExample&) const = default;
+};
+
+// gpufl's own health, every health_period_s and once more before session_end: what gpufl cost the
+// program (CPU by thread, memory), how much it wrote and lost, what its checks of the records
+// found, the GPU-to-host clock, the CUPTI it runs on with what is known wrong in it, and what it
+// gave up to stay within the user's limits. Counts are since the session began; rates over the
+// period.
+struct Health {
+  std::string sid;
+  int64_t ts_ns = 0;
+  int64_t period_ns = 0;  // since the previous health record (or the session's start)
+  bool final = false;     // the last one, written just before session_end
+  std::map<std::string, uint64_t> cpu_ns;   // gpufl's threads' CPU time by role: writer, cupti, ...
+  double cpu_pct = 0;                       // gpufl's threads over the period, in % of one core
+  uint64_t rss_bytes = 0;                   // the process's resident memory now
+  int64_t rss_growth_bytes = 0;             // since the session began (the program's too)
+  uint64_t buffer_bytes = 0;                // what gpufl's own buffers hold now
+  uint64_t activity_buffers = 0;            // CUPTI activity buffers allocated now
+  uint64_t activity_buffers_pending = 0;    // completed, waiting for the writer
+  uint64_t activity_buffers_peak = 0;       // the most allocated at once
+  uint64_t records = 0;                     // records written to the log
+  double records_per_s = 0;                 // over the period
+  uint64_t kernels = 0;                     // kernel records written
+  std::map<std::string, uint64_t> dropped;  // as session_end's, so far
+  uint64_t checked = 0;                     // records the checks saw
+  std::map<std::string, uint64_t> violations;          // by kind
+  std::map<std::string, int64_t> violations_since_ns;  // when each kind was first seen
+  std::vector<HealthExample> examples;                 // the first few of each kind
+  std::string clock_mode;                  // "callback", "offset", "unwatched"; "" without CUPTI
+  std::optional<int64_t> clock_offset_ns;  // host - CUPTI, the latest sample
+  std::optional<int64_t> clock_drift_ns;   // the offset's change since the first sample
+  std::optional<int64_t> clock_correction_ns;  // how far gpufl's correction moved since then
+  uint64_t cupti_version = 0;                  // cuptiGetVersion
+  std::vector<std::string> cupti_issues;       // what is known wrong in this CUPTI
+  std::vector<std::string> step_down;          // what gpufl gave up to stay within the limits
+};
+
 }  // namespace gpufl

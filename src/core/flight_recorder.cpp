@@ -1,5 +1,6 @@
 #include "core/flight_recorder.hpp"
 
+#include <pthread.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -385,6 +386,7 @@ void FlightRecorder::stopWatchdog() {
 }
 
 void FlightRecorder::watchLoop() {
+  pthread_setname_np(pthread_self(), "gpufl-watchdog");  // its CPU time in health records
   const auto period = std::chrono::nanoseconds(
       std::clamp<int64_t>(hang_timeout_ns_ / 4, 50'000'000, 1'000'000'000));
   std::unique_lock lock(watch_mu_);

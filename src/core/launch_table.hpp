@@ -72,15 +72,26 @@ class LaunchTable {
 
   // [writer thread] The launch's info, or false when the slot was never written or already reused.
   bool get(uint32_t correlation_id, LaunchInfo* out) const {
+    int64_t launch_ns = 0;
+    uint32_t tid = 0;
+    return get(correlation_id, out, &launch_ns, &tid);
+  }
+  // [writer thread] The same, with when the launch call was made (the coarse clock) and on which
+  // thread: 0 for calls put for attribution only.
+  bool get(uint32_t correlation_id, LaunchInfo* out, int64_t* launch_ns, uint32_t* tid) const {
     if (correlation_id == 0) return false;
     const Slot& s = slots_[correlation_id & (kSlots - 1)];
     if (s.id.load(std::memory_order_acquire) != correlation_id) return false;
     const uint32_t state = s.state.load(std::memory_order_relaxed);
     LaunchInfo info{s.scope_path.load(std::memory_order_relaxed),
                     s.stack_id.load(std::memory_order_relaxed), (state & kGraphBit) ? 1u : 0u};
+    const int64_t when = s.launch_ns.load(std::memory_order_relaxed);
+    const uint32_t thread = s.tid.load(std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_acquire);
     if (s.id.load(std::memory_order_relaxed) != correlation_id) return false;
     *out = info;
+    *launch_ns = when;
+    *tid = thread;
     return true;
   }
 

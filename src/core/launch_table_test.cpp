@@ -19,6 +19,25 @@ TEST(LaunchTable, StoresAndFindsByCorrelationId) {
   EXPECT_FALSE(table.get(0, &info));
 }
 
+TEST(LaunchTable, GivesTheLaunchTimeAndThreadForTheRecordChecks) {
+  LaunchTable table;
+  LaunchSlot slot{9, LaunchKind::Kernel, {4, 0, 0}};
+  slot.tid = 1234;
+  slot.launch_ns = 5'000'000;
+  table.put(slot);
+  table.put(10, {1, 0, 0});  // an attribution-only call: no time, no thread
+  LaunchInfo info;
+  int64_t launch_ns = -1;
+  uint32_t tid = 1;
+  ASSERT_TRUE(table.get(9, &info, &launch_ns, &tid));
+  EXPECT_EQ(info.scope_path, 4u);
+  EXPECT_EQ(launch_ns, 5'000'000);
+  EXPECT_EQ(tid, 1234u);
+  ASSERT_TRUE(table.get(10, &info, &launch_ns, &tid));
+  EXPECT_EQ(launch_ns, 0);
+  EXPECT_EQ(tid, 0u);
+}
+
 TEST(LaunchTable, ReusedSlotIsNotMistakenForTheOldLaunch) {
   LaunchTable table;
   table.put(5, {1, 0, 0});

@@ -32,5 +32,6 @@
   R(PcSample, "pc_sample", "device", onPcSample)                             \
   R(RangeCounters, "range_counters", "scope", onRangeCounters)               \
   R(BenchmarkResult, "benchmark", "device", onBenchmark)                     \
-  R(Incident, "incident", "device", onIncident)
+  R(Incident, "incident", "device", onIncident)                             \
+  R(Health, "health", "device", onHealth)
 // clang-format on

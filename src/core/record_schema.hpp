@@ -349,6 +349,46 @@ enum class Kind {
   X(gpu_power_mw, "gpu_power_mw", Optional, "mW")                            \
   X(gpu_sample_age_ns, "gpu_sample_age_ns", Optional, "ns")
 
+#define GFL_FIELDS_HealthExample(X)                                          \
+  X(kind, "kind", Required, "")                                              \
+  X(record, "record", Optional, "")                                          \
+  X(seen_ns, "seen_ns", Optional, "ns")                                      \
+  X(correlation_id, "corr", OmitDefault, "")                                 \
+  X(start_ns, "start_ns", OmitDefault, "ns")                                 \
+  X(end_ns, "end_ns", OmitDefault, "ns")                                     \
+  X(bytes, "bytes", OmitDefault, "bytes")                                    \
+  X(tid, "tid", OmitDefault, "")                                             \
+  X(reference_ns, "reference_ns", OmitDefault, "ns")                         \
+  X(offset_ns, "offset_ns", OmitDefault, "ns")
+
+#define GFL_FIELDS_Health(X)                                                 \
+  X(ts_ns, "ts_ns", Required, "ns")                                          \
+  X(period_ns, "period_ns", Optional, "ns")                                  \
+  X(final, "final", OmitDefault, "")                                         \
+  X(cpu_ns, "cpu_ns", Optional, "ns")                                        \
+  X(cpu_pct, "cpu_pct", Optional, "%")                                       \
+  X(rss_bytes, "rss_bytes", Optional, "bytes")                               \
+  X(rss_growth_bytes, "rss_growth_bytes", Optional, "bytes")                 \
+  X(buffer_bytes, "buffer_bytes", Optional, "bytes")                         \
+  X(activity_buffers, "activity_buffers", Optional, "")                      \
+  X(activity_buffers_pending, "activity_buffers_pending", Optional, "")      \
+  X(activity_buffers_peak, "activity_buffers_peak", Optional, "")            \
+  X(records, "records", Optional, "records")                                 \
+  X(records_per_s, "records_per_s", Optional, "records/s")                   \
+  X(kernels, "kernels", Optional, "")                                        \
+  X(dropped, "dropped", Optional, "records")                                 \
+  X(checked, "checked", Optional, "records")                                 \
+  X(violations, "violations", Optional, "records")                           \
+  X(violations_since_ns, "violations_since_ns", Optional, "ns")              \
+  X(examples, "examples", OmitDefault, "")                                   \
+  X(clock_mode, "clock_mode", OmitDefault, "")                               \
+  X(clock_offset_ns, "clock_offset_ns", Optional, "ns")                      \
+  X(clock_drift_ns, "clock_drift_ns", Optional, "ns")                        \
+  X(clock_correction_ns, "clock_correction_ns", Optional, "ns")              \
+  X(cupti_version, "cupti_version", OmitDefault, "")                         \
+  X(cupti_issues, "cupti_issues", OmitDefault, "")                           \
+  X(step_down, "step_down", OmitDefault, "")
+
 // clang-format on
 
 // The wire names of the enum-valued fields (the event model's names, events.hpp), for the
@@ -484,6 +524,7 @@ GFL_SCHEMA_DEFINE_(Occupancy, "", "")
 GFL_SCHEMA_DEFINE_(InFlightLaunch, "", "")
 GFL_SCHEMA_DEFINE_(BlockedThread, "", "")
 GFL_SCHEMA_DEFINE_(LastKernel, "", "")
+GFL_SCHEMA_DEFINE_(HealthExample, "", "")
 GFL_RECORDS(GFL_SCHEMA_RECORD_)
 
 #define GFL_SCHEMA_CALL_(T, type_, channel_, on) f.template operator()<T>();
@@ -572,6 +613,7 @@ static_assert(detail::memberCount<Occupancy>() == std::size(Schema<Occupancy>::f
 static_assert(detail::memberCount<InFlightLaunch>() == std::size(Schema<InFlightLaunch>::fields));
 static_assert(detail::memberCount<BlockedThread>() == std::size(Schema<BlockedThread>::fields));
 static_assert(detail::memberCount<LastKernel>() == std::size(Schema<LastKernel>::fields));
+static_assert(detail::memberCount<HealthExample>() == std::size(Schema<HealthExample>::fields));
 #undef GFL_SCHEMA_CHECK_
 
 }  // namespace gpufl::schema

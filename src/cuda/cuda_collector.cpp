@@ -1,9 +1,12 @@
 #include "cuda/cuda_collector.hpp"
 
 #include <string>
+#include <vector>
 
 #include "core/clock.hpp"
 #include "core/flight_recorder.hpp"
+#include "core/trace_checks.hpp"
+#include "cuda/cupti_known_issues.hpp"
 #include "cuda/cupti_loader.hpp"
 #include "cuda/cupti_tracer.hpp"
 #include "cuda/deep_support.hpp"
@@ -44,6 +47,7 @@ class CudaCollector final : public core::Collector {
     // yet: the devices are read on the writer thread's first drain instead.
     injected_ = injectedIntoCuInit();
     started_ns_ = core::monotonicNs();
+    tracer_.setCheckLimits(core::defaultTraceCheckLimits(ctx.startNs()));
     if (!injected_ && !readDeviceProperties(/*late=*/false)) return false;
 
     EngineContext engine_ctx;
@@ -110,6 +114,28 @@ class CudaCollector final : public core::Collector {
     tracer_.drain(out, ctx_->sid());
   }
 
+  void health(Health& h, std::vector<ThreadRole>& threads) override {
+    const TracerStats s = tracer_.stats();
+    core::reportChecks(s.checks, h);
+    if (!tracing_) h.clock_mode.clear();  // nothing was traced: no clock to speak of
+    h.activity_buffers = s.buffers_held;
+    h.activity_buffers_pending = s.buffers_pending;
+    h.activity_buffers_peak = s.buffers_peak;
+    h.buffer_bytes += s.buffers_held * s.buffer_bytes;
+    h.dropped["activity"] += s.records_dropped_by_cupti;
+    h.dropped["activity_buffers_refused"] += s.buffer_refusals;
+    h.dropped["launch_attribution"] += s.unattributed;
+    h.dropped["untimed_kernels"] += s.untimed_kernels;
+    if (s.invalid_times > 0) h.dropped["invalid_times"] += s.invalid_times;
+    if (tracing_) {
+      h.cupti_version = cuptiLibrary().version;
+      h.cupti_issues = cuptiKnownIssues(cuptiLibrary().version, s.session_number);
+    }
+    if (s.cupti_tid != 0) threads.push_back({s.cupti_tid, "cupti"});
+  }
+  bool runsDeepEngines() const override { return tracer_.hasDeepEngines(); }
+  bool pauseDeepEngines() override { return tracer_.pauseDeepEngines(); }
+
   void stop() override {
     stopping_ = true;
     if (tracing_) tracer_.flush(/*forced=*/true);
@@ -132,6 +158,19 @@ class CudaCollector final : public core::Collector {
                         "left out of the kernel list, counted as dropped (untimed_kernels); "
                         "after a fatal CUDA error these are the faulted context's kernels, listed "
                         "in the incident");
+    }
+    if (s.invalid_times > 0) end.dropped["invalid_times"] += s.invalid_times;
+    if (const uint64_t n = s.checks.violations(); n > 0) {
+      std::string kinds;
+      for (size_t i = 0; i < core::kTraceViolationKinds; ++i) {
+        if (const uint64_t c = s.checks.kinds[i].count; c > 0)
+          kinds += (kinds.empty() ? "" : ", ") + std::to_string(c) + " " +
+                   core::traceViolationName(static_cast<core::TraceViolation>(i));
+      }
+      ctx_->addNote("trace_checks", "degraded",
+                    std::to_string(n) + " of " + std::to_string(s.checks.records) +
+                        " records failed gpufl's checks (" + kinds +
+                        "): the health records hold examples");
     }
     end.buffers += s.buffers_allocated;
     if (!s.engine_time.empty()) {

@@ -62,6 +62,7 @@
   X(cuptiGetCubinCrc)                \
   X(cuptiGetSassToSourceCorrelation) \
   X(cuptiGetStreamIdEx)              \
+  X(cuptiActivitySetAttribute)       \
   X(cuptiFinalize)
 #define GPUFL_CUPTI_PROFILER(X) \
   X(cuptiProfilerInitialize)    \

@@ -9,10 +9,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 
 #include "core/clock.hpp"
+#include "core/device_peaks.hpp"
 #include "core/scope_stack.hpp"
+#include "core/thread_state.hpp"
 #include "cuda/activity_decode.hpp"
 #include "cuda/api_params.hpp"
 #include "cuda/cupti_api.hpp"
@@ -31,6 +34,9 @@ using ApiKind = CuptiTracer::ApiKind;
 // CUPTI's C callbacks reach the one live tracer through this pointer (CUPTI allows one subscriber
 // anyway).
 std::atomic<CuptiTracer*> g_tracer{nullptr};
+// Tracers started in this process: from the second on, CUPTI's timestamp callback is registered
+// again (cupti_known_issues.hpp).
+std::atomic<int> g_tracer_starts{0};
 
 // A runtime call submits its work through a driver call inside it; the activity record carries the
 // runtime call's correlation id, so the nested driver callback is ignored.
@@ -38,6 +44,9 @@ thread_local int t_runtime_launch_depth = 0;
 // The correlation id of the runtime launch this thread is inside of: its nested driver launch
 // names the CUfunction, the key a carveout set through the driver was recorded under.
 thread_local uint32_t t_runtime_launch_corr = 0;
+// Whether the deep engines saw this thread's launch in progress at its entry: its exit goes to them
+// only then (they may have been paused in between, pauseDeepEngines).
+thread_local bool t_engines_saw_launch = false;
 
 // What a traced callback is. Copies and sets are the calls apiRole does not name (the only other
 // callbacks the tracer enables).
@@ -179,6 +188,7 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
     return false;
   }
   stack_traces_ = stack_traces;
+  session_number_ = g_tracer_starts.fetch_add(1, std::memory_order_relaxed) + 1;
   CUpti_SubscriberHandle subscriber = nullptr;
   if (CuptiCall c{"cuptiSubscribe", cupti::cuptiSubscribe(&subscriber, onCallback, this)};
       !c.ok()) {
@@ -200,6 +210,8 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
   const char* ts_mode = std::getenv("GPUFL_TIMESTAMPS");
   offset_clock_ = ts_mode != nullptr && std::string_view(ts_mode) == "offset" &&
                   cuptiLibrary().cuptiGetTimestamp != nullptr;
+  checks_ = core::TraceChecker(check_limits_,
+                               offset_clock_ ? core::ClockMode::Offset : core::ClockMode::Callback);
   if (offset_clock_) {
     sampleClockOffset();
   } else if (CuptiCall c{"cuptiActivityRegisterTimestampCallback",
@@ -211,6 +223,7 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
                   cupti::cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted)};
       !c.ok())
     return fail(c);
+  setDeviceBufferAttributes(context);
   // Engines first: SASS metrics need kernels traced serialized (KIND_KERNEL) rather than
   // concurrently.
   EngineContext engine_context = context;
@@ -283,8 +296,11 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
   for (auto& engine : engines_) wants_scopes |= engine->wantsScopes();
   if (wants_scopes) {
     scope_observer_.begin = [](void* self, uint32_t path, std::string_view name) {
-      std::string terminated(name);  // engines take C strings; only deep modes pay for the copy
       auto* tracer = static_cast<CuptiTracer*>(self);
+      // Paused: no new range begins; ends still reach the engines, which close only what they
+      // opened.
+      if (tracer->deep_paused_.load(std::memory_order_relaxed)) return;
+      std::string terminated(name);  // engines take C strings; only deep modes pay for the copy
       EngineTime::Span span(tracer->engine_time_, EngineHook::Scope);
       for (auto& engine : tracer->engines_) engine->onScopeBegin(path, terminated.c_str());
     };
@@ -313,6 +329,39 @@ bool CuptiTracer::start(const EngineContext& context, bool stack_traces,
                                CUPTI_CBID_RESOURCE_MODULE_LOADED);
   }
   return true;
+}
+
+// A test of the record checks (docs/trace-health.md): CUPTI's device buffers for kernel timestamps
+// made small or few, the condition under which a peer saw invalid timestamps sooner. Set before the
+// activity kinds are enabled; under `gpufl trace` that is inside cuInit, before any context, as
+// CUPTI asks. Each setting that took is said in a note.
+void CuptiTracer::setDeviceBufferAttributes(const EngineContext& context) {
+  if (cuptiLibrary().cuptiActivitySetAttribute == nullptr) return;
+  const struct {
+    const char* env;
+    CUpti_ActivityAttribute attribute;
+    const char* what;
+  } settings[] = {
+      {"GPUFL_CUPTI_DEVICE_BUFFER_BYTES", CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE,
+       "device buffer size (bytes)"},
+      {"GPUFL_CUPTI_DEVICE_BUFFERS", CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_POOL_LIMIT,
+       "device buffer pool limit"},
+  };
+  for (const auto& s : settings) {
+    const char* text = std::getenv(s.env);
+    if (text == nullptr || *text == '\0') continue;
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(text, &end, 10);
+    if (end == text || *end != '\0' || v == 0) continue;
+    size_t value = static_cast<size_t>(v), size = sizeof value;
+    CuptiCall c{"cuptiActivitySetAttribute",
+                cupti::cuptiActivitySetAttribute(s.attribute, &size, &value)};
+    if (context.note)
+      context.note("cupti_attributes", "degraded",
+                   std::string("CUPTI ") + s.what + " set to " + text + " by " + s.env +
+                       (c.ok() ? " (a test condition: expect invalid or dropped records)"
+                               : ": " + c.describe()));
+  }
 }
 
 // An activity kind only some sessions ask for, with the API callbacks that attribute its records to
@@ -390,6 +439,31 @@ void CuptiTracer::flush(bool forced) {
   if (started_) cupti::cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
 }
 
+void CuptiTracer::setDevices(const std::vector<DeviceInfo>& devices) {
+  catalog_.setDevices(devices);
+  // A copy moves each byte through device memory at least once: faster than twice the fastest
+  // device's memory bandwidth (margin for the peak table) it cannot be. Unknown devices keep the
+  // default bound.
+  double gbps = 0;
+  for (const DeviceInfo& d : devices)
+    if (auto peaks = core::devicePeaks(d.name)) gbps = std::max(gbps, peaks->gbps);
+  if (gbps > 0) {
+    check_limits_.max_copy_gbps = 2 * gbps;
+    checks_.setLimits(check_limits_);
+  }
+}
+
+void CuptiTracer::setCheckLimits(const core::TraceCheckLimits& limits) {
+  check_limits_ = limits;
+  checks_.setLimits(limits);
+}
+
+bool CuptiTracer::pauseDeepEngines() {
+  if (engines_.empty()) return false;
+  deep_paused_.store(true, std::memory_order_relaxed);
+  return true;
+}
+
 void CuptiTracer::onApi(const void* callback_data, bool enter, ApiKind kind,
                         CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   const auto* cb = static_cast<const CUpti_CallbackData*>(callback_data);
@@ -448,6 +522,8 @@ void CuptiTracer::onApi(const void* callback_data, bool enter, ApiKind kind,
     if (carveouts_.any())
       carveouts_.noteLaunch(launchFunction(domain, cbid, cb->functionParams), corr);
     if (engines_.empty()) return;
+    t_engines_saw_launch = !deep_paused_.load(std::memory_order_relaxed);
+    if (!t_engines_saw_launch) return;  // stepped down: traced like any launch, not instrumented
     LaunchSite site;
     site.context = cb->context;
     site.symbol = cb->symbolName;
@@ -467,6 +543,7 @@ void CuptiTracer::onApi(const void* callback_data, bool enter, ApiKind kind,
     onCallFailed(callback_data, kind, domain, cbid, code);
   }
   if (engines_.empty()) return;  // only deep engines want the exit
+  if (!std::exchange(t_engines_saw_launch, false)) return;
   LaunchSite site;
   site.context = cb->context;
   site.symbol = cb->symbolName;
@@ -638,7 +715,11 @@ void CuptiTracer::onBufferCompleted(void* context, uint32_t stream, uint8_t* buf
   if (cupti::cuptiActivityGetNumDroppedRecords(static_cast<CUcontext>(context), stream, &dropped) ==
       CUPTI_SUCCESS)
     dropped_.fetch_add(dropped, std::memory_order_relaxed);
-  pool_.complete(buffer, valid_bytes);
+  // The thread CUPTI delivers on, so the health record can name its CPU time (one relaxed store).
+  cupti_tid_.store(core::currentTid(), std::memory_order_relaxed);
+  // A second buffer waiting: the writer is behind the records, so it is woken now rather than at
+  // its next round (each waiting buffer is 4 MiB of the process's memory).
+  if (pool_.complete(buffer, valid_bytes) >= 2 && wake_writer_) wake_writer_();
 }
 
 TracerStats CuptiTracer::stats() const {
@@ -652,7 +733,16 @@ TracerStats CuptiTracer::stats() const {
   s.tool_kernel_ns = tool_kernel_ns_;
   s.records_dropped_by_cupti = dropped_.load(std::memory_order_relaxed);
   s.buffer_refusals = pool_.refusals();
-  s.buffers_allocated = pool_.allocated();
+  s.buffers_allocated = pool_.peak();  // session_end.buffers: the most held at once
+  s.invalid_times = invalid_times_;
+  s.checks = checks_.state();
+  s.buffers_held = pool_.held();
+  s.buffers_pending = pool_.pending();
+  s.buffers_peak = pool_.peak();
+  s.buffer_bytes = pool_.bufferBytes();
+  s.cupti_tid = cupti_tid_.load(std::memory_order_relaxed);
+  s.session_number = session_number_;
+  s.clock_mode = offset_clock_ ? core::ClockMode::Offset : core::ClockMode::Callback;
   if (!engines_.empty()) {
     s.engine_time = engine_time_.summary();
     std::vector<std::string> details;  // engines sharing one cubin store report it alike

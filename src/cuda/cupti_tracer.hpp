@@ -24,6 +24,7 @@
 #include "core/flight_recorder.hpp"
 #include "core/scope_stack.hpp"
 #include "core/stack_trace.hpp"
+#include "core/trace_checks.hpp"
 #include "cuda/activity_buffers.hpp"
 #include "cuda/activity_decode.hpp"
 #include "cuda/capture_tracker.hpp"
@@ -41,10 +42,19 @@ struct TracerStats {
   uint64_t buffers_allocated = 0;
   uint64_t unattributed = 0;  // kernels whose launch info was gone (slot reused) or never seen
   uint64_t untimed_kernels =
-      0;                     // kernel records CUPTI could not time (start = end = 0): not logged
-  uint64_t callback_ns = 0;  // time spent in our launch callbacks (sampled estimate)
+      0;                       // kernel records CUPTI could not time (start = end = 0): not logged
+  uint64_t invalid_times = 0;  // copies without times, kernels and copies ending before they
+                               // start: not logged (the checks count each kind)
+  uint64_t callback_ns = 0;    // time spent in our launch callbacks (sampled estimate)
   uint64_t tool_kernels = 0, tool_kernel_ns = 0;  // kernels CUPTI itself launched (left out)
   std::string engine_time;  // wall time per deep-engine hook (EngineTime::summary), "" without
+  // What the health record reports: the checks of the records, the activity buffers held now
+  // (at CUPTI, waiting for the writer, idle), the most held at once, and CUPTI's buffer thread.
+  core::TraceCheckState checks;
+  uint64_t buffers_held = 0, buffers_pending = 0, buffers_peak = 0, buffer_bytes = 0;
+  int64_t cupti_tid = 0;   // the thread CUPTI hands completed buffers on (0: none yet)
+  int session_number = 0;  // this tracer's start among the process's (1: the first)
+  core::ClockMode clock_mode = core::ClockMode::Callback;
 };
 
 class CuptiTracer {
@@ -66,7 +76,7 @@ class CuptiTracer {
   // reason.
   bool enableNvtx(bool injected, std::string* status, std::string* reason);
 
-  void setDevices(const std::vector<DeviceInfo>& devices) { catalog_.setDevices(devices); }
+  void setDevices(const std::vector<DeviceInfo>& devices);
   void setKernelDetails(bool on) { catalog_.setOccupancyEnabled(on); }
   // Before start(): also record host waits (CUPTI_ACTIVITY_KIND_SYNCHRONIZATION), with a note.
   void setSyncEvents(bool on) { sync_events_ = on; }
@@ -79,6 +89,14 @@ class CuptiTracer {
   // [writer thread] What only the tracer knows about an incident: CUPTI's stream ids of the
   // launches in flight, and the last kernels of each stream.
   void enrichIncident(Incident& incident);
+
+  // Before start(): the limits of the record checks (trace_checks.hpp); the session's start and the
+  // coarse clock's resolution. setDevices() later bounds copies by the devices' memory bandwidth.
+  void setCheckLimits(const core::TraceCheckLimits& limits);
+  // [any thread] Steps the deep engines down (the user's cost limits, health_reporter.hpp): from
+  // now on they see no new launch and no new scope, so nothing more is instrumented; what they
+  // collected is still drained, and they are stopped at shutdown as before. False without engines.
+  bool pauseDeepEngines();
 
   // [writer thread] Decodes completed buffers into events; also drains the engines and new stacks.
   void drain(EventVisitor& out, const std::string& sid);
@@ -123,7 +141,12 @@ class CuptiTracer {
   void enableOptionalKind(const EngineContext& context, const char* feature,
                           CUpti_ActivityKind kind, std::span<const CUpti_CallbackId> runtime,
                           std::span<const CUpti_CallbackId> driver, const char* what);  // [start]
-  void sampleClockOffset();  // [start, writer thread] clock_offset_ns_ = monotonic - CUPTI's clock
+  // [start, writer thread] Samples CUPTI's clock against the host's for the checks, which say what
+  // to add to activity timestamps (clock_offset_ns_).
+  void sampleClockOffset();
+  void setDeviceBufferAttributes(const EngineContext& context);  // [start] test knobs
+  bool checked(bool is_copy, uint64_t correlation_id, int64_t start_ns, int64_t end_ns,
+               uint64_t bytes, int64_t launch_ns, uint32_t tid, int64_t now_ns);
   // [writer thread] True (and counted) when a deep engine's CUPTI API launched the kernel itself.
   bool isToolKernel(const DecodedKernel& kernel);
   void decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out, const std::string& sid);
@@ -159,6 +182,13 @@ class CuptiTracer {
   uint64_t tool_kernels_ = 0, tool_kernel_ns_ = 0;  // writer thread only
   bool offset_clock_ = false;                       // GPUFL_TIMESTAMPS=offset
   int64_t clock_offset_ns_ = 0;  // added to activity timestamps (0 with the timestamp callback)
+  int64_t last_clock_sample_ns_ = 0;  // writer thread only
+  core::TraceCheckLimits check_limits_;
+  core::TraceChecker checks_;   // writer thread only
+  uint64_t invalid_times_ = 0;  // writer thread only
+  std::atomic<int64_t> cupti_tid_{0};
+  std::atomic<bool> deep_paused_{false};
+  int session_number_ = 0;
   bool started_ = false;
   void* subscriber_ = nullptr;
   std::atomic<uint64_t> dropped_{0};

@@ -13,9 +13,13 @@
 #include "core/clock.hpp"
 #include "cuda/activity_decode.hpp"
 #include "cuda/cupti_api.hpp"
+#include "cuda/cupti_loader.hpp"
 #include "cuda/cupti_tracer.hpp"
 
 namespace gpufl::cuda {
+namespace {
+constexpr int64_t kClockSamplePeriodNs = 1'000'000'000;
+}  // namespace
 
 void CuptiTracer::drain(EventVisitor& out, const std::string& sid) {
   for (auto& [id, frames] : stacks_.takeNew()) {
@@ -25,7 +29,9 @@ void CuptiTracer::drain(EventVisitor& out, const std::string& sid) {
     stack.frames = std::move(frames);
     out.onStack(stack);
   }
-  if (offset_clock_) sampleClockOffset();
+  // Offset mode needs the offset at every drain; otherwise once a second watches CUPTI's clock.
+  if (offset_clock_ || core::monotonicNs() - last_clock_sample_ns_ >= kClockSamplePeriodNs)
+    sampleClockOffset();
   bool arrived = false;
   for (const CompletedBuffer& buffer : pool_.takeCompleted()) {
     decodeBuffer(buffer, out, sid);
@@ -49,25 +55,46 @@ bool CuptiTracer::isToolKernel(const DecodedKernel& kernel) {
 }
 
 void CuptiTracer::sampleClockOffset() {
+  if (cuptiLibrary().cuptiGetTimestamp == nullptr) return;
   uint64_t cupti_ns = 0;
   const int64_t before = core::monotonicNs();
   if (cupti::cuptiGetTimestamp(&cupti_ns) != CUPTI_SUCCESS) return;
   const int64_t after = core::monotonicNs();
-  clock_offset_ns_ = before + (after - before) / 2 - static_cast<int64_t>(cupti_ns);
+  last_clock_sample_ns_ = after;
+  clock_offset_ns_ = checks_.clockSample(before, after, static_cast<int64_t>(cupti_ns));
+}
+
+// [writer thread] The checks of one decoded record (trace_checks.hpp), with what the launch
+// callback recorded; false when its times are unusable (left out of the log).
+bool CuptiTracer::checked(bool is_copy, uint64_t correlation_id, int64_t start_ns, int64_t end_ns,
+                          uint64_t bytes, int64_t launch_ns, uint32_t tid, int64_t now_ns) {
+  core::CheckedRecord r;
+  r.is_copy = is_copy;
+  r.correlation_id = correlation_id;
+  r.start_ns = start_ns;
+  r.end_ns = end_ns;
+  r.bytes = bytes;
+  r.launch_ns = launch_ns;
+  r.tid = tid;
+  return checks_.check(r, now_ns);
 }
 
 void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out,
                                const std::string& sid) {
   CUpti_Activity* record = nullptr;
+  const int64_t now = core::monotonicNs();  // every record here ended before its buffer completed
   while (cupti::cuptiActivityGetNextRecord(buffer.data, buffer.valid_bytes, &record) ==
          CUPTI_SUCCESS) {
     DecodedActivity decoded = decodeActivity(*record);
     if (auto* kernel = std::get_if<DecodedKernel>(&decoded)) {
+      const bool timed = kernel->event.start_ns != 0 && kernel->event.end_ns != 0;
       kernel->event.start_ns += clock_offset_ns_;
       kernel->event.end_ns += clock_offset_ns_;
       core::LaunchInfo info;
+      int64_t launch_ns = 0;
+      uint32_t tid = 0;
       const auto corr = static_cast<uint32_t>(kernel->event.correlation_id);
-      const bool attributed = launches().get(corr, &info);
+      const bool attributed = launches().get(corr, &info, &launch_ns, &tid);
       // A record without times does not say the kernel finished: CUPTI hands a kernel still
       // running at a forced flush over so (H100: a spinning kernel's record came 1 s after its
       // launch, and none when it ended). It stays in flight until a synchronize proves it done.
@@ -75,8 +102,14 @@ void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out,
       // Attributed or not: a tool kernel launched inside the program's launch callback (the range
       // profiler's WaitNs around a launch outside scopes) carries that launch's correlation id.
       if (isToolKernel(*kernel)) continue;
+      const bool usable = checked(false, corr, timed ? kernel->event.start_ns : 0,
+                                  timed ? kernel->event.end_ns : 0, 0, launch_ns, tid, now);
       if (!kernel->has_timestamps) {  // start = end = 0: a time of 0 would break every duration
         ++untimed_kernels_;
+        continue;
+      }
+      if (!usable) {  // one time missing, or ending before it starts
+        ++invalid_times_;
         continue;
       }
       bool created = false;
@@ -118,12 +151,20 @@ void CuptiTracer::decodeBuffer(const CompletedBuffer& buffer, EventVisitor& out,
       memory->sid = sid;
       out.onMemory(*memory);
     } else if (auto* copy = std::get_if<MemcpyEvent>(&decoded)) {
+      const bool timed = copy->start_ns != 0 && copy->end_ns != 0;
       copy->start_ns += clock_offset_ns_;
       copy->end_ns += clock_offset_ns_;
       core::LaunchInfo info;
-      if (launches().get(static_cast<uint32_t>(copy->correlation_id), &info))
-        copy->scope_path = info.scope_path;
-      launches().complete(static_cast<uint32_t>(copy->correlation_id));
+      int64_t launch_ns = 0;
+      uint32_t tid = 0;
+      const auto corr = static_cast<uint32_t>(copy->correlation_id);
+      if (launches().get(corr, &info, &launch_ns, &tid)) copy->scope_path = info.scope_path;
+      launches().complete(corr);
+      if (!checked(true, corr, timed ? copy->start_ns : 0, timed ? copy->end_ns : 0, copy->bytes,
+                   launch_ns, tid, now)) {
+        ++invalid_times_;  // no times, or ending before it starts
+        continue;
+      }
       copy->sid = sid;
       out.onMemcpy(*copy);
       ++(copy->is_memset ? memsets_ : memcpys_);

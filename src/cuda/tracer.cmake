@@ -8,6 +8,7 @@ target_sources(gpufl_cuda PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/cupti_tracer_drain.cpp
   ${CMAKE_CURRENT_LIST_DIR}/engine_time.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_collector.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cupti_known_issues.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nvtx_decode.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nvtx_handles.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nvtx_injection.cpp
@@ -22,6 +23,12 @@ gpufl_add_test(api_params_test ${CMAKE_CURRENT_LIST_DIR}/api_params_test.cpp
                ${CMAKE_CURRENT_LIST_DIR}/carveout_requests_test.cpp LIBS gpufl_cuda)
 # The flight recorder's triggers from host-built API callbacks (errors, out of memory, waits).
 gpufl_add_test(tracer_incident_test ${CMAKE_CURRENT_LIST_DIR}/tracer_incident_test.cpp LIBS gpufl_cuda)
+# The CUPTI buffer pool: bounded, and memory given back after a burst.
+gpufl_add_test(activity_buffers_test ${CMAKE_CURRENT_LIST_DIR}/activity_buffers_test.cpp LIBS gpufl_cuda)
+# What is known wrong in a CUPTI release, by version (the health record's cupti_issues).
+gpufl_add_test(cupti_known_issues_test ${CMAKE_CURRENT_LIST_DIR}/cupti_known_issues_test.cpp LIBS gpufl_cuda)
+# The record checks on the drain's path, fed host-built CUPTI buffers; memory flat over 1M kernels.
+gpufl_add_test(tracer_checks_test ${CMAKE_CURRENT_LIST_DIR}/tracer_checks_test.cpp LIBS gpufl_cuda)
 gpufl_add_test(engine_time_test ${CMAKE_CURRENT_LIST_DIR}/engine_time_test.cpp LIBS gpufl_cuda)
 # The launch/copy callbacks allocate nothing once warm (a preloaded malloc counts: tests/support).
 gpufl_add_test(tracer_alloc_test ${CMAKE_CURRENT_LIST_DIR}/tracer_alloc_test.cpp

@@ -28,6 +28,7 @@ std::string tableName(std::string_view type) {
       {"system_sample", "gpu_samples"}, {"range_counters", "range_counters"},
   };
   if (auto it = kNames.find(type); it != kNames.end()) return std::string(it->second);
+  if (type == "health") return "health";  // a mass noun: gpufl's health, one row per period
   return std::string(type) + (type.ends_with('s') ? "" : "s");
 }
 

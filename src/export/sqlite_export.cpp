@@ -272,6 +272,7 @@ class SqliteWriter : public EventVisitor {
   void onRangeCounters(const RangeCounters& e) override { insert(e); }
   void onBenchmark(const BenchmarkResult& e) override { insert(e); }
   void onIncident(const Incident& e) override { insert(e); }
+  void onHealth(const Health& e) override { insert(e); }
 
   void beginPrefix(const std::string& prefix) {
     prefix_ = prefix;

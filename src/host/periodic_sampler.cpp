@@ -1,5 +1,7 @@
 #include "host/periodic_sampler.hpp"
 
+#include <pthread.h>
+
 #include <utility>
 
 #include "core/clock.hpp"
@@ -38,6 +40,7 @@ void PeriodicSampler::stop() {
 
 // [sampler thread]
 void PeriodicSampler::loop(bool tick_now) {
+  pthread_setname_np(pthread_self(), "gpufl-sampler");
   using SteadyClock = std::chrono::steady_clock;
   auto next = SteadyClock::now();
   std::unique_lock lock(mutex_);
@@ -51,12 +54,13 @@ void PeriodicSampler::loop(bool tick_now) {
     ticks_.fetch_add(1, std::memory_order_relaxed);
     lock.lock();
 
-    next += period_;
+    const auto period = period_ * slowdown_.load(std::memory_order_relaxed);
+    next += period;
     const auto now = SteadyClock::now();
     if (next <= now) {  // overran: skip to the first scheduled time still ahead
-      const auto behind = (now - next) / period_ + 1;
+      const auto behind = (now - next) / period + 1;
       skipped_.fetch_add(static_cast<uint64_t>(behind), std::memory_order_relaxed);
-      next += period_ * behind;
+      next += period * behind;
     }
     wake_.wait_until(lock, next, [this] { return stop_requested_; });
   } while (!stop_requested_);

@@ -3,7 +3,8 @@
 // Ticks are scheduled at fixed times (start + k * period); when a tick overruns, the missed times
 // are skipped rather than run back to back. stop() wakes the thread at once (condition variable),
 // waits for a tick in progress to finish and joins. The tick runs on the sampler's thread ([sampler
-// thread]) and must not throw.
+// thread]) and must not throw. The thread is named "gpufl-sampler" (its CPU time in health
+// records).
 #pragma once
 
 #include <atomic>
@@ -34,6 +35,12 @@ class PeriodicSampler {
   // Idempotent; safe to call from any thread except the tick itself.
   void stop();
 
+  // [any thread] Ticks `factor` times less often from the next tick on (1: as constructed). For
+  // gpufl's step-down when its cost crosses the user's limits (core/step_down.hpp).
+  void setSlowdown(int factor) {
+    slowdown_.store(factor < 1 ? 1 : factor, std::memory_order_relaxed);
+  }
+
   bool running() const { return running_.load(std::memory_order_acquire); }
   uint64_t ticks() const { return ticks_.load(std::memory_order_relaxed); }
   // Scheduled ticks skipped because an earlier tick overran.
@@ -52,6 +59,7 @@ class PeriodicSampler {
   std::atomic<bool> running_{false};
   std::atomic<uint64_t> ticks_{0};
   std::atomic<uint64_t> skipped_{0};
+  std::atomic<int> slowdown_{1};
 };
 
 }  // namespace gpufl::host

@@ -55,6 +55,19 @@ TEST(PeriodicSampler, OverrunsSkipScheduledTicks) {
   EXPECT_GT(sampler.skipped(), 0u);
 }
 
+TEST(PeriodicSampler, ASlowdownMakesItTickThatManyTimesLessOften) {
+  PeriodicSampler sampler(10ms, [](int64_t) {});
+  sampler.setSlowdown(10);  // every 100 ms instead of every 10 ms
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(sampler.start());
+  std::this_thread::sleep_for(250ms);
+  sampler.stop();
+  const auto elapsed = std::chrono::steady_clock::now() - t0;
+  // Ticks never come early: the first at once, then at most one per 100 ms (10 ms: 25 or more).
+  EXPECT_LE(sampler.ticks(), static_cast<uint64_t>(2 + elapsed / 100ms));
+  EXPECT_GE(sampler.ticks(), 1u);
+}
+
 TEST(PeriodicSampler, RejectsBadArguments) {
   PeriodicSampler zero(0ms, [](int64_t) {});
   EXPECT_FALSE(zero.start());

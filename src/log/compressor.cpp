@@ -1,6 +1,7 @@
 #include "log/compressor.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -172,6 +173,7 @@ void SegmentCompressor::run() {
   // Compression competes with the profiled program for CPU; let the program win (Linux: per-thread
   // nice).
   ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
+  pthread_setname_np(pthread_self(), "gpufl-zstd");  // its CPU time in health records
   std::unique_lock lock(mu_);
   for (;;) {
     cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });

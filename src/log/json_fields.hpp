@@ -277,6 +277,7 @@ void flattened(std::string& out, const Occupancy& o);
 void objectFields(std::string& out, const InFlightLaunch& o);
 void objectFields(std::string& out, const BlockedThread& o);
 void objectFields(std::string& out, const LastKernel& o);
+void objectFields(std::string& out, const HealthExample& o);
 
 // `,"key":[{...},...]`: a list of objects described by a field table.
 template <Key K, typename N>
@@ -339,6 +340,9 @@ inline void objectFields(std::string& out, const BlockedThread& o) {
 }
 inline void objectFields(std::string& out, const LastKernel& o) {
   GFL_FIELDS_LastKernel(GFL_JSON_FIELD_)
+}
+inline void objectFields(std::string& out, const HealthExample& o) {
+  GFL_FIELDS_HealthExample(GFL_JSON_FIELD_)
 }
 #undef GFL_JSON_FIELD_
 

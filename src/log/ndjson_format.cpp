@@ -274,4 +274,6 @@ GFL_FORMAT_RECORD_(BenchmarkResult)
 
 GFL_FORMAT_RECORD_(Incident)
 
+GFL_FORMAT_RECORD_(Health)
+
 }  // namespace gpufl::log

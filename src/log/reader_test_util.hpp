@@ -68,6 +68,7 @@ struct RecordingVisitor : EventVisitor {
   std::vector<RangeCounters> ranges;
   std::vector<BenchmarkResult> benchmarks;
   std::vector<Incident> incidents;
+  std::vector<Health> health;
 
   void onSessionStart(const SessionStart& e) override { starts.push_back(e); }
   void onSessionEnd(const SessionEnd& e) override { ends.push_back(e); }
@@ -89,6 +90,7 @@ struct RecordingVisitor : EventVisitor {
   void onRangeCounters(const RangeCounters& e) override { ranges.push_back(e); }
   void onBenchmark(const BenchmarkResult& e) override { benchmarks.push_back(e); }
   void onIncident(const Incident& e) override { incidents.push_back(e); }
+  void onHealth(const Health& e) override { health.push_back(e); }
 };
 
 inline std::string sessionStartLine(const std::string& session_id, int64_t start_unix_ns,

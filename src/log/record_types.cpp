@@ -96,6 +96,7 @@ void parseDevices(od::value& v, RecordContext& c, std::vector<DeviceInfo>& out) 
 GFL_PARSE_OBJECT_(InFlightLaunch)
 GFL_PARSE_OBJECT_(BlockedThread)
 GFL_PARSE_OBJECT_(LastKernel)
+GFL_PARSE_OBJECT_(HealthExample)
 #undef GFL_PARSE_OBJECT_
 #undef GFL_OBJECT_FIELD_
 
@@ -242,6 +243,8 @@ GFL_PARSE_RECORD_(RangeCounters)
 GFL_PARSE_RECORD_(BenchmarkResult)
 
 GFL_PARSE_RECORD_(Incident)
+
+GFL_PARSE_RECORD_(Health)
 
 GFL_PARSE_RECORD_(SyncEvent)
 

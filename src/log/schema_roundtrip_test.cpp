@@ -183,6 +183,9 @@ void write(std::string& out, const BenchmarkResult& e) {
 void write(std::string& out, const Incident& e) {
   formatRecord(out, e);
 }
+void write(std::string& out, const Health& e) {
+  formatRecord(out, e);
+}
 
 using testing::RecordingVisitor;
 const std::vector<SessionStart>& got(const RecordingVisitor& v, const SessionStart*) {
@@ -245,6 +248,9 @@ const std::vector<Incident>& got(const RecordingVisitor& v, const Incident*) {
 const std::vector<BenchmarkResult>& got(const RecordingVisitor& v, const BenchmarkResult*) {
   return v.benchmarks;
 }
+const std::vector<Health>& got(const RecordingVisitor& v, const Health*) {
+  return v.health;
+}
 
 // Writes `events`, reads them back, and compares every field of each.
 template <typename T>
@@ -294,7 +300,7 @@ TEST(SchemaRoundTrip, EveryFieldOfEveryRecordType) {
     expectKeysWritten(e, line, not_written);
     roundTrip(std::vector<T>{e}, line, what);
   });
-  EXPECT_EQ(types, 20);
+  EXPECT_EQ(types, 21);
 }
 
 TEST(SchemaRoundTrip, MemsetHasNoCopyKind) {

@@ -26,6 +26,46 @@ template <typename Result, typename T>
 bool take(Result&& result, T& out) {
   return std::forward<Result>(result).get(out) == simdjson::SUCCESS;
 }
+// An object of numbers into `out` (entries of another type are left out).
+void readCounts(od::value& v, std::map<std::string, uint64_t>& out) {
+  od::object obj;
+  if (v.get_object().get(obj) != simdjson::SUCCESS) return;
+  for (auto field : obj) {
+    std::string_view key;
+    uint64_t n = 0;
+    if (field.unescaped_key().get(key) != simdjson::SUCCESS) return;
+    if (field.value().get_uint64().get(n) == simdjson::SUCCESS) out[std::string(key)] = n;
+  }
+}
+
+// One field of a health record (the keys of docs/log-format.md's "health").
+void readHealthField(std::string_view key, od::value& v, AppHealth& h) {
+  if (key == "cpu_ns") {
+    readCounts(v, h.cpu_ns);
+  } else if (key == "dropped") {
+    readCounts(v, h.dropped);
+  } else if (key == "violations") {
+    readCounts(v, h.violations);
+  } else if (key == "records") {
+    take(v.get_uint64(), h.records);
+  } else if (key == "checked") {
+    take(v.get_uint64(), h.checked);
+  } else if (key == "rss_bytes") {
+    take(v.get_uint64(), h.rss_bytes);
+  } else if (key == "buffer_bytes") {
+    take(v.get_uint64(), h.buffer_bytes);
+  } else if (key == "clock_drift_ns") {
+    h.has_clock = take(v.get_int64(), h.clock_drift_ns);
+  } else if (key == "step_down") {
+    od::array arr;
+    if (v.get_array().get(arr) != simdjson::SUCCESS) return;
+    for (auto item : arr) {
+      (void)item;
+      ++h.step_downs;
+    }
+  }
+}
+
 }  // namespace
 
 struct AppActivity::Parser {
@@ -43,6 +83,8 @@ struct AppActivity::Session {
     uint64_t kernels = 0, ns = 0;
   };
   std::map<std::string, Count> by_uuid;
+  bool has_health = false;
+  AppHealth health;  // the latest health record (app, pid, sid filled in series())
 };
 
 struct AppActivity::File {
@@ -174,6 +216,7 @@ void AppActivity::line(std::string_view text, size_t capacity, int64_t now_ns, b
   uint64_t k = 0, dur = 0, device = 0, id = 0;
   bool has_k = false, has_dur = false, has_device = false, has_id = false;
   std::vector<std::pair<uint64_t, std::string>> devices;
+  AppHealth health;
   for (auto field : obj) {
     std::string_view key;
     if (field.unescaped_key().get(key) != simdjson::SUCCESS) return;
@@ -182,7 +225,7 @@ void AppActivity::line(std::string_view text, size_t capacity, int64_t now_ns, b
       if (v.get_string().get(type)) return;
       // Only these records matter; the others (memcpy, scopes, notes) are skipped after one field.
       if (type != "kernel_event" && type != "kernel_def" && type != "session_start" &&
-          type != "session_end" && type != "device")
+          type != "session_end" && type != "device" && type != "health")
         return;
     } else if (key == "sid") {
       take(v.get_string(), sid);
@@ -200,6 +243,8 @@ void AppActivity::line(std::string_view text, size_t capacity, int64_t now_ns, b
       take(v.get_string(), app);
     } else if (key == "pid") {
       take(v.get_int64(), pid);
+    } else if (type == "health") {
+      readHealthField(key, v, health);
     } else if (key == "devices") {
       od::array arr;
       if (v.get_array().get(arr)) continue;
@@ -244,10 +289,26 @@ void AppActivity::line(std::string_view text, size_t capacity, int64_t now_ns, b
     Session::Count& c = s.by_uuid[gpu];
     ++c.kernels;
     c.ns += dur;
+  } else if (type == "health") {
+    s.has_health = true;
+    s.health = std::move(health);
   } else if (type == "session_end") {
     s.ended_ns = now_ns;
     if (first_read) s.shown = false;  // it ended before the monitor looked
   }
+}
+
+std::vector<AppHealth> AppActivity::health() const {
+  std::vector<AppHealth> out;
+  for (const auto& [sid, s] : sessions_) {
+    if (!s->shown || !s->has_health || s->app == "gpufl-monitor") continue;
+    AppHealth h = s->health;
+    h.app = s->app;
+    h.pid = s->pid;
+    h.sid = sid;
+    out.push_back(std::move(h));
+  }
+  return out;
 }
 
 std::vector<AppSeries> AppActivity::series() const {

@@ -7,11 +7,11 @@
 // skipped without being opened, so a FIFO cannot block the sampler) and reads what was appended
 // since the last poll, 64 MiB at most per poll (more waits for the next); a file whose inode
 // changed (rotated: the writer renamed it to a numbered segment) is read from its start again. Only
-// kernel_event's `k`, `dur_ns` and `sid`, and the records that name them (session_start, device,
-// kernel_def, session_end), are read, so the differences that chain kernel starts do not matter
-// here. Known limits: lines written between the last poll and a rotation are not counted; sessions
-// whose end was already in the log when first seen are not shown (finished before the monitor
-// looked).
+// kernel_event's `k`, `dur_ns` and `sid`, the records that name them (session_start, device,
+// kernel_def, session_end) and the latest `health` record's counters are read, so the differences
+// that chain kernel starts do not matter here. Known limits: lines written between the last poll
+// and a rotation are not counted; sessions whose end was already in the log when first seen are not
+// shown (finished before the monitor looked).
 //
 // [sampler thread]: poll() and series() run on one thread.
 #pragma once
@@ -36,6 +36,22 @@ struct AppSeries {
   uint64_t kernel_ns = 0;  // summed durations: concurrent kernels add up, so the rate may exceed 1
 };
 
+// The latest health record of a session (docs/trace-health.md): gpufl's own cost and what its
+// checks of the records found, as counters since the session began.
+struct AppHealth {
+  std::string app;
+  int64_t pid = 0;
+  std::string sid;
+  std::map<std::string, uint64_t> cpu_ns;      // by thread role
+  std::map<std::string, uint64_t> dropped;     // by source
+  std::map<std::string, uint64_t> violations;  // by check
+  uint64_t records = 0, checked = 0;
+  uint64_t rss_bytes = 0, buffer_bytes = 0;
+  bool has_clock = false;
+  int64_t clock_drift_ns = 0;
+  uint64_t step_downs = 0;  // what gpufl gave up to stay within the user's limits
+};
+
 class AppActivity {
  public:
   // `ended_keep_ns`: how long a session stays shown after its session_end was read (so that
@@ -47,6 +63,8 @@ class AppActivity {
 
   void poll(int64_t now_ns);
   std::vector<AppSeries> series() const;
+  // The sessions shown whose logs carry health records, each with its latest.
+  std::vector<AppHealth> health() const;
   // Problems since the previous call (a directory that cannot be listed, a file that cannot be
   // read), each once until it clears.
   std::vector<std::string> takeIssues();

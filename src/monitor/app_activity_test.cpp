@@ -175,5 +175,40 @@ TEST(AppActivity, AFifoNamedLikeALogDoesNotBlockThePoll) {
   EXPECT_EQ(s[0].kernels, 1u);
 }
 
+TEST(AppActivity, TheLatestHealthRecordOfEachSessionIsKept) {
+  TempDir dir;
+  const std::string live = dir.path("job.device.log");
+  append(
+      live,
+      R"({"type":"session_start","sid":"5e55e55e","session_id":"5e55e55e-0000-4000-8000-000000000000","app":"job","pid":31,"start_ns":1,"start_unix_ns":2})"
+      "\n"
+      R"({"type":"health","sid":"5e55e55e","ts_ns":10,"cpu_ns":{"writer":5,"cupti":7},"records":100,"checked":90,"violations":{"zero_time":2},"dropped":{"activity":0}})"
+      "\n");
+  AppActivity apps({dir.path("")});
+  apps.poll(1);
+  ASSERT_EQ(apps.health().size(), 1u);
+  append(
+      live,
+      R"({"type":"health","sid":"5e55e55e","ts_ns":20,"cpu_ns":{"writer":50,"cupti":70},"rss_bytes":4096,"buffer_bytes":1024,"records":200,"checked":180,"violations":{"zero_time":3},"dropped":{"activity":4},"clock_drift_ns":-9,"step_down":["deep_engines_paused"]})"
+      "\n");
+  apps.poll(2);
+  const std::vector<AppHealth> h = apps.health();
+  ASSERT_EQ(h.size(), 1u);
+  EXPECT_EQ(h[0].app, "job");
+  EXPECT_EQ(h[0].pid, 31);
+  EXPECT_EQ(h[0].sid, "5e55e55e");
+  EXPECT_EQ(h[0].cpu_ns, (std::map<std::string, uint64_t>{{"cupti", 70}, {"writer", 50}}));
+  EXPECT_EQ(h[0].records, 200u);
+  EXPECT_EQ(h[0].checked, 180u);
+  EXPECT_EQ(h[0].violations.at("zero_time"), 3u);
+  EXPECT_EQ(h[0].dropped.at("activity"), 4u);
+  EXPECT_EQ(h[0].rss_bytes, 4096u);
+  EXPECT_EQ(h[0].buffer_bytes, 1024u);
+  EXPECT_TRUE(h[0].has_clock);
+  EXPECT_EQ(h[0].clock_drift_ns, -9);
+  EXPECT_EQ(h[0].step_downs, 1u);
+  EXPECT_EQ(apps.series().size(), 0u);  // no kernels yet
+}
+
 }  // namespace
 }  // namespace gpufl::monitor

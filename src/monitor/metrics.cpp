@@ -1,5 +1,7 @@
 // The metric names, units and labels of `gpufl monitor` (docs/fleet.md lists them). Values are
 // converted to base units here: ratios 0..1, bytes, watts, joules, hertz, seconds.
+#include <map>
+#include <optional>
 #include <string>
 
 #include "monitor/exposition.hpp"
@@ -132,6 +134,59 @@ void hostFamilies(Exposition& e, const Snapshot& s) {
   one("gpufl_monitor_resident_memory_bytes", "Resident memory of the monitor", h.proc_rss_bytes, 1);
 }
 
+// gpufl's own health in each profiled program (its latest health record): the same counters the
+// report's Trace Health reads.
+void appHealthFamilies(Exposition& e, const Snapshot& s) {
+  const MetricType C = MetricType::Counter, G = MetricType::Gauge;
+  auto labels = [](const AppHealth& h) {
+    return Labels{{"app", h.app}, {"pid", std::to_string(h.pid)}, {"session", h.sid}};
+  };
+  auto each = [&](const char* name, MetricType type, const char* help, const char* label,
+                  std::map<std::string, uint64_t> AppHealth::*field, double scale) {
+    e.family(name, type, help);
+    for (const AppHealth& h : s.app_health)
+      for (const auto& [key, v] : h.*field)
+        e.sample(with(labels(h), label, key), static_cast<double>(v) * scale);
+  };
+  auto one = [&](const char* name, MetricType type, const char* help, auto value) {
+    e.family(name, type, help);
+    for (const AppHealth& h : s.app_health)
+      if (auto v = value(h)) e.sample(labels(h), *v);
+  };
+  each("gpufl_app_self_cpu_seconds_total", C,
+       "CPU time of gpufl's own threads in a profiled program, by thread role (writer, cupti, "
+       "sampler, ...; from its health records)",
+       "thread", &AppHealth::cpu_ns, 1e-9);
+  each("gpufl_app_records_dropped_total", C,
+       "Records gpufl lost in a profiled program, by source (session_end's dropped keys)", "source",
+       &AppHealth::dropped, 1);
+  each("gpufl_app_trace_violations_total", C,
+       "Records that failed gpufl's checks as it wrote them, by check (zero_time, reversed, "
+       "before_launch, in_future, implausible_duration, correlation_order, clock_step, "
+       "clock_drift)",
+       "check", &AppHealth::violations, 1);
+  one("gpufl_app_records_written_total", C, "Records gpufl wrote to a profiled program's log",
+      [](const AppHealth& h) { return std::optional<double>(static_cast<double>(h.records)); });
+  one("gpufl_app_records_checked_total", C,
+      "Kernel and copy records gpufl checked as it wrote them",
+      [](const AppHealth& h) { return std::optional<double>(static_cast<double>(h.checked)); });
+  one("gpufl_app_resident_memory_bytes", G, "Resident memory of a profiled program (gpufl in it)",
+      [](const AppHealth& h) { return std::optional<double>(static_cast<double>(h.rss_bytes)); });
+  one("gpufl_app_self_buffer_bytes", G, "Memory gpufl's own buffers hold in a profiled program",
+      [](const AppHealth& h) {
+        return std::optional<double>(static_cast<double>(h.buffer_bytes));
+      });
+  one("gpufl_app_clock_drift_seconds", G,
+      "Drift of the GPU-to-host clock offset since the session began (CUPTI vs the host clock)",
+      [](const AppHealth& h) {
+        return h.has_clock ? std::optional<double>(static_cast<double>(h.clock_drift_ns) * 1e-9)
+                           : std::nullopt;
+      });
+  one("gpufl_app_step_downs", G,
+      "What gpufl gave up to stay within the user's limits (deep engines paused, sampling slowed)",
+      [](const AppHealth& h) { return std::optional<double>(static_cast<double>(h.step_downs)); });
+}
+
 void appFamilies(Exposition& e, const Snapshot& s) {
   if (!s.apps_watched) return;
   auto labels = [](const AppSeries& a) {
@@ -146,6 +201,7 @@ void appFamilies(Exposition& e, const Snapshot& s) {
       "GPU time of a profiled program's kernels, summed (its rate is the busy fraction; concurrent "
       "kernels add up, so it can exceed 1)");
   for (const AppSeries& a : s.apps) e.sample(labels(a), static_cast<double>(a.kernel_ns) * 1e-9);
+  appHealthFamilies(e, s);
 }
 
 }  // namespace

@@ -145,5 +145,40 @@ TEST(Metrics, WithoutNvmlTheReasonIsALabelAndHostMetricsRemain) {
   EXPECT_DOUBLE_EQ(m.at("gpufl_host_cpu_utilization_ratio"), 0.25);
 }
 
+TEST(Metrics, GpuflsOwnHealthInEachProgramCountersInBaseUnits) {
+  Snapshot s = fullSnapshot();
+  s.apps_watched = true;
+  AppHealth h;
+  h.app = "train";
+  h.pid = 77;
+  h.sid = "abcd1234";
+  h.cpu_ns = {{"writer", 2'500'000'000}, {"cupti", 500'000'000}};
+  h.dropped = {{"activity", 12}};
+  h.violations = {{"zero_time", 18}};
+  h.records = 1'000'000;
+  h.checked = 999'000;
+  h.rss_bytes = 376'000'000;
+  h.buffer_bytes = 16 << 20;
+  h.has_clock = true;
+  h.clock_drift_ns = -1'500'000;
+  h.step_downs = 1;
+  s.app_health = {h};
+  auto m = parse(renderMetrics(s));
+  const std::string l = "app=\"train\",pid=\"77\",session=\"abcd1234\"";
+  EXPECT_DOUBLE_EQ(m.at("gpufl_app_self_cpu_seconds_total{" + l + ",thread=\"writer\"}"), 2.5);
+  EXPECT_DOUBLE_EQ(m.at("gpufl_app_self_cpu_seconds_total{" + l + ",thread=\"cupti\"}"), 0.5);
+  EXPECT_EQ(m.at("gpufl_app_records_dropped_total{" + l + ",source=\"activity\"}"), 12);
+  EXPECT_EQ(m.at("gpufl_app_trace_violations_total{" + l + ",check=\"zero_time\"}"), 18);
+  EXPECT_EQ(m.at("gpufl_app_records_written_total{" + l + "}"), 1e6);
+  EXPECT_EQ(m.at("gpufl_app_records_checked_total{" + l + "}"), 999e3);
+  EXPECT_EQ(m.at("gpufl_app_resident_memory_bytes{" + l + "}"), 376e6);
+  EXPECT_EQ(m.at("gpufl_app_self_buffer_bytes{" + l + "}"), 16 << 20);
+  EXPECT_DOUBLE_EQ(m.at("gpufl_app_clock_drift_seconds{" + l + "}"), -0.0015);
+  EXPECT_EQ(m.at("gpufl_app_step_downs{" + l + "}"), 1);
+  const std::string text = renderMetrics(s);
+  EXPECT_NE(text.find("# TYPE gpufl_app_trace_violations_total counter"), std::string::npos);
+  EXPECT_NE(text.find("# TYPE gpufl_app_resident_memory_bytes gauge"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpufl::monitor

@@ -206,6 +206,7 @@ void Monitor::tick(int64_t now_ns) {
   if (apps_) {
     apps_->poll(now_ns);
     s.apps = apps_->series();
+    s.app_health = apps_->health();
     for (const std::string& issue : apps_->takeIssues()) note("apps", "degraded", issue);
   }
   counted(kApps);

@@ -32,8 +32,9 @@ struct Snapshot {
   std::vector<GpuSample> gpu_samples;  // latest per GPU; PCIe fields carried over between reads
   std::vector<ProcessRow> processes;
   std::optional<HostSample> host;
-  bool apps_watched = false;    // --apps given
-  std::vector<AppSeries> apps;  // kernel activity of profiled programs (app_activity.hpp)
+  bool apps_watched = false;          // --apps given
+  std::vector<AppSeries> apps;        // kernel activity of profiled programs (app_activity.hpp)
+  std::vector<AppHealth> app_health;  // their latest health records
   // CPU time of the sampler thread per part of a tick, summed over ticks (where the monitor's own
   // cost goes: NVML calls are driver ioctls on a real GPU). Parts: kTickParts.
   std::vector<uint64_t> tick_cpu_ns = std::vector<uint64_t>(kTickParts.size(), 0);

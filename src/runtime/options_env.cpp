@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <string>
+#include <tuple>
 
 namespace gpufl::runtime {
 namespace {
@@ -239,6 +241,15 @@ void resolveOptions(InitOptions& options, std::vector<OptionIssue>* issues) {
           "deep_launches_per_kernel=" + std::to_string(options.deep_launches_per_kernel) +
               " is negative; using 0");
     options.deep_launches_per_kernel = 0;
+  }
+  for (auto [name, value, what] :
+       {std::tuple{"health_period_s", &options.health_period_s, "health records only at the end"},
+        std::tuple{"max_cpu_pct", &options.max_cpu_pct, "no limit"},
+        std::tuple{"max_memory_mb", &options.max_memory_mb, "no limit"}}) {
+    if (*value >= 0) continue;
+    issue(name, std::string(name) + "=" + std::to_string(*value) + " is negative; using 0 (" +
+                    what + ")");
+    *value = 0;
   }
 }
 

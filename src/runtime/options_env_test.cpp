@@ -154,6 +154,18 @@ TEST(OptionsEnvTest, ResolveDefaultsAndClamps) {
   EXPECT_EQ(o.deep_launches_per_kernel, 0);
   EXPECT_EQ(issues.size(), 2u);
 
+  InitOptions limits;  // the health period and gpufl's own cost limits: 0 is off, below is a typo
+  limits.health_period_s = -1;
+  limits.max_cpu_pct = -3;
+  limits.max_memory_mb = 64;
+  issues.clear();
+  resolveOptions(limits, &issues);
+  EXPECT_EQ(limits.health_period_s, 0);
+  EXPECT_EQ(limits.max_cpu_pct, 0);
+  EXPECT_EQ(limits.max_memory_mb, 64);
+  ASSERT_EQ(issues.size(), 2u);
+  EXPECT_EQ(issues[1].message, "max_cpu_pct=-3 is negative; using 0 (no limit)");
+
   InitOptions empty;
   empty.app_name.clear();
   resolveOptions(empty, nullptr);

@@ -84,6 +84,7 @@ std::unique_ptr<Session> Session::start(SessionConfig config, std::string* error
     }
     s->flight_.makeCurrent();
     s->startCollectors();
+    s->startHealth();
     const int64_t collectors_started = core::monotonicNs();
     s->sink_->onSessionStart(s->start_);
     s->writePendingNotes();
@@ -333,6 +334,7 @@ std::chrono::milliseconds Session::round() noexcept {
     writePendingNotes();
     writeIncidents();  // after the drains: the enricher sees the last kernels that arrived
     const int64_t now = core::monotonicNs();
+    if (health_ && health_->due(now)) writeHealth(now, false);
     if (log_ && now - last_flush_ns_ >= config_.flush_period.count() * 1'000'000) {
       log_->flush();
       last_flush_ns_ = now;
@@ -406,12 +408,7 @@ void Session::stop() {
   end_.kernels = sink_->kernels();
   end_.memcpys = sink_->memcpys();
   end_.scopes = sink_->scopes();
-  end_.dropped["scope"] = dropped_[static_cast<int>(core::Source::Scope)];
-  end_.dropped["launch"] = dropped_[static_cast<int>(core::Source::Launch)];
-  if (uint64_t other = dropped_[static_cast<int>(core::Source::Other)])
-    end_.dropped["other"] = other;
-  if (uint64_t incidents = flight_.suppressed()) end_.dropped["incidents"] = incidents;
-  if (log_) end_.dropped["write"] = log_->stats().records_dropped;
+  fillDropped(end_.dropped);
   end_.overhead_ns["writer"] = writer_.busyNs() + static_cast<uint64_t>(end_.end_ns - t0);
   end_.cpu_time_ns = writer_.cpuNs() + (core::threadCpuNs() - cpu0);
   for (size_t i = 0; i < collectors_.size(); ++i) {
@@ -434,7 +431,8 @@ void Session::stop() {
   addNote("gpufl_time", "on",
           std::string(held) + "; init: " + formatParts(init_parts_) +
               "; shutdown: " + formatParts(shutdown_parts_));
-  writePendingNotes();  // from stop()/finish()
+  writePendingNotes();                               // from stop()/finish()
+  writeHealth(core::monotonicNs(), /*final=*/true);  // the last record before session_end
   try {
     if (log_) end_.bytes_written = log_->stats().bytes_written;
     sink_->onSessionEnd(end_);

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -24,6 +25,7 @@
 #include "core/events.hpp"
 #include "core/flight_recorder.hpp"
 #include "runtime/control_channel.hpp"
+#include "runtime/health_reporter.hpp"
 #include "runtime/options_env.hpp"
 #include "runtime/session_sink.hpp"
 #include "runtime/writer_thread.hpp"
@@ -97,6 +99,11 @@ class Session final : public core::SessionContext {
   // [writer thread] Incidents captured (at or before captured_by_ns), written and flushed.
   void writeIncidents(int64_t captured_by_ns = INT64_MAX);
   void checkLogWrites();  // [writer thread] says once when records could not be written
+  // Health records (session_health.cpp): the reporter made after the collectors started; one record
+  // (the last before session_end when `final`), and the step-down acted on.
+  void startHealth();
+  void writeHealth(int64_t now_ns, bool final) noexcept;             // [writer thread]
+  void fillDropped(std::map<std::string, uint64_t>& dropped) const;  // the session's own drops
   void collectorFailed(size_t index, const char* what, const char* step) noexcept;
   void debug(const std::string& message) const;
 
@@ -122,6 +129,7 @@ class Session final : public core::SessionContext {
   // for the gpufl_time note: "name ms" entries.
   std::vector<std::pair<std::string, int64_t>> init_parts_, shutdown_parts_;
   uint64_t dropped_[core::kSourceCount] = {};  // [writer thread]
+  std::unique_ptr<HealthReporter> health_;
 
   std::mutex notes_mu_;
   std::vector<Note> pending_notes_;                  // guarded by notes_mu_

@@ -34,6 +34,11 @@ struct Capture : EventVisitor {
   std::vector<ScopeEnd> scope_ends;
   std::vector<KernelEvent> kernels;
   std::vector<HostSample> host;
+  std::vector<Health> health;
+  void onHealth(const Health& e) override {
+    order.push_back("health");
+    health.push_back(e);
+  }
   void onSessionStart(const SessionStart& e) override {
     order.push_back("session_start");
     starts.push_back(e);
@@ -359,6 +364,85 @@ TEST(SessionTest, UnwritableLogPathFailsWithThePathInTheMessage) {
   Capture cap;
   auto s = Session::start(config(cap), nullptr);  // the failure left nothing behind
   EXPECT_TRUE(s);
+}
+
+// A collector with a deep engine whose drain burns the writer thread's CPU: gpufl's cost, as the
+// health records measure it, crosses any limit.
+class CostlyDeepCollector : public Collector {
+ public:
+  std::string_view name() const override { return "costly"; }
+  bool start(SessionContext&) override { return true; }
+  void drain(EventVisitor&) override {
+    const int64_t until = core::monotonicNs() + 4'000'000;
+    while (core::monotonicNs() < until) {
+    }
+  }
+  void stop() override {}
+  void health(Health& h, std::vector<ThreadRole>& threads) override {
+    h.dropped["costly"] = 2;
+    threads.push_back({12345678, "nobody"});  // no such thread: nothing read, nothing counted
+  }
+  bool runsDeepEngines() const override { return true; }
+  bool pauseDeepEngines() override {
+    ++paused;
+    return true;
+  }
+  std::atomic<int> paused{0};
+};
+
+TEST(SessionTest, ASessionWritesOneHealthRecordBeforeSessionEndWithItsCosts) {
+  Capture cap;
+  SessionConfig c = config(cap);
+  c.options.health_period_s = 0;  // only the last one
+  c.factories.emplace_back("gpu",
+                           [](const InitOptions&) { return std::make_unique<FakeGpuCollector>(); });
+  auto s = Session::start(std::move(c), nullptr);
+  ASSERT_TRUE(s);
+  std::this_thread::sleep_for(30ms);
+  s->stop();
+  ASSERT_EQ(cap.health.size(), 1u);
+  const Health& h = cap.health[0];
+  EXPECT_TRUE(h.final);
+  EXPECT_EQ(h.sid, cap.starts[0].sid);
+  EXPECT_GT(h.period_ns, 0);
+  EXPECT_TRUE(h.cpu_ns.count("writer"));
+  EXPECT_GT(h.rss_bytes, 1u << 20);
+  EXPECT_GT(h.buffer_bytes, 0u);  // this thread's ring at least
+  EXPECT_EQ(h.dropped.count("launch"), 1u);
+  EXPECT_TRUE(h.step_down.empty());
+  // Just before session_end, whose drops it shares.
+  ASSERT_GE(cap.order.size(), 2u);
+  EXPECT_EQ(cap.order[cap.order.size() - 2], "health");
+  EXPECT_EQ(cap.order.back(), "session_end");
+}
+
+TEST(SessionTest, OverTheCpuLimitForTwoPeriodsTheDeepEnginesArePausedAndANoteSaysSo) {
+  Capture cap;
+  SessionConfig c = config(cap);
+  c.options.health_period_s = 1;
+  c.options.max_cpu_pct = 5;  // the costly collector keeps the writer near one core
+  CostlyDeepCollector* costly = nullptr;
+  c.factories.emplace_back("costly", [&](const InitOptions&) {
+    auto p = std::make_unique<CostlyDeepCollector>();
+    costly = p.get();
+    return p;
+  });
+  auto s = Session::start(std::move(c), nullptr);
+  ASSERT_TRUE(s);
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (costly->paused.load() == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(costly->paused.load(), 1);
+  s->stop();
+  const Note* n = cap.note("step_down");
+  ASSERT_NE(n, nullptr);
+  EXPECT_EQ(n->status, "degraded");
+  EXPECT_NE(n->reason.find("above max_cpu_pct 5.0%: deep engines paused"), std::string::npos)
+      << n->reason;
+  ASSERT_GE(cap.health.size(), 3u);  // two periods over, then the last record
+  EXPECT_GT(cap.health[0].cpu_pct, 5.0);
+  EXPECT_EQ(cap.health[0].dropped.at("costly"), 2u);
+  EXPECT_EQ(cap.health.back().step_down, std::vector<std::string>{"deep_engines_paused"});
 }
 
 }  // namespace

@@ -127,6 +127,16 @@ void SystemCollector::setSampling(bool on) {
   sampling_.store(on, std::memory_order_release);
 }
 
+void SystemCollector::health(Health& h, std::vector<ThreadRole>&) {
+  h.cpu_ns["sampler"] = thread_cpu_ns_.load(std::memory_order_relaxed);
+  h.dropped["system"] += queue_.dropped();
+}
+
+bool SystemCollector::slowSampling(int factor) {
+  sampler_.setSlowdown(factor);
+  return true;
+}
+
 std::unique_ptr<core::Collector> makeSystemCollector(const InitOptions& options) {
   if (options.system_sample_rate_ms <= 0) return nullptr;
   SystemCollectorConfig config;

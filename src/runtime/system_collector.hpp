@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "core/collector.hpp"
 #include "core/event_queue.hpp"
@@ -45,6 +46,11 @@ class SystemCollector final : public core::Collector {
   void stop() override;
   void finish(SessionEnd& end) override;
   void setSampling(bool on) override;
+  bool samples() const override { return true; }
+  // Its thread's CPU time (the "sampler" role), measured by the thread itself at each tick.
+  void health(Health& h, std::vector<ThreadRole>& threads) override;
+  // [writer thread] The sampler ticks `factor` times less often (the user's cost limits).
+  bool slowSampling(int factor) override;
 
  private:
   using Item = std::variant<GpuSample, HostSample>;

@@ -18,6 +18,7 @@ gpufl_add_library(gpufl_report_aggregate
   ${CMAKE_CURRENT_LIST_DIR}/scope_stats.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sync_stats.cpp
   ${CMAKE_CURRENT_LIST_DIR}/system_stats.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/trace_health.cpp
   ${CMAKE_CURRENT_LIST_DIR}/transfer_stats.cpp
 )
 target_link_libraries(gpufl_report_aggregate PUBLIC gpufl_report_model gpufl_report_text)

@@ -83,6 +83,7 @@ void ReportBuilder::onKernel(const KernelEvent& e) {
   seen(e.end_ns);
   kernels_.onKernel(e);
   scopes_.onKernel(e.scope_path, spanNs(e.start_ns, e.end_ns));
+  trace_health_.onKernel(e);
 }
 
 void ReportBuilder::onMemcpy(const MemcpyEvent& e) {
@@ -91,6 +92,7 @@ void ReportBuilder::onMemcpy(const MemcpyEvent& e) {
   seen(e.end_ns);
   transfers_.onMemcpy(e);
   if (!e.is_memset) scopes_.onCopy(e.scope_path, e.bytes);
+  trace_health_.onMemcpy(e);
 }
 
 void ReportBuilder::onSync(const SyncEvent& e) {
@@ -158,6 +160,12 @@ void ReportBuilder::onIncident(const Incident& e) {
   incidents_.onIncident(e);
 }
 
+void ReportBuilder::onHealth(const Health& e) {
+  ++records_;
+  seen(e.ts_ns);
+  trace_health_.onHealth(e);
+}
+
 void ReportBuilder::onBenchmark(const BenchmarkResult& e) {
   ++records_;
   if (benchmarks_.size() < kMaxNotes) benchmarks_.push_back(e);
@@ -199,7 +207,8 @@ Report ReportBuilder::make(bool last) {
   r.collection.reader_warnings = reader_warnings_;
   r.session.log_incomplete = log_incomplete_;
   r.collection.records = records_;
-  incidents_.finish(r);  // reads the model (session, kernel groups, drops): after it is built
+  incidents_.finish(r);     // reads the model (session, kernel groups, drops): after it is built
+  trace_health_.finish(r);  // reads the session, drops and incidents
   addHints(r);
   addCards(r);
   return r;

@@ -17,6 +17,7 @@
 #include "report/aggregate/scope_stats.hpp"
 #include "report/aggregate/sync_stats.hpp"
 #include "report/aggregate/system_stats.hpp"
+#include "report/aggregate/trace_health.hpp"
 #include "report/aggregate/transfer_stats.hpp"
 #include "report/model/report_model.hpp"
 
@@ -52,6 +53,7 @@ class ReportBuilder : public EventVisitor {
   void onBenchmark(const BenchmarkResult& e) override;
   void onStack(const StackDef& e) override { incidents_.onStack(e); }
   void onIncident(const Incident& e) override;
+  void onHealth(const Health& e) override;
 
   // Warnings the reader counted (malformed lines, skipped records): shown in the collection notes.
   void setReaderWarnings(uint64_t count) { reader_warnings_ = count; }
@@ -77,6 +79,7 @@ class ReportBuilder : public EventVisitor {
   ProfileAggregator profile_;
   GpuSampleLog samples_;  // for the cards' clock windows
   IncidentCollector incidents_;
+  TraceHealthAggregator trace_health_;
   SessionSummary session_;
   CollectionInfo collection_;
   std::vector<BenchmarkResult> benchmarks_;

@@ -13,6 +13,7 @@
 #include "core/events.hpp"
 #include "report/model/incident_model.hpp"
 #include "report/model/section_data.hpp"
+#include "report/model/trace_health_model.hpp"
 
 namespace gpufl::report {
 
@@ -344,6 +345,7 @@ struct Report {
   std::vector<KernelCard> cards;  // top kernel groups by GPU time
   CollectionInfo collection;
   IncidentSummary incidents;  // shown first when there are any
+  TraceHealth trace_health;   // whether the records above can be trusted
   SectionData section_data;   // what sections collected for themselves (Section::collector)
 };
 

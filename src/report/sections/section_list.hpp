@@ -23,7 +23,8 @@
   S(kScopes)                   \
   S(kProfile)                  \
   S(kHints)                    \
-  S(kCollection)
+  S(kCollection)               \
+  S(kTraceHealth)
 // clang-format on
 
 namespace gpufl::report {

@@ -15,6 +15,7 @@ gpufl_add_library(gpufl_report_sections
   ${CMAKE_CURRENT_LIST_DIR}/session.cpp
   ${CMAKE_CURRENT_LIST_DIR}/syncs.cpp
   ${CMAKE_CURRENT_LIST_DIR}/system.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/trace_health.cpp
   ${CMAKE_CURRENT_LIST_DIR}/transfers.cpp
 )
 target_link_libraries(gpufl_report_sections PUBLIC gpufl_report_model gpufl_report_text gpufl_report_json)
