@@ -1,9 +1,13 @@
 #include "cli.hpp"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdlib>
 #include <ctime>
 
+#include "core/output_width.hpp"
 #include "core/terminal_text.hpp"
 #include "gpufl/version.hpp"
 
@@ -58,6 +62,11 @@ int runCli(const std::vector<std::string>& args, CliContext& ctx) {
   CLI::App app{"GPU Flight: a flight recorder for CUDA programs", "gpufl"};
   app.set_version_flag("-V,--version", std::string("gpufl ") + gpufl::kVersion);
   app.require_subcommand(0, 1);
+  // Options of the whole command line are accepted after the subcommand's too.
+  app.fallthrough();
+  app.add_flag(
+      "--wide", ctx.wide,
+      "Text at any width: every column, names whole (default: COLUMNS, the terminal, or 80)");
   for (AddCommand add : kCommands) add(app, ctx);
   app.footer("Run 'gpufl help COMMAND' or 'gpufl COMMAND --help' for a command's options.");
 
@@ -120,6 +129,11 @@ void printError(std::ostream& err, const std::string& command, const std::string
     if (end == std::string::npos) break;
     begin = end + 1;
   }
+}
+
+std::size_t textWidth(const CliContext& ctx) {
+  return outputWidthFrom(ctx.wide, std::getenv("COLUMNS"),
+                         ctx.out_is_terminal ? terminalColumns(STDOUT_FILENO) : std::nullopt);
 }
 
 std::string prefixFilesDescription(const std::string& prefix) {

@@ -7,6 +7,7 @@
 #include "report/aggregate/report_builder.hpp"
 #include "report/ranks/ranks.hpp"
 #include "report/text/format.hpp"
+#include "report/text/short_names.hpp"
 
 namespace gpufl::report {
 namespace {
@@ -33,6 +34,10 @@ void acrossTable(std::string& out, const std::vector<AcrossRanks>& rows, const c
   out += "  " + padRight(what, 34) + padLeft("Ranks", 6) + padLeft("Min", 12) +
          padLeft("Median", 12) + padLeft("Max", 12) + "  Slowest\n";
   out += "  " + std::string(92, '-') + "\n";
+  // The names shown are shortened as a set, so that different kernels read differently.
+  std::vector<std::string> names;
+  for (size_t i = 0; i < rows.size() && i < top; ++i) names.push_back(rows[i].name);
+  const KernelNames shortName(names, 33);
   size_t shown = 0;
   for (const AcrossRanks& a : rows) {
     if (shown++ == top) break;
@@ -44,7 +49,7 @@ void acrossTable(std::string& out, const std::vector<AcrossRanks>& rows, const c
     if (present > 1)
       slow += " (+" + formatPercent(a.slowest_excess_pct) +
               (present == 2 ? " over the other)" : " over the others' median)");
-    out += "  " + padRight(shortenKernelName(a.name, 33), 34) +
+    out += "  " + padRight(shortName(a.name), 34) +
            padLeft(std::to_string(present) + "/" + std::to_string(a.total_ns.size()), 6) +
            padLeft(formatDuration(static_cast<double>(lo)), 12) +
            padLeft(formatDuration(static_cast<double>(a.median_ns)), 12) +
@@ -131,12 +136,15 @@ void stragglers(std::string& out, const RanksReport& r) {
            r.work_measure + ");\n    it finished " +
            formatDuration(static_cast<double>(r.end_offset_ns[s.rank])) +
            " after the first rank to finish. Where:\n";
+    std::vector<std::string> names;
+    for (const auto& e : s.kernels) names.push_back(e.name);
+    const KernelNames kernelName(names, 40);
     for (const auto& e : s.scopes)
       out += "    scope  " + padRight(shortenKernelName(e.name, 40), 41) +
              padLeft(signedDuration(e.excess_ns), 12) + "  (" + formatCount(e.count) +
              " calls; others " + formatCount(e.median_count) + ")\n";
     for (const auto& e : s.kernels)
-      out += "    kernel " + padRight(shortenKernelName(e.name, 40), 41) +
+      out += "    kernel " + padRight(kernelName(e.name), 41) +
              padLeft(signedDuration(e.excess_ns), 12) + "  (" + formatCount(e.count) +
              " launches; others " + formatCount(e.median_count) + ")\n";
     if (s.others_waited_ns > 0)

@@ -1,0 +1,131 @@
+// What the CLI's text says, read as a user reads it: `gpufl diff` names each kernel distinctly with
+// its launch shape and counts "changed" by verdict; the ranks comparison lists distinct names.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <set>
+#include <sstream>
+
+#include "cli_test_util.hpp"
+
+namespace gpufl::cli {
+namespace {
+
+using testing::runCaptured;
+
+const std::string kData = GPUFL_H200_DATA_DIR;
+
+// COLUMNS set for one test (the CLI's width rule reads it), restored after.
+class Columns {
+ public:
+  explicit Columns(const char* value) {
+    if (const char* old = getenv("COLUMNS")) old_ = old, had_ = true;
+    setenv("COLUMNS", value, 1);
+  }
+  ~Columns() {
+    if (had_)
+      setenv("COLUMNS", old_.c_str(), 1);
+    else
+      unsetenv("COLUMNS");
+  }
+
+ private:
+  std::string old_;
+  bool had_ = false;
+};
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+// The rows of the "kernels:" table of a diff: each row's line with the lines under it that continue
+// it (a folded name), counters lines left out.
+std::vector<std::string> kernelRows(const std::string& text) {
+  std::vector<std::string> rows;
+  bool in = false, header = false;
+  for (const std::string& l : lines(text)) {
+    if (l.starts_with("kernels:")) {
+      in = header = true;
+      continue;
+    }
+    if (!in) continue;
+    if (l.empty() || l.starts_with("  (left out")) break;
+    if (header) {  // the heading may take two lines; the column headers end it
+      header = !l.starts_with("  verdict");
+      continue;
+    }
+    if (l.starts_with("      ")) {
+      if (l.find("counters:") == std::string::npos && !rows.empty()) rows.back() += "\n" + l;
+    } else {
+      rows.push_back(l);
+    }
+  }
+  return rows;
+}
+
+// What names a row: the launch shape onwards ("<<<...>>>  name").
+std::string identity(const std::string& row) {
+  const size_t at = row.find("<<<");
+  return at == std::string::npos ? "" : row.substr(at);
+}
+
+TEST(CliWidth, DiffOfTwoPyTorchRunsNamesEveryKernelDistinctlyWithItsLaunchShape) {
+  const Columns columns("80");
+  const auto r = runCaptured({"diff", kData + "/pytorch_train_trace", kData + "/pytorch_blocks"});
+  const auto rows = kernelRows(r.out);
+  ASSERT_FALSE(rows.empty()) << r.out;
+  std::set<std::string> ids;
+  for (const std::string& row : rows) {
+    const std::string id = identity(row);
+    EXPECT_FALSE(id.empty()) << "no launch shape in\n" << row;
+    EXPECT_TRUE(ids.insert(id).second) << "two rows read alike:\n" << id << "\n" << r.out;
+  }
+  for (const std::string& l : lines(r.out)) EXPECT_LE(l.size(), 80u) << l;
+}
+
+TEST(CliWidth, DiffCountsChangedByVerdict) {
+  const auto json = runCaptured({"diff", kData + "/gloo_rank0", kData + "/gloo_rank1", "--json"});
+  size_t changed = 0, same = 0;
+  for (size_t at = 0; (at = json.out.find("\"kind\": \"kernel\"", at)) != std::string::npos; ++at) {
+    const size_t v = json.out.find("\"verdict\": \"", at) + 12;
+    const std::string verdict = json.out.substr(v, json.out.find('"', v) - v);
+    if (verdict == "same")
+      ++same;
+    else if (verdict != "too_few")
+      ++changed;
+  }
+  ASSERT_GT(same, 0u) << json.out;
+  const auto text = runCaptured({"diff", kData + "/gloo_rank0", kData + "/gloo_rank1"});
+  const std::string want =
+      "kernels: " + std::to_string(changed) + " changed, " + std::to_string(same) + " within noise";
+  EXPECT_NE(text.out.find(want), std::string::npos) << want << "\n" << text.out;
+}
+
+TEST(CliWidth, RanksComparisonListsDistinctKernels) {
+  const Columns columns("80");
+  const auto r = runCaptured({"report", kData + "/gloo_rank0", kData + "/gloo_rank1"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  bool in = false;
+  std::set<std::string> names;
+  size_t rows = 0;
+  for (const std::string& l : lines(r.out)) {
+    if (l.find("Kernels Across Ranks") != std::string::npos) {
+      in = true;
+      continue;
+    }
+    if (!in || l.starts_with("====") || l.find("Ranks") != std::string::npos ||
+        l.find("---") != std::string::npos)
+      continue;
+    if (l.empty()) break;
+    ++rows;
+    names.insert(l.substr(0, l.find("  ", 2)));  // the name column, first
+  }
+  ASSERT_GT(rows, 1u) << r.out;
+  EXPECT_EQ(names.size(), rows) << r.out;
+}
+
+}  // namespace
+}  // namespace gpufl::cli
