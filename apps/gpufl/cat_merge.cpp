@@ -84,6 +84,9 @@ std::string mergeByTime(std::string_view ndjson) {
     }
     if (isDefinition(line)) {
       t = run_start;
+    } else if (isType(line, "session_end")) {
+      // Last: records stamped at shutdown (the gpufl_time note) can be later than its end_ns.
+      t = std::numeric_limits<int64_t>::max();
     } else if (intField(line, "ts_ns", &t) || intField(line, "start_ns", &t) ||
                intField(line, "end_ns", &t)) {
       last = t;

@@ -1,0 +1,53 @@
+// Answers a user can act on: `cat --channel` keeps to its channel, `agent` says when it has
+// nothing to follow.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "cli_test_util.hpp"
+
+namespace gpufl::cli {
+namespace {
+
+using testing::runCaptured;
+
+const std::string kData = GPUFL_H200_DATA_DIR;
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+TEST(CliAnswers, CatOneChannelPrintsItsSessionStartAndEndOnceInOrder) {
+  for (const char* channel : {"scope", "device", "system"}) {
+    const auto r = runCaptured({"cat", kData + "/gloo_rank0", "--channel", channel});
+    ASSERT_EQ(r.code, kExitOk) << r.err;
+    const auto ls = lines(r.out);
+    ASSERT_GE(ls.size(), 3u) << channel;
+    size_t starts = 0, ends = 0;
+    for (const std::string& l : ls) {
+      starts += l.starts_with(R"({"type":"session_start")");
+      ends += l.starts_with(R"({"type":"session_end")");
+    }
+    EXPECT_EQ(starts, 1u) << channel;
+    EXPECT_EQ(ends, 1u) << channel;
+    EXPECT_TRUE(ls.front().starts_with(R"({"type":"session_start")")) << channel;
+    EXPECT_TRUE(ls.back().starts_with(R"({"type":"session_end")")) << channel << ls.back();
+  }
+}
+
+TEST(CliAnswers, AgentWithNothingToFollowSaysSoAndADrainedRunFails) {
+  // A prefix in a directory that exists is the silent case: the agent would follow it, waiting.
+  const std::string prefix = ::testing::TempDir() + "/gpufl_agent_no_such_prefix";
+  const auto r = runCaptured({"agent", "--to", "http://127.0.0.1:9/x", "--listen", "off",
+                              "--state-dir", ::testing::TempDir() + "/gpufl_agent_missing",
+                              "--exit-when-drained", "/nonexistent/dir", prefix});
+  EXPECT_EQ(r.code, kExitFailure) << r.err;
+  EXPECT_NE(r.err.find("no GPU Flight logs at '/nonexistent/dir'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no GPU Flight logs at '" + prefix + "'"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace gpufl::cli
