@@ -43,6 +43,29 @@ std::vector<std::string> commandNames(CLI::App& app) {
   return names;
 }
 
+// "did you mean '--top'?" for each --word the command line did not take: its command's options
+// and the whole command line's are the candidates.
+void suggestFlag(CLI::App& app, const std::vector<std::string>& args, std::ostream& err) {
+  std::vector<std::string> flags;
+  auto addOptions = [&](const CLI::App& a) {
+    for (const CLI::Option* o : a.get_options())
+      for (const std::string& n : o->get_lnames()) flags.push_back("--" + n);
+  };
+  addOptions(app);
+  const CLI::App* sub = nullptr;
+  for (const CLI::App* s : app.get_subcommands({}))
+    if (args.size() >= 2 && s->get_name() == args[1]) sub = s;
+  if (sub != nullptr) addOptions(*sub);
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string word = args[i].substr(0, args[i].find('='));
+    if (word == "--") break;  // what follows is a program's own arguments (`gpufl trace --`)
+    if (!word.starts_with("--") || std::find(flags.begin(), flags.end(), word) != flags.end())
+      continue;
+    if (const std::string near = nearestCommand(word, flags); !near.empty())
+      err << "gpufl: " << terminalSafe(word) << ": did you mean '" << near << "'?\n";
+  }
+}
+
 }  // namespace
 
 std::string nearestCommand(const std::string& word, const std::vector<std::string>& commands) {
@@ -110,6 +133,7 @@ int runCli(const std::vector<std::string>& args, CliContext& ctx) {
     return kExitOk;
   } catch (const CLI::ParseError& e) {
     app.exit(e, ctx.out, ctx.err);
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) suggestFlag(app, args, ctx.err);
     return kExitUsage;
   }
   if (app.get_subcommands().empty()) {
@@ -129,6 +153,20 @@ void printError(std::ostream& err, const std::string& command, const std::string
     if (end == std::string::npos) break;
     begin = end + 1;
   }
+}
+
+std::vector<std::string> damageFirst(std::vector<std::string> warnings) {
+  auto aboutALine = [](const std::string& w) {
+    const size_t colon = w.find(": ");
+    if (colon == std::string::npos || colon == 0) return false;
+    const size_t number = w.rfind(':', colon - 1);
+    if (number == std::string::npos || number + 1 == colon) return false;
+    return std::all_of(w.begin() + static_cast<long>(number) + 1,
+                       w.begin() + static_cast<long>(colon),
+                       [](char c) { return c >= '0' && c <= '9'; });
+  };
+  std::stable_partition(warnings.begin(), warnings.end(), aboutALine);
+  return warnings;
 }
 
 std::size_t textWidth(const CliContext& ctx) {

@@ -74,6 +74,10 @@ std::string nearestCommand(const std::string& word, const std::vector<std::strin
 // terminal's width when stdout is one, else 80.
 std::size_t textWidth(const CliContext& ctx);
 
+// Reader warnings ("file:line: message", or a message alone) with those about a line of a file
+// first: they say what is wrong with the log's content; absent channels and session lookups after.
+std::vector<std::string> damageFirst(std::vector<std::string> warnings);
+
 // Which files a prefix is looked up as, for "nothing readable" messages.
 std::string prefixFilesDescription(const std::string& prefix);
 

@@ -2,6 +2,8 @@
 // nothing to follow.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
 #include <sstream>
 
 #include "cli_test_util.hpp"
@@ -47,6 +49,39 @@ TEST(CliAnswers, AgentWithNothingToFollowSaysSoAndADrainedRunFails) {
   EXPECT_EQ(r.code, kExitFailure) << r.err;
   EXPECT_NE(r.err.find("no GPU Flight logs at '/nonexistent/dir'"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("no GPU Flight logs at '" + prefix + "'"), std::string::npos) << r.err;
+}
+
+TEST(CliAnswers, TopCountsWhatIsShown) {
+  auto r = runCaptured({"report", kData + "/pytorch_blocks", "--json", "--top", "2"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  size_t cards = 0;
+  for (size_t at = 0; (at = r.out.find("\"group_index\"", at)) != std::string::npos; ++at) ++cards;
+  EXPECT_EQ(cards, 2u);
+  r = runCaptured({"report", kData + "/occupancy_reduction"});  // two kernels, --top 10
+  EXPECT_NE(r.out.find("Top 2 Kernels by Total GPU Time"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Kernel Details (Top 2)"), std::string::npos) << r.out;
+}
+
+TEST(CliAnswers, AMistypedFlagGetsASuggestion) {
+  auto r = runCaptured({"report", kData + "/gloo_rank0", "--tpo", "2"});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_NE(r.err.find("--tpo: did you mean '--top'?"), std::string::npos) << r.err;
+  r = runCaptured({"diff", "a", "b", "--jsno"});
+  EXPECT_NE(r.err.find("--jsno: did you mean '--json'?"), std::string::npos) << r.err;
+}
+
+TEST(CliAnswers, WhatIsWrongWithAJunkLogIsSaidFirst) {
+  const std::string prefix = ::testing::TempDir() + "/gpufl_junk_first";
+  {
+    std::ofstream f(prefix + ".device.log");
+    f << "this is not a log\n";
+  }
+  const auto r = runCaptured({"report", prefix});
+  EXPECT_EQ(r.code, kExitFailure);
+  const auto ls = lines(r.err);
+  ASSERT_FALSE(ls.empty());
+  EXPECT_NE(ls.front().find(".device.log:1: not a JSON object"), std::string::npos) << r.err;
+  std::remove((prefix + ".device.log").c_str());
 }
 
 }  // namespace

@@ -53,7 +53,7 @@ void runReport(const ReportArgs& a, CliContext& ctx) {
                                : report::reportFromPrefix(prefix, a.session, options, a.json);
   progress.done();  // before any message or the report itself
   // "file:line: message" (no file: the message alone); messages may quote the log's names.
-  for (const std::string& w : r.warnings)
+  for (const std::string& w : damageFirst(r.warnings))
     ctx.err << terminalSafe(w.starts_with(": ") ? w.substr(2) : w) << "\n";
   if (!r.ok) {
     printError(ctx.err, "gpufl report", r.no_files ? missingLogsMessage(prefix) : r.error);

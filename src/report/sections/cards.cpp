@@ -174,8 +174,10 @@ bool inText(const Report& r) {
   return !r.kernels.groups.empty();
 }
 
-void writeJson(JsonWriter& w, const Report& r, const ReportOptions&) {
-  json::put(w, "cards", r.cards, r);
+// As many cards as the text shows (--top).
+void writeJson(JsonWriter& w, const Report& r, const ReportOptions& o) {
+  const size_t n = std::min(r.cards.size(), static_cast<size_t>(std::max(o.top_n, 0)));
+  json::put(w, "cards", std::vector<KernelCard>(r.cards.begin(), r.cards.begin() + n), r);
 }
 
 }  // namespace

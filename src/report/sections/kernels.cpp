@@ -79,8 +79,8 @@ std::vector<std::string> topNames(const Report& r, size_t n) {
 }
 
 void topKernels(TextOut& out, const Report& r, const ReportOptions& o) {
-  out.banner("Top " + std::to_string(std::max(o.top_n, 0)) + " Kernels by Total GPU Time");
   size_t n = topCount(r, o);
+  out.banner("Top " + std::to_string(n) + (n == 1 ? " Kernel" : " Kernels") + " by Total GPU Time");
   if (n == 0) {
     out.line("  No kernels recorded.");
     return;
@@ -103,8 +103,8 @@ void topKernels(TextOut& out, const Report& r, const ReportOptions& o) {
 }
 
 void details(TextOut& out, const Report& r, const ReportOptions& o) {
-  out.banner("Kernel Details (Top " + std::to_string(std::max(o.top_n, 0)) + ")");
   size_t n = topCount(r, o);
+  out.banner("Kernel Details (Top " + std::to_string(n) + ")");
   if (n == 0) {
     out.line("  No kernels recorded.");
     return;
