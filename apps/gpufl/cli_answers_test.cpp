@@ -84,5 +84,18 @@ TEST(CliAnswers, WhatIsWrongWithAJunkLogIsSaidFirst) {
   std::remove((prefix + ".device.log").c_str());
 }
 
+// docs/report.md: identical per-kernel hints (a library's template instances) are said once.
+TEST(CliAnswers, TemplateInstancesShareOneHint) {
+  const auto r = runCaptured({"report", kData + "/pytorch_train_trace"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const std::string hints = r.out.substr(r.out.find("  Hints"));
+  size_t said = 0;
+  for (size_t at = 0;
+       (at = hints.find("blocks run on 132 SMs: 96 SMs get", at)) != std::string::npos; ++at)
+    ++said;
+  EXPECT_EQ(said, 1u) << hints;
+  EXPECT_NE(hints.find("The same holds for 5 more kernels"), std::string::npos) << hints;
+}
+
 }  // namespace
 }  // namespace gpufl::cli
