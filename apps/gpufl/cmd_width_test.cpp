@@ -127,5 +127,26 @@ TEST(CliWidth, RanksComparisonListsDistinctKernels) {
   EXPECT_EQ(names.size(), rows) << r.out;
 }
 
+// The commands fitted so far (diff, sessions) on every bundled session: no line past the width.
+TEST(CliWidth, DiffAndSessionsFitTheWidthOnEveryBundledSession) {
+  const char* sessions[] = {"gloo_rank0",     "gloo_rank1",          "kernel_zoo_trace",
+                            "matmul_tiling",  "memory_coalescing",   "occupancy_reduction",
+                            "pytorch_blocks", "pytorch_train_trace", "range_per_kernel",
+                            "sass_divergence"};
+  for (const char* width : {"80", "120", "200"}) {
+    const Columns columns(width);
+    const size_t w = std::stoul(width);
+    for (const char* name : sessions) {
+      const std::string p = kData + "/" + name;
+      for (const auto& args : std::vector<std::vector<std::string>>{
+               {"sessions", p}, {"diff", p, p}, {"diff", kData + "/pytorch_train_trace", p}}) {
+        const auto r = runCaptured(args);
+        for (const std::string& l : lines(r.out))
+          EXPECT_LE(l.size(), w) << args[0] << " " << name << " at " << width << ":\n" << l;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpufl::cli
