@@ -146,9 +146,19 @@ void writeText(TextOut& out, const Report& r, const ReportOptions& o) {
     out.line("  No kernels recorded.");
     return;
   }
+  // Each title, "N. name (grid)x(block)", within the rule's width: the names get what the longest
+  // number and launch shape leave.
   std::vector<std::string> card_names;
-  for (size_t i = 0; i < n; ++i) card_names.push_back(r.kernels.groups[r.cards[i].group].name);
-  const KernelNames names(card_names, kCardNameWidth, o.wide_names);
+  size_t shape_w = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const KernelGroup& g = r.kernels.groups[r.cards[i].group];
+    card_names.push_back(g.name);
+    if (g.defined)
+      shape_w = std::max(shape_w, 1 + displayWidth(formatDim3(g.grid) + "x" + formatDim3(g.block)));
+  }
+  const size_t fixed = 2 + std::to_string(n).size() + 2 + shape_w;
+  const size_t name_w = std::min(kCardNameWidth, kRuleWidth > fixed ? kRuleWidth - fixed : 0);
+  const KernelNames names(card_names, name_w, o.wide_names);
   for (size_t i = 0; i < n; ++i) {
     const KernelCard& c = r.cards[i];
     const KernelGroup& g = r.kernels.groups[c.group];

@@ -13,20 +13,6 @@ namespace {
 constexpr std::size_t kGap = 2;   // spaces between columns
 constexpr std::size_t kFold = 4;  // extra indent of a name on its own line
 
-// The end of `s` in `width` columns, "..." first: the telling end of a path ("...step/forward").
-std::string keepEnd(const std::string& s, std::size_t width) {
-  if (displayWidth(s) <= width) return s;
-  if (width <= 3) return std::string(width, '.');
-  std::size_t start = s.size();
-  std::size_t cols = 0;
-  while (start > 0 && cols < width - 3) {
-    --start;
-    while (start > 0 && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) --start;
-    ++cols;
-  }
-  return "..." + s.substr(start);
-}
-
 }  // namespace
 
 TextTable::TextTable(std::vector<TableColumn> columns, std::string name_header, bool kernel_names)
@@ -46,12 +32,14 @@ std::vector<std::string> TextTable::render(std::size_t width, std::size_t indent
     natural[c] = displayWidth(columns_[c].header);
     for (const Row& r : rows_) natural[c] = std::max(natural[c], displayWidth(r.cells[c]));
   }
+  // A kernel name's natural width is that of its readable form (no parameters), what is shown
+  // when there is room for it.
   std::vector<std::string> names;
+  for (const Row& r : rows_) names.push_back(r.name);
   std::size_t name_natural = displayWidth(name_header_);
-  for (const Row& r : rows_) {
-    names.push_back(r.name);
-    name_natural = std::max(name_natural, displayWidth(r.name));
-  }
+  const KernelNames readable(kernel_names_ ? names : std::vector<std::string>{}, 0, true);
+  for (const std::string& n : names)
+    name_natural = std::max(name_natural, displayWidth(kernel_names_ ? readable(n) : n));
 
   // Which columns stay: leave out the least important until a readable name fits.
   std::vector<bool> shown(columns_.size(), true);
@@ -61,7 +49,7 @@ std::vector<std::string> TextTable::render(std::size_t width, std::size_t indent
       if (shown[c]) w += natural[c] + kGap;
     return w;
   };
-  const std::size_t min_name = std::min(name_natural, kMinNameWidth);
+  const std::size_t min_name = std::min(name_natural, min_name_);
   // Names go on lines of their own when even the columns that always stay leave no readable room
   // for them; then the other columns stay while they fit.
   std::size_t essential = indent;
@@ -119,9 +107,12 @@ std::vector<std::string> TextTable::render(std::size_t width, std::size_t indent
     } else {
       out.push_back(trimmed(cellsLine(r.cells) + name));
     }
-    if (!r.below.empty())
-      for (std::string& l :
-           wrapText(r.below, unlimited ? kUnlimitedWidth : width, name_pad, name_pad))
+    // As given when it fits (it may align with runs of spaces), else wrapped.
+    if (r.below.empty()) continue;
+    if (unlimited || displayWidth(name_pad + r.below) <= width)
+      out.push_back(trimmed(name_pad + r.below));
+    else
+      for (std::string& l : wrapText(r.below, width, name_pad, name_pad))
         out.push_back(std::move(l));
   }
   if (rule_) {

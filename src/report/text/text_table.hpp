@@ -27,6 +27,8 @@ class TextTable {
 
   // A line of '-' under the headers, as wide as the table (the report's style).
   void ruleUnderHeaders() { rule_ = true; }
+  // Columns are left out before the names get narrower than this (default kMinNameWidth).
+  void keepNamesAtLeast(std::size_t width) { min_name_ = width; }
 
   // `cells`: one per column. `below`: an optional line shown under the row, wrapped to the width.
   void addRow(std::vector<std::string> cells, std::string name, std::string below = "");
@@ -35,7 +37,8 @@ class TextTable {
   // starting with `indent` spaces.
   std::vector<std::string> render(std::size_t width, std::size_t indent = 2) const;
 
-  // The narrowest a name column is made before columns are left out.
+  // The narrowest a name column is made before columns are left out, unless keepNamesAtLeast
+  // says otherwise.
   static constexpr std::size_t kMinNameWidth = 24;
 
  private:
@@ -47,6 +50,7 @@ class TextTable {
   std::string name_header_;
   bool kernel_names_;
   bool rule_ = false;
+  std::size_t min_name_ = kMinNameWidth;
   std::vector<Row> rows_;
 };
 
