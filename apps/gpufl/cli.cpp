@@ -9,6 +9,7 @@
 
 #include "core/output_width.hpp"
 #include "core/terminal_text.hpp"
+#include "fit_text.hpp"
 #include "gpufl/version.hpp"
 
 namespace gpufl::cli {
@@ -87,6 +88,10 @@ int runCli(const std::vector<std::string>& args, CliContext& ctx) {
   app.require_subcommand(0, 1);
   // Options of the whole command line are accepted after the subcommand's too.
   app.fallthrough();
+  // --wide is known before parsing: the help is made before it (and `gpufl help` is not parsed).
+  for (size_t i = 1; i < args.size() && args[i] != "--"; ++i) ctx.wide |= args[i] == "--wide";
+  // Help fitted to the output width; the subcommands added below inherit the formatter.
+  app.formatter(helpFormatter(textWidth(ctx)));
   app.add_flag(
       "--wide", ctx.wide,
       "Text at any width: every column, names whole (default: COLUMNS, the terminal, or 80)");

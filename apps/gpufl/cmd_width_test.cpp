@@ -3,10 +3,15 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
 #include <set>
 #include <sstream>
 
 #include "cli_test_util.hpp"
+#include "core/output_width.hpp"
+#include "fit_text.hpp"
 
 namespace gpufl::cli {
 namespace {
@@ -138,25 +143,83 @@ TEST(CliWidth, RanksComparisonListsDistinctKernels) {
   }
 }
 
-// The commands fitted so far (diff, sessions) on every bundled session: no line past the width.
-TEST(CliWidth, DiffAndSessionsFitTheWidthOnEveryBundledSession) {
-  const char* sessions[] = {"gloo_rank0",     "gloo_rank1",          "kernel_zoo_trace",
-                            "matmul_tiling",  "memory_coalescing",   "occupancy_reduction",
-                            "pytorch_blocks", "pytorch_train_trace", "range_per_kernel",
-                            "sass_divergence"};
+// Every bundled session: the H200 fixtures (tests/data/h200, the session scripts/run.sh shows) and
+// the golden cases (tests/golden).
+std::vector<std::string> bundledSessions() {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(kData)) {
+    const std::string name = e.path().filename().string();
+    if (name.ends_with(".device.log"))
+      out.push_back(kData + "/" + name.substr(0, name.size() - std::strlen(".device.log")));
+  }
+  for (const auto& e : std::filesystem::directory_iterator(GPUFL_GOLDEN_DIR))
+    if (std::filesystem::exists(e.path() / "case.device.log"))
+      out.push_back((e.path() / "case").string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Terminal columns of a line (UTF-8 code points: the output has no wide characters).
+size_t columnsOf(const std::string& line) {
+  size_t n = 0;
+  for (unsigned char c : line) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+// Every command's text, on every bundled session, within COLUMNS: the report (plain and
+// --verbose), the ranks comparison, diff, sessions, occupancy, and the help of every command.
+// Machine formats (cat's NDJSON, --json, exports' files) are not text for reading; diagnostics on
+// stderr stay one "file:line: message" line each (what editors and grep expect).
+TEST(CliWidth, EveryCommandFitsTheWidthOnEveryBundledSession) {
+  const std::vector<std::string> sessions = bundledSessions();
+  ASSERT_GE(sessions.size(), 20u);
+  std::vector<std::vector<std::string>> runs = {
+      {"help"},
+      {"--help"},
+      {"occupancy", "--arch", "sm_90", "--threads", "256", "--regs", "64", "--smem", "40000"},
+      {"report", kData + "/gloo_rank0", kData + "/gloo_rank1"},
+      {"diff", kData + "/gloo_rank0", kData + "/gloo_rank1"}};
+  for (const std::string& c : {"report", "cat", "sessions", "export", "occupancy", "trace", "agent",
+                               "diff", "monitor", "doctor", "dump"}) {
+    runs.push_back({"help", c});
+    runs.push_back({c, "--help"});
+  }
+  for (const std::string& p : sessions) {
+    runs.push_back({"report", p});
+    runs.push_back({"report", p, "--verbose"});
+    runs.push_back({"sessions", p});
+    runs.push_back({"diff", p, p});
+    runs.push_back({"diff", kData + "/pytorch_train_trace", p});
+  }
   for (const char* width : {"80", "120", "200"}) {
     const Columns columns(width);
     const size_t w = std::stoul(width);
-    for (const char* name : sessions) {
-      const std::string p = kData + "/" + name;
-      for (const auto& args : std::vector<std::vector<std::string>>{
-               {"sessions", p}, {"diff", p, p}, {"diff", kData + "/pytorch_train_trace", p}}) {
-        const auto r = runCaptured(args);
-        for (const std::string& l : lines(r.out))
-          EXPECT_LE(l.size(), w) << args[0] << " " << name << " at " << width << ":\n" << l;
-      }
+    for (const auto& args : runs) {
+      const auto r = runCaptured(args);
+      std::string what;
+      for (const std::string& a : args) what += " " + a;
+      EXPECT_NE(r.code, kExitUsage) << what << "\n" << r.err;
+      for (const std::string& l : lines(r.out))
+        EXPECT_LE(columnsOf(l), w) << "gpufl" << what << " at COLUMNS=" << width << ":\n" << l;
     }
   }
+}
+
+// `gpufl doctor`'s and help's lines: a long line continues under its last column, lines that fit
+// are kept as they are (aligned columns and all).
+TEST(CliWidth, FitLinesWrapsUnderTheLastColumn) {
+  const std::string text =
+      "  engine              verdict   why\n"
+      "  None                refused   no NVIDIA driver (libcuda.so.1 not found); start the "
+      "container with --gpus all\n";
+  const auto out = lines(fitLines(text, 60));
+  ASSERT_EQ(out.size(), 5u) << fitLines(text, 60);
+  EXPECT_EQ(out[0], "  engine              verdict   why");
+  EXPECT_EQ(out[1], "  None                refused   no NVIDIA driver");
+  EXPECT_EQ(out[2], "                                (libcuda.so.1 not found);");
+  EXPECT_EQ(out[3], "                                start the container with");
+  EXPECT_EQ(out[4], "                                --gpus all");
+  EXPECT_EQ(fitLines(text, kUnlimitedWidth), text);
 }
 
 }  // namespace
