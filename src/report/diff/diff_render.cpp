@@ -11,6 +11,8 @@
 namespace gpufl::report {
 namespace {
 
+constexpr size_t kDiffNameWidth = 40;
+
 std::string pct(double change) {
   return (change >= 0 ? "+" : "") + formatFixed(100 * change, 1) + "%";
 }
@@ -97,6 +99,9 @@ std::string renderDiffText(const SessionDiff& d, size_t width) {
                                         {"count", true, 2},    {"p", true, 1}};
     if (kernels) columns.push_back({"launch", false, 0});
     TextTable table(std::move(columns), "name", kind != std::string("scope"));
+    // Which kernel changed is what a diff is read for: counts and p-values go before its name
+    // gets short.
+    table.keepNamesAtLeast(kDiffNameWidth);
     for (const GroupDiff* g : shown) {
       std::string verdict = verdictName(g->verdict);
       if (g->regression) verdict = "REGRESSED";
