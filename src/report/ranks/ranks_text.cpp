@@ -21,7 +21,9 @@ void section(std::string& out, const std::string& title) {
 }
 
 std::string signedDuration(int64_t ns) {
-  return (ns < 0 ? "-" : "+") + formatDuration(static_cast<double>(ns < 0 ? -ns : ns));
+  std::string s = ns < 0 ? "-" : "+";
+  s += formatDuration(static_cast<double>(ns < 0 ? -ns : ns));
+  return s;
 }
 
 std::string rankLabel(const RanksReport& r, size_t i) {

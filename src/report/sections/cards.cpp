@@ -95,7 +95,8 @@ void bandwidth(TextOut& out, const KernelCard& c) {
     return;
   }
   const CardBandwidth& b = *c.bandwidth;
-  std::string v = "~" + formatRate(b.achieved_bps);
+  std::string v = "~";
+  v += formatRate(b.achieved_bps);
   if (b.peak_bps > 0) {
     v += b.peak_pct > 100.0 ? ", " + formatFixed(b.peak_pct / 100.0, 1) + "x the DRAM peak of " +
                                   formatRate(b.peak_bps) + ", so mostly L2 hits"
@@ -163,7 +164,12 @@ void writeText(TextOut& out, const Report& r, const ReportOptions& o) {
     const KernelCard& c = r.cards[i];
     const KernelGroup& g = r.kernels.groups[c.group];
     std::string title = std::to_string(i + 1) + ". " + names(g.name);
-    if (g.defined) title += " " + formatDim3(g.grid) + "x" + formatDim3(g.block);
+    if (g.defined) {
+      title += ' ';
+      title += formatDim3(g.grid);
+      title += 'x';
+      title += formatDim3(g.block);
+    }
     out.line();
     out.line("  " + title);
     out.line("  " + std::string(displayWidth(title), '-'));

@@ -97,7 +97,7 @@ std::string formatFixed(double value, int decimals) {
 }
 
 std::string formatDim3(const Dim3& d) {
-  return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
+  return dim3Text(d);
 }
 
 std::string formatEnergy(double joules) {
@@ -166,7 +166,9 @@ std::string shortenKernelName(std::string_view name, size_t width) {
 std::string keepEnd(std::string_view s, size_t width) {
   if (displayWidth(s) <= width) return std::string(s);
   if (width <= 3) return std::string(width, '.');
-  return "..." + std::string(s.substr(byteOffsetOfColumn(s, displayWidth(s) - (width - 3))));
+  std::string out = "...";
+  out += s.substr(byteOffsetOfColumn(s, displayWidth(s) - (width - 3)));
+  return out;
 }
 
 namespace {
