@@ -25,7 +25,9 @@ std::vector<std::string_view> splitLines(std::string_view text) {
 // fields as "name":value; string values cannot contain an unescaped quote, so the match is a
 // field).
 bool intField(std::string_view line, std::string_view key, int64_t* value) {
-  std::string pattern = "\"" + std::string(key) + "\":";
+  std::string pattern = "\"";
+  pattern += key;
+  pattern += "\":";
   size_t at = line.find(pattern);
   if (at == std::string_view::npos) return false;
   const char* begin = line.data() + at + pattern.size();
@@ -34,7 +36,9 @@ bool intField(std::string_view line, std::string_view key, int64_t* value) {
 
 // The raw (still escaped) JSON string after "<key>":".
 bool stringField(std::string_view line, std::string_view key, std::string_view* value) {
-  std::string pattern = "\"" + std::string(key) + "\":\"";
+  std::string pattern = "\"";
+  pattern += key;
+  pattern += "\":\"";
   size_t at = line.find(pattern);
   if (at == std::string_view::npos) return false;
   size_t begin = at + pattern.size(), end = begin;
@@ -84,6 +88,9 @@ std::string mergeByTime(std::string_view ndjson) {
     }
     if (isDefinition(line)) {
       t = run_start;
+    } else if (isType(line, "session_end")) {
+      // Last: records stamped at shutdown (the gpufl_time note) can be later than its end_ns.
+      t = std::numeric_limits<int64_t>::max();
     } else if (intField(line, "ts_ns", &t) || intField(line, "start_ns", &t) ||
                intField(line, "end_ns", &t)) {
       last = t;

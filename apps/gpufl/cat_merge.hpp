@@ -13,7 +13,8 @@ namespace gpufl::cli {
 // sass_metric) keeps its place after the line before it, and definitions (kernel_def, scope_path,
 // stack) come right after session_start, so every record follows the definitions it refers to.
 // The session_start / session_end each channel repeats are printed once (a copy without the device
-// list, which only the device channel has, counts as a repeat).
+// list, which only the device channel has, counts as a repeat), session_end last. Used for one
+// channel too: each channel's copy reaches the writer whichever channel is kept.
 // Every other line is kept, in a stable order for equal times.
 std::string mergeByTime(std::string_view ndjson);
 

@@ -1,10 +1,15 @@
 #include "cli.hpp"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdlib>
 #include <ctime>
 
+#include "core/output_width.hpp"
 #include "core/terminal_text.hpp"
+#include "fit_text.hpp"
 #include "gpufl/version.hpp"
 
 namespace gpufl::cli {
@@ -39,6 +44,29 @@ std::vector<std::string> commandNames(CLI::App& app) {
   return names;
 }
 
+// "did you mean '--top'?" for each --word the command line did not take: its command's options
+// and the whole command line's are the candidates.
+void suggestFlag(CLI::App& app, const std::vector<std::string>& args, std::ostream& err) {
+  std::vector<std::string> flags;
+  auto addOptions = [&](const CLI::App& a) {
+    for (const CLI::Option* o : a.get_options())
+      for (const std::string& n : o->get_lnames()) flags.push_back("--" + n);
+  };
+  addOptions(app);
+  const CLI::App* sub = nullptr;
+  for (const CLI::App* s : app.get_subcommands({}))
+    if (args.size() >= 2 && s->get_name() == args[1]) sub = s;
+  if (sub != nullptr) addOptions(*sub);
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string word = args[i].substr(0, args[i].find('='));
+    if (word == "--") break;  // what follows is a program's own arguments (`gpufl trace --`)
+    if (!word.starts_with("--") || std::find(flags.begin(), flags.end(), word) != flags.end())
+      continue;
+    if (const std::string near = nearestCommand(word, flags); !near.empty())
+      err << "gpufl: " << terminalSafe(word) << ": did you mean '" << near << "'?\n";
+  }
+}
+
 }  // namespace
 
 std::string nearestCommand(const std::string& word, const std::vector<std::string>& commands) {
@@ -58,6 +86,15 @@ int runCli(const std::vector<std::string>& args, CliContext& ctx) {
   CLI::App app{"GPU Flight: a flight recorder for CUDA programs", "gpufl"};
   app.set_version_flag("-V,--version", std::string("gpufl ") + gpufl::kVersion);
   app.require_subcommand(0, 1);
+  // Options of the whole command line are accepted after the subcommand's too.
+  app.fallthrough();
+  // --wide is known before parsing: the help is made before it (and `gpufl help` is not parsed).
+  for (size_t i = 1; i < args.size() && args[i] != "--"; ++i) ctx.wide |= args[i] == "--wide";
+  // Help fitted to the output width; the subcommands added below inherit the formatter.
+  app.formatter(helpFormatter(textWidth(ctx)));
+  app.add_flag(
+      "--wide", ctx.wide,
+      "Text at any width: every column, names whole (default: COLUMNS, the terminal, or 80)");
   for (AddCommand add : kCommands) add(app, ctx);
   app.footer("Run 'gpufl help COMMAND' or 'gpufl COMMAND --help' for a command's options.");
 
@@ -101,6 +138,7 @@ int runCli(const std::vector<std::string>& args, CliContext& ctx) {
     return kExitOk;
   } catch (const CLI::ParseError& e) {
     app.exit(e, ctx.out, ctx.err);
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) suggestFlag(app, args, ctx.err);
     return kExitUsage;
   }
   if (app.get_subcommands().empty()) {
@@ -120,6 +158,25 @@ void printError(std::ostream& err, const std::string& command, const std::string
     if (end == std::string::npos) break;
     begin = end + 1;
   }
+}
+
+std::vector<std::string> damageFirst(std::vector<std::string> warnings) {
+  auto aboutALine = [](const std::string& w) {
+    const size_t colon = w.find(": ");
+    if (colon == std::string::npos || colon == 0) return false;
+    const size_t number = w.rfind(':', colon - 1);
+    if (number == std::string::npos || number + 1 == colon) return false;
+    return std::all_of(w.begin() + static_cast<long>(number) + 1,
+                       w.begin() + static_cast<long>(colon),
+                       [](char c) { return c >= '0' && c <= '9'; });
+  };
+  std::stable_partition(warnings.begin(), warnings.end(), aboutALine);
+  return warnings;
+}
+
+std::size_t textWidth(const CliContext& ctx) {
+  return outputWidthFrom(ctx.wide, std::getenv("COLUMNS"),
+                         ctx.out_is_terminal ? terminalColumns(STDOUT_FILENO) : std::nullopt);
 }
 
 std::string prefixFilesDescription(const std::string& prefix) {

@@ -6,6 +6,7 @@
 // add the file to CMakeLists.txt.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <ostream>
@@ -35,6 +36,8 @@ struct CliContext {
       stdout;  // for writers that need a FILE* (`gpufl cat`); same destination as `out`
   int exit_code = kExitOk;       // set by the subcommand's callback
   bool err_is_terminal = false;  // stderr is a terminal: long work may show progress there
+  bool out_is_terminal = false;  // stdout is a terminal: text takes its width (textWidth)
+  bool wide = false;             // --wide: text output at no width limit
   // `gpufl trace`: the program died of this signal (SIGINT, SIGTERM, SIGHUP), which main() raises
   // on itself after everything is printed, so a calling shell sees the signal and stops too.
   int reraise_signal = 0;
@@ -66,6 +69,14 @@ void printError(std::ostream& err, const std::string& command, const std::string
 
 // The command closest to a mistyped word ("repot" -> "report"), or "" when none is close.
 std::string nearestCommand(const std::string& word, const std::vector<std::string>& commands);
+
+// The width text output takes (core/output_width): unlimited with --wide, else COLUMNS, else the
+// terminal's width when stdout is one, else 80.
+std::size_t textWidth(const CliContext& ctx);
+
+// Reader warnings ("file:line: message", or a message alone) with those about a line of a file
+// first: they say what is wrong with the log's content; absent channels and session lookups after.
+std::vector<std::string> damageFirst(std::vector<std::string> warnings);
 
 // Which files a prefix is looked up as, for "nothing readable" messages.
 std::string prefixFilesDescription(const std::string& prefix);

@@ -77,7 +77,7 @@ class CliEscape : public ::testing::Test {
 };
 
 TEST_F(CliEscape, SessionsTableKeepsOneLinePerSession) {
-  Output r = run({"sessions", prefix_});
+  Output r = run({"sessions", prefix_, "--wide"});  // every column: no "left out" line
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_FALSE(hasRawControl(r.out)) << r.out;
   EXPECT_NE(r.out.find("app\\x1b]0;owned\\x07\\x1b[2J\\nnext\\r\\u009b1m"), std::string::npos)

@@ -123,7 +123,9 @@ TEST(Cli, OccupancyOffersNoRegisterCapWhenSharedMemoryLimitsToo) {
 }
 
 TEST(Cli, OccupancyWarpAndBlockHints) {
-  CliRun warps = run({"occupancy", "--arch", "sm_86", "--threads", "320", "--regs", "32"});
+  // --wide: the hint on one line (at 80 columns it wraps).
+  CliRun warps =
+      run({"occupancy", "--arch", "sm_86", "--threads", "320", "--regs", "32", "--wide"});
   EXPECT_TRUE(has(warps.out, "limited by: warps")) << warps.out;
   EXPECT_TRUE(has(warps.out,
                   "4 blocks of 10 warps use 40 of the SM's 48 warp slots; 256 threads per block"))

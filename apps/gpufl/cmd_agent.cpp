@@ -2,9 +2,11 @@
 // receiver (src/agent, docs/fleet.md). The token comes from an environment variable or a file,
 // never from the command line, where `ps` would show it to every user of the host.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -12,6 +14,7 @@
 
 #include "agent/agent.hpp"
 #include "cli.hpp"
+#include "prefix_arg.hpp"
 
 namespace gpufl::cli {
 namespace {
@@ -54,6 +57,14 @@ bool readToken(const AgentArgs& a, std::string* token, std::string* error) {
   return true;
 }
 
+// A prefix with at least one channel file (segments included).
+bool hasLogs(const std::string& prefix) {
+  const std::filesystem::path p(prefix);
+  const std::vector<std::string> beside = prefixesIn(p.parent_path().string());
+  return std::find(beside.begin(), beside.end(), (p.parent_path() / p.filename()).string()) !=
+         beside.end();
+}
+
 void runAgentCommand(AgentArgs& a, CliContext& ctx) {
   std::string error;
   if (!readToken(a, &a.opts.token, &error)) {
@@ -66,6 +77,21 @@ void runAgentCommand(AgentArgs& a, CliContext& ctx) {
   if (std::string why = agent::validateOptions(a.opts); !why.empty()) {
     ctx.err << "gpufl agent: " << why << "\n";
     ctx.exit_code = kExitUsage;
+    return;
+  }
+  // An input that is neither a directory nor a prefix with logs is said at once: a follower waits
+  // for it to appear, a one-shot upload (--exit-when-drained) fails instead of shipping nothing.
+  bool missing = false;
+  for (const std::string& input : a.opts.inputs) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(input, ec) || hasLogs(input)) continue;
+    missing = true;
+    printError(ctx.err, "gpufl agent",
+               missingLogsMessage(input) + "\n  and no directory '" + input + "'" +
+                   (a.opts.exit_when_drained ? "" : ": waiting for it to appear"));
+  }
+  if (missing && a.opts.exit_when_drained) {
+    ctx.exit_code = kExitFailure;
     return;
   }
   g_stop = false;

@@ -103,7 +103,9 @@ void runCat(const CatArgs& a, CliContext& ctx) {
   std::fflush(staging);
   std::string text = nameKernelEvents(readAll(staging));
   std::fclose(staging);
-  if (!a.by_channel && !only) text = mergeByTime(text);
+  // The reader hands on each channel's copy of session_start and session_end, whichever channel is
+  // kept: merging prints them once and in place (session_end last), for one channel too.
+  if (!a.by_channel) text = mergeByTime(text);
   ctx.out.flush();  // `out` and out_file are the same destination
   std::fwrite(text.data(), 1, text.size(), ctx.out_file);
   std::fflush(ctx.out_file);

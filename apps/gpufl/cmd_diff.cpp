@@ -72,7 +72,7 @@ void runDiff(const DiffArgs& a, CliContext& ctx) {
   } else {
     // Names come from the logs: each line made safe for a terminal on its own (terminalSafe escapes
     // newlines).
-    const std::string text = report::renderDiffText(d);
+    const std::string text = report::renderDiffText(d, textWidth(ctx));
     for (size_t at = 0; at < text.size();) {
       const size_t eol = text.find('\n', at);
       ctx.out << terminalSafe(text.substr(at, eol - at)) << "\n";

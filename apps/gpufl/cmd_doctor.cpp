@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <sstream>
 
 #include "cli.hpp"
 #include "doctor/diagnose.hpp"
@@ -12,6 +13,7 @@
 #include "doctor/system_probe.hpp"
 #include "doctor_render.hpp"
 #include "doctor_run.hpp"
+#include "fit_text.hpp"
 
 namespace gpufl::cli {
 namespace {
@@ -61,8 +63,11 @@ int runDoctor(const DoctorArgs& a, CliContext& ctx) {
   const doctor::Diagnosis diagnosis = doctor::diagnose(facts);
   if (a.json)
     renderDoctorJson(ctx.out, facts, diagnosis);
-  else
-    renderDoctorText(ctx.out, facts, diagnosis);
+  else {
+    std::ostringstream text;
+    renderDoctorText(text, facts, diagnosis);
+    ctx.out << fitLines(text.str(), textWidth(ctx));
+  }
   if (made_dir) {
     if (a.keep)
       ctx.err << "gpufl doctor: probe logs kept in " << run_options.work_dir << "\n";

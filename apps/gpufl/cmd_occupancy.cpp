@@ -8,6 +8,7 @@
 #include "cli.hpp"
 #include "core/arch_limits.hpp"
 #include "core/occupancy.hpp"
+#include "fit_text.hpp"
 #include "occupancy_text.hpp"
 
 namespace gpufl::cli {
@@ -62,7 +63,8 @@ void runOccupancy(const OccupancyArgs& a, CliContext& ctx) {
   in.dyn_smem_bytes = a.dyn_smem;
   in.carveout_percent = static_cast<int>(a.carveout);
   OccupancyDetail d = computeOccupancyDetail(*limits, in);
-  ctx.out << (a.json ? occupancyJson(*limits, in, d) : occupancyText(*limits, in, d));
+  ctx.out << (a.json ? occupancyJson(*limits, in, d)
+                     : fitLines(occupancyText(*limits, in, d), textWidth(ctx)));
   ctx.exit_code = kExitOk;
 }
 

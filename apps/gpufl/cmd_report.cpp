@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "core/output_width.hpp"
 #include "core/terminal_text.hpp"
 #include "prefix_arg.hpp"
 #include "progress.hpp"
@@ -34,6 +35,7 @@ void runReport(const ReportArgs& a, CliContext& ctx) {
   options.top_n = a.top;
   options.verbose = a.verbose;
   options.wide_names = a.wide;
+  options.width = a.wide ? kUnlimitedWidth : textWidth(ctx);
   // Each argument may be a prefix, a channel file or a directory holding one prefix's logs.
   std::vector<std::string> prefixes;
   for (const std::string& arg : a.prefixes) {
@@ -53,7 +55,7 @@ void runReport(const ReportArgs& a, CliContext& ctx) {
                                : report::reportFromPrefix(prefix, a.session, options, a.json);
   progress.done();  // before any message or the report itself
   // "file:line: message" (no file: the message alone); messages may quote the log's names.
-  for (const std::string& w : r.warnings)
+  for (const std::string& w : damageFirst(r.warnings))
     ctx.err << terminalSafe(w.starts_with(": ") ? w.substr(2) : w) << "\n";
   if (!r.ok) {
     printError(ctx.err, "gpufl report", r.no_files ? missingLogsMessage(prefix) : r.error);

@@ -2,13 +2,13 @@
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
-#include <string_view>
 
 #include "cli.hpp"
 #include "core/clock.hpp"
 #include "core/terminal_text.hpp"
 #include "log/reader.hpp"
 #include "prefix_arg.hpp"
+#include "report/text/text_table.hpp"
 
 namespace gpufl::cli {
 namespace {
@@ -30,21 +30,17 @@ void runSessions(const SessionsArgs& a, CliContext& ctx) {
     ctx.exit_code = kExitFailure;
     return;
   }
-  // One row per session, whatever the lengths (a fixed buffer would cut a long name's newline off).
-  // Names come from the log: escaped, so that they cannot act on the terminal or break the table.
-  auto row = [&](std::string_view sid, std::string_view id, std::string_view app,
-                 std::string_view start) {
-    auto pad = [](std::string s, size_t width) {
-      return s.size() < width ? s.append(width - s.size(), ' ') : s;
-    };
-    ctx.out << pad(terminalSafe(sid), 8) << "  " << pad(terminalSafe(id), 36) << "  "
-            << pad(terminalSafe(app), 24) << "  " << start << "\n";
-  };
-  // "id" is what --session takes (any unique start of the full id works too).
-  row("id", "full session id", "app", "started");
+  // One row per session, fitted to the output width (the full id is the first to go; the short id
+  // is what --session takes, as does any unique start of the full one). Names come from the log:
+  // escaped, so that they cannot act on the terminal or break the table.
+  report::TextTable table({{"id", false, 0}, {"started", false, 0}, {"full session id", false, 1}},
+                          "app", false);
   for (const log::SessionListing& s : sessions)
-    row(s.sid, s.session_id, s.app,
-        s.start_unix_ns > 0 ? core::utcText(s.start_unix_ns) : std::string("-"));
+    table.addRow({terminalSafe(s.sid),
+                  s.start_unix_ns > 0 ? core::utcText(s.start_unix_ns) : std::string("-"),
+                  terminalSafe(s.session_id)},
+                 terminalSafe(s.app));
+  for (const std::string& line : table.render(textWidth(ctx), 0)) ctx.out << line << "\n";
   ctx.exit_code = kExitOk;
 }
 

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
   gpufl::cli::CliContext ctx{std::cout, std::cerr};
   ctx.err_is_terminal = isatty(STDERR_FILENO) != 0;
+  ctx.out_is_terminal = isatty(STDOUT_FILENO) != 0;
   const int code = gpufl::cli::runCli(args, ctx);
   if (ctx.reraise_signal != 0) {
     std::cout.flush();

@@ -7,7 +7,7 @@ import pytest
 import gpufl
 from gpufl.report import generate_report, generate_report_json
 
-SECTIONS = ["GPU Flight Session Report", "Session Summary", "Kernel Execution Summary", "Top 10 Kernels",
+SECTIONS = ["GPU Flight Session Report", "Session Summary", "Kernel Execution Summary", "Kernels by Total GPU Time",
             "Kernel Details", "Memory Transfer Summary", "System Metrics", "Scope Summary",
             "Profile / SASS Analysis"]
 

@@ -32,7 +32,8 @@ std::string encodeState(const AgentState& state) {
     if (!first) out += ',';
     first = false;
     log::appendJsonString(out, key);
-    out += ":" + std::to_string(mask);
+    out += ':';
+    out += std::to_string(mask);
   }
   out += "}}\n";
   return out;

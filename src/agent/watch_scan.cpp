@@ -27,7 +27,9 @@ void addFile(const std::string& dir, const std::string& name, const std::string&
              ScanResult* out) {
   std::string_view channel = log::channelOfPath(name);
   if (!isChannel(channel)) return;
-  std::string marker = "." + std::string(channel) + ".";
+  std::string marker = ".";
+  marker += channel;
+  marker += '.';
   size_t at = name.rfind(marker);
   if (at == std::string::npos || at == 0) return;
   std::string base = name.substr(0, at);

@@ -23,6 +23,17 @@ constexpr const char* kSyncNames[] = {"unknown", "event_synchronize", "stream_wa
 
 }  // namespace
 
+std::string dim3Text(const Dim3& d) {
+  std::string s = "(";
+  s += std::to_string(d.x);
+  s += ',';
+  s += std::to_string(d.y);
+  s += ',';
+  s += std::to_string(d.z);
+  s += ')';
+  return s;
+}
+
 const char* engineName(Engine e) {
   return kEngineNames[static_cast<int>(e)];
 }

@@ -23,6 +23,8 @@ struct Dim3 {
   uint64_t count() const { return uint64_t{x} * y * z; }
   bool operator==(const Dim3&) const = default;
 };
+// "(x,y,z)": how the log, the report and the exports write a grid or block.
+std::string dim3Text(const Dim3& d);
 
 // The public ProfilingEngine, under the name the event model uses.
 using Engine = ProfilingEngine;

@@ -40,10 +40,6 @@ struct TimelineBuilder::StreamTrack {
 
 namespace {
 
-std::string dim3Text(const Dim3& d) {
-  return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
-}
-
 // "name=value" of one argument (doubles with up to 4 significant decimals).
 std::string argText(const SliceArg& a) {
   std::string out(a.name);

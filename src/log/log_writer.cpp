@@ -32,11 +32,13 @@ class NdjsonLogWriter final : public LogWriter {
       return false;
     }
     for (int c = 0; c < 3; ++c) {
+      if (!written(static_cast<Channel>(c))) continue;  // never created
       if (!files_[c].open(options_.prefix, static_cast<Channel>(c), options_.rotate_bytes, error))
         return false;
     }
     if (options_.compress_rotated) {
       for (int c = 0; c < 3; ++c) {
+        if (!written(static_cast<Channel>(c))) continue;
         for (std::string& s : plainSegments(options_.prefix, static_cast<Channel>(c)))
           compressor_.submit(std::move(s));
       }
@@ -114,7 +116,15 @@ class NdjsonLogWriter final : public LogWriter {
     return only_ && *only_ != c;
   }
   ChannelFile& file(Channel c) {
-    return files_[stream_mode_ ? 0 : static_cast<int>(c)];
+    return files_[stream_mode_ ? 0 : static_cast<int>(options_.one_file.value_or(c))];
+  }
+  // Whether channel `c`'s own file is created (every one, unless options_.one_file names another).
+  bool written(Channel c) const {
+    return !options_.one_file || *options_.one_file == c;
+  }
+  // Records of channel `c` go to the file the kernel chain is kept for (the device channel's).
+  bool sharesDeviceFile(Channel c) {
+    return &file(c) == &file(Channel::Device);
   }
 
   // The buffer a record of channel `c` is formatted into; commit(c) must follow.
@@ -133,13 +143,13 @@ class NdjsonLogWriter final : public LogWriter {
     ++records_;
     accepted_bytes_ += f.buffer().size() - line_start_;
     if (!f.needsService()) return;
-    if (c == Channel::Device && !stream_mode_ && f.rotationDue()) endKernelChains();
+    if (sharesDeviceFile(c) && !stream_mode_ && f.rotationDue()) endKernelChains();
     ChannelFile::Outcome o = f.service();
     if (o.lost) lost(c);
     if (!o.closed_segment.empty()) {
       ++rotated_;
       // A new segment must decode alone: its first kernel of each session is absolute.
-      if (c == Channel::Device) delta_.reset();
+      if (sharesDeviceFile(c)) delta_.reset();
       if (options_.compress_rotated) compressor_.submit(std::move(o.closed_segment));
     }
   }
@@ -155,7 +165,7 @@ class NdjsonLogWriter final : public LogWriter {
   void write(const SessionStart& e) {
     formatSessionStart(line(Channel::Device), e, true);
     commit(Channel::Device);
-    if (stream_mode_) return;
+    if (stream_mode_ || options_.one_file) return;
     formatSessionStart(line(Channel::Scope), e, false);
     commit(Channel::Scope);
     formatSessionStart(line(Channel::System), e, false);
@@ -166,7 +176,7 @@ class NdjsonLogWriter final : public LogWriter {
     writeKernelBlocks();  // a session's kernels come before its end
     formatRecord(line(Channel::Device), e);
     commit(Channel::Device);
-    if (stream_mode_) return;
+    if (stream_mode_ || options_.one_file) return;
     formatRecord(line(Channel::Scope), e);
     commit(Channel::Scope);
     formatRecord(line(Channel::System), e);
@@ -218,7 +228,7 @@ class NdjsonLogWriter final : public LogWriter {
 
   // Lines were dropped: later kernel differences would be relative to lines no reader will see.
   void lost(Channel c) {
-    if (stream_mode_ || c == Channel::Device) delta_.reset();
+    if (stream_mode_ || sharesDeviceFile(c)) delta_.reset();
   }
 
   LogWriterOptions options_;

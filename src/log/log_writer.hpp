@@ -29,6 +29,9 @@ struct LogWriterOptions {
   bool kernel_blocks = false;
   // close() waits at most this long for compressions; segments not done by then stay plain.
   std::chrono::milliseconds close_wait{1000};
+  // Every record into this channel's file, the only one created (`gpufl monitor`: its samples
+  // and notes in PREFIX.system.log); session_start (with the devices) and session_end once.
+  std::optional<Channel> one_file;
 };
 
 struct LogWriterStats {

@@ -79,6 +79,32 @@ TEST_F(LogWriterTest, RoutesRecordsToTheirChannels) {
   EXPECT_EQ(s.write_errors, 0u);
 }
 
+// `gpufl monitor --prefix P` writes P.system.log alone: no other channel's file is created, and
+// every record (its notes too) and the session's start and end are in that one.
+TEST_F(LogWriterTest, AOneFileWriterCreatesOnlyThatChannelsFile) {
+  LogWriterOptions o;
+  o.prefix = prefix_;
+  o.one_file = Channel::System;
+  std::string error;
+  auto w = LogWriter::open(o, &error);
+  ASSERT_TRUE(w) << error;
+  w->onSessionStart(session("aaaaaaaa"));
+  w->onNote(Note{.sid = "aaaaaaaa", .feature = "nvml", .status = "on"});
+  w->onGpuSample(GpuSample{.sid = "aaaaaaaa", .ts_ns = 5});
+  w->onSessionEnd(SessionEnd{.sid = "aaaaaaaa", .end_ns = 9});
+  w->close();
+  EXPECT_FALSE(fs::exists(prefix_ + ".device.log"));
+  EXPECT_FALSE(fs::exists(prefix_ + ".scope.log"));
+  const auto sys = lines(readFile(prefix_ + ".system.log"));
+  ASSERT_EQ(sys.size(), 4u);
+  EXPECT_NE(sys[0].find("session_start"), std::string::npos);
+  EXPECT_NE(sys[1].find("\"note\""), std::string::npos);
+  EXPECT_NE(sys[2].find("system_sample"), std::string::npos);
+  EXPECT_NE(sys[3].find("session_end"), std::string::npos);
+  EXPECT_EQ(w->stats().records, 4u);
+  EXPECT_EQ(w->stats().write_errors, 0u);
+}
+
 TEST_F(LogWriterTest, AppendKeepsEarlierSessions) {
   for (const char* sid : {"11111111", "22222222"}) {
     auto w = open();

@@ -5,6 +5,17 @@
 #include <charconv>
 
 namespace gpufl::monitor {
+namespace {
+
+// 'text', for a message (built by appending: GCC 12 misreports `"'" + std::string(...)`).
+std::string quoted(std::string_view text) {
+  std::string q = "'";
+  q += text;
+  q += '\'';
+  return q;
+}
+
+}  // namespace
 
 std::optional<ListenAddress> parseListenAddress(std::string_view text, std::string* error) {
   ListenAddress out;
@@ -12,7 +23,7 @@ std::optional<ListenAddress> parseListenAddress(std::string_view text, std::stri
   if (!text.empty() && text.front() == '[') {
     const size_t close = text.find(']');
     if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':') {
-      *error = "'" + std::string(text) + "': expected [IPv6]:PORT";
+      *error = quoted(text) + ": expected [IPv6]:PORT";
       return std::nullopt;
     }
     out.host = std::string(text.substr(1, close - 1));
@@ -21,7 +32,7 @@ std::optional<ListenAddress> parseListenAddress(std::string_view text, std::stri
     const size_t colon = text.rfind(':');
     if (colon == std::string_view::npos || colon == 0 ||
         text.substr(0, colon).find(':') != std::string_view::npos) {
-      *error = "'" + std::string(text) + "': expected HOST:PORT (IPv6 as [::1]:PORT)";
+      *error = quoted(text) + ": expected HOST:PORT (IPv6 as [::1]:PORT)";
       return std::nullopt;
     }
     out.host = std::string(text.substr(0, colon));
@@ -30,7 +41,7 @@ std::optional<ListenAddress> parseListenAddress(std::string_view text, std::stri
   int p = -1;
   auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
   if (port.empty() || ec != std::errc() || end != port.data() + port.size() || p < 0 || p > 65535) {
-    *error = "'" + std::string(text) + "': port must be a number from 0 to 65535";
+    *error = quoted(text) + ": port must be a number from 0 to 65535";
     return std::nullopt;
   }
   out.port = p;

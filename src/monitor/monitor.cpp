@@ -73,6 +73,7 @@ bool Monitor::open(std::string* error) {
     log::LogWriterOptions lo;
     lo.prefix = options_.prefix;
     lo.rotate_bytes = options_.rotate_bytes;
+    lo.one_file = Channel::System;  // samples and notes: the documented PREFIX.system.log alone
     log_ = log::LogWriter::open(lo, error);
     if (!log_) return false;
     SessionStart start;

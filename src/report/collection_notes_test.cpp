@@ -33,7 +33,7 @@ TEST(DroppedDisplay, RecordsThatCouldNotBeWrittenAreShownAndHinted) {
   EXPECT_NE(r.hints[0].text.find("9,123 records could not be written to the log"),
             std::string::npos)
       << r.hints[0].text;
-  EXPECT_NE(r.hints[1].text.find("2 records were dropped because buffers were full"),
+  EXPECT_NE(r.hints[1].text.find("2 records were dropped because gpufl's buffers were full"),
             std::string::npos)
       << r.hints[1].text;
 }

@@ -122,12 +122,17 @@ ReportOutput reportFromPrefix(const std::string& prefix, const std::string& sess
       continue;
     }
     std::string where = w.file;
-    if (w.line > 0) where += ":" + std::to_string(w.line);
+    if (w.line > 0) {
+      where += ':';
+      where += std::to_string(w.line);
+    }
     out.warnings.push_back(where + ": " + w.message);
   }
-  if (result.warning_count > result.warnings.size())
-    out.warnings.push_back("(" + std::to_string(result.warning_count - result.warnings.size()) +
-                           " more warnings not shown)");
+  if (result.warning_count > result.warnings.size()) {
+    std::string more = "(";
+    more += std::to_string(result.warning_count - result.warnings.size());
+    out.warnings.push_back(more + " more warnings not shown)");
+  }
   if (!result.found_files) {
     out.no_files = true;
     out.error = "no GPU Flight logs found for prefix '" + prefix + "' (expected " + prefix +

@@ -434,7 +434,7 @@ TEST(ReportBuilder, RangeRowsJoinTheScopesTracedKernels) {
   EXPECT_NE(text.find("    train_step  (2 ranges)\n"), std::string::npos) << text;
   EXPECT_NE(
       text.find(
-          "      kernels in this scope (trace, every call): 2, 40.00 us GPU time over 2 calls\n"),
+          "      kernels in this scope (trace, all calls): 2, 40.00 us GPU time in 2 calls\n"),
       std::string::npos)
       << text;
 }
@@ -542,7 +542,8 @@ TEST(ReportBuilder, AllocationsPeakAndScopes) {
   ASSERT_EQ(m.scopes.size(), 2u);
   EXPECT_EQ(m.scopes[0].allocs, 2u);  // both scopes have 2: the first seen (path 0) stays first
   std::string text = renderText(r, {.top_n = 10, .generated_at = "fixed"});
-  EXPECT_NE(text.find("4 (228 B), 2 releases; peak in use 178 B, 178 B never released"),
+  EXPECT_NE(text.find("  Allocations:          4 (228 B), 2 releases\n"
+                      "  Peak In Use:          178 B (178 B never released)\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("pinned"), std::string::npos) << text;

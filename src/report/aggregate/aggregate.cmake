@@ -3,6 +3,7 @@
 gpufl_add_library(gpufl_report_aggregate
   ${CMAKE_CURRENT_LIST_DIR}/card_advice.cpp
   ${CMAKE_CURRENT_LIST_DIR}/card_stats.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/drop_advice.cpp
   ${CMAKE_CURRENT_LIST_DIR}/duration_stats.cpp
   ${CMAKE_CURRENT_LIST_DIR}/group_intervals.cpp
   ${CMAKE_CURRENT_LIST_DIR}/group_samples.cpp
@@ -23,6 +24,7 @@ gpufl_add_library(gpufl_report_aggregate
 )
 target_link_libraries(gpufl_report_aggregate PUBLIC gpufl_report_model gpufl_report_text)
 list(APPEND GPUFL_REPORT_TESTS
+  ${CMAKE_CURRENT_LIST_DIR}/drop_advice_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/duration_stats_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/group_intervals_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/group_samples_test.cpp

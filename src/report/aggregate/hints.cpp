@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "report/aggregate/drop_advice.hpp"
 #include "report/aggregate/kernel_origin.hpp"
 #include "report/text/format.hpp"
 #include "report/text/short_names.hpp"
@@ -102,7 +103,8 @@ void groupHints(const Report& r, std::vector<Hint>& out) {
       libraries[origin].second += g.durations.total_ns;
     }
     if (!g.defined) continue;  // nothing is known of its launch to advise on
-    std::string who = names(g.name) + " " + formatDim3(g.grid) + "x" + formatDim3(g.block) + ": ";
+    const std::string shape = formatDim3(g.grid) + "x" + formatDim3(g.block) + ": ";
+    const std::string who = names(g.name) + " " + shape;
     const DeviceInfo* dev = deviceOf(r, g.def.device);
     if (origin == KernelOrigin::User && g.def.occupancy &&
         g.def.occupancy->occupancy < kFullOccupancy) {
@@ -117,7 +119,10 @@ void groupHints(const Report& r, std::vector<Hint>& out) {
                "memory). Check ptxas -v; keep fewer values live or raise the register cap."});
     }
     std::string fill = gridFillAdvice(g, dev);
-    if (!fill.empty()) out.push_back({"small_grid", g.name, who + fill});
+    // A library's template instances share one hint (the user's own kernels are each named).
+    if (!fill.empty())
+      out.push_back(
+          {"small_grid", g.name, who + fill, origin == KernelOrigin::User ? "" : shape + fill});
   }
   libraryHints(r, libraries, out);
 }
@@ -205,13 +210,12 @@ void machineHints(const Report& r, std::vector<Hint>& out) {
     }
   }
   // "write" counts records the log could not take (disk full, I/O error); "untimed_kernels" kernel
-  // records CUPTI delivered without timestamps (all of a faulted context's); "incidents" incidents
-  // not recorded (repeats: the Incidents section says so); the other sources are buffers that were
-  // full.
-  uint64_t dropped = 0, unwritten = 0, untimed = 0;
+  // records CUPTI delivered without timestamps (all of a faulted context's); buffers that were full
+  // are drop_advice's.
+  uint64_t unwritten = 0, untimed = 0;
   for (const auto& [source, n] : r.collection.dropped) {
-    if (source == "incidents") continue;
-    (source == "write" ? unwritten : source == "untimed_kernels" ? untimed : dropped) += n;
+    if (source == "write") unwritten += n;
+    if (source == "untimed_kernels") untimed += n;
   }
   if (const std::string faulted = faultedKernelsNote(r); !faulted.empty()) {
     out.push_back({"context_faulted", "", faulted});
@@ -228,12 +232,8 @@ void machineHints(const Report& r, std::vector<Hint>& out) {
                        "the program's stderr named it) — counts and totals in this report are "
                        "low; free space or point log_path at another disk."});
   }
-  if (dropped > 0) {
-    out.push_back({"dropped", "",
-                   formatCount(dropped) +
-                       " records were dropped because buffers were full — counts and totals "
-                       "in this report are low; give gpufl larger buffers."});
-  }
+  if (std::string advice = droppedAdvice(r.collection.dropped); !advice.empty())
+    out.push_back({"dropped", "", std::move(advice)});
 }
 
 }  // namespace
@@ -324,14 +324,16 @@ std::string userFix(const KernelGroup& g) {
   return "";
 }
 
-// Kernels whose shortened names and launch shapes match (a library's template instances) give the
-// same hint word for word: say it once, with how many kernels it covers.
+// A library's kernels of one launch shape given the same advice (template instances, whose names
+// differ only in template arguments), or hints equal word for word: said once, with how many
+// kernels they cover.
 void mergeRepeats(std::vector<Hint>& hints) {
   std::vector<Hint> merged;
   std::vector<int> repeats;
   for (Hint& h : hints) {
-    auto same =
-        std::find_if(merged.begin(), merged.end(), [&](const Hint& m) { return m.text == h.text; });
+    auto same = std::find_if(merged.begin(), merged.end(), [&](const Hint& m) {
+      return m.text == h.text || (!h.key.empty() && m.kind == h.kind && m.key == h.key);
+    });
     if (same != merged.end()) {
       ++repeats[static_cast<size_t>(same - merged.begin())];
       continue;
@@ -343,7 +345,7 @@ void mergeRepeats(std::vector<Hint>& hints) {
     if (repeats[i] > 1)
       merged[i].text += " The same holds for " + std::to_string(repeats[i] - 1) +
                         (repeats[i] == 2 ? " more kernel" : " more kernels") +
-                        " of this name and shape.";
+                        " with this launch shape.";
   hints = std::move(merged);
 }
 

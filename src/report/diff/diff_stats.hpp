@@ -17,6 +17,7 @@
 
 #include "core/event_visitor.hpp"
 #include "core/events.hpp"
+#include "core/output_width.hpp"
 
 namespace gpufl::report {
 
@@ -108,8 +109,9 @@ double medianOf(std::vector<double> v);
 SessionDiff diffSessions(const DiffSide& base, const DiffSide& next,
                          const DiffOptions& options = {});
 
-// The diff as text (a table per kind, the gate's verdict last) and as JSON.
-std::string renderDiffText(const SessionDiff& d);
+// The diff as text (a table per kind, the gate's verdict last) in `width` columns
+// (core/output_width), and as JSON.
+std::string renderDiffText(const SessionDiff& d, size_t width = kDefaultOutputWidth);
 std::string renderDiffJson(const SessionDiff& d);
 
 }  // namespace gpufl::report

@@ -242,6 +242,9 @@ struct Hint {
   std::string kind;     // "memory_efficiency", "divergence", "occupancy", "launch_bound", ...
   std::string subject;  // kernel or scope it is about; empty for the session
   std::string text;
+  // Per-kernel hints: the text without the kernel's name. Hints with equal kind and key say the
+  // same of different kernels (a library's template instances) and are said once. Not in the JSON.
+  std::string key = {};
 };
 
 struct FunctionProfile {

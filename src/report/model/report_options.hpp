@@ -2,6 +2,7 @@
 // reportFromPrefixes); the sections read the options too.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -17,6 +18,9 @@ struct ReportOptions {
   bool verbose = false;      // Collection Notes in full (every feature note, gpufl's own costs)
   bool wide_names =
       false;  // kernel names whole in the kernel tables and cards (gpufl report --wide)
+  // Output width (core/output_width) of the text's tables fitted to it; kUnlimitedWidth for no
+  // limit. Prose sections keep to 79 columns whatever it is.
+  std::size_t width = 80;
   // Called every kProgressRecords records read (and not at all for small sessions), so a caller can
   // show progress on a large one. Runs on the reading thread.
   std::function<void(uint64_t records)> on_progress = {};

@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/output_width.hpp"
 #include "log/reader.hpp"
 #include "report/aggregate/report_builder.hpp"
 #include "report/ranks/ranks.hpp"
 #include "report/text/format.hpp"
+#include "report/text/short_names.hpp"
+#include "report/text/text_table.hpp"
 
 namespace gpufl::report {
 namespace {
@@ -18,7 +21,9 @@ void section(std::string& out, const std::string& title) {
 }
 
 std::string signedDuration(int64_t ns) {
-  return (ns < 0 ? "-" : "+") + formatDuration(static_cast<double>(ns < 0 ? -ns : ns));
+  std::string s = ns < 0 ? "-" : "+";
+  s += formatDuration(static_cast<double>(ns < 0 ? -ns : ns));
+  return s;
 }
 
 std::string rankLabel(const RanksReport& r, size_t i) {
@@ -27,12 +32,20 @@ std::string rankLabel(const RanksReport& r, size_t i) {
          (s.host.empty() ? "" : " @" + s.host) + ")";
 }
 
-// One table of a name measured on every rank: min, median, max and the slowest rank.
+// One table of a name measured on every rank: min, median, max and the slowest rank, fitted to the
+// width (names shortened as a set, so that different kernels read differently).
 void acrossTable(std::string& out, const std::vector<AcrossRanks>& rows, const char* what,
-                 size_t top) {
-  out += "  " + padRight(what, 34) + padLeft("Ranks", 6) + padLeft("Min", 12) +
-         padLeft("Median", 12) + padLeft("Max", 12) + "  Slowest\n";
-  out += "  " + std::string(92, '-') + "\n";
+                 size_t top, size_t width) {
+  if (rows.empty()) {
+    out += "  " + std::string(what) + ": (none)\n\n";
+    return;
+  }
+  TextTable table({{"Ranks", true, 0},
+                   {"Min", true, 2},
+                   {"Median", true, 0},
+                   {"Max", true, 1},
+                   {"Slowest", false, 0}},
+                  what, std::string(what) == "Kernel");
   size_t shown = 0;
   for (const AcrossRanks& a : rows) {
     if (shown++ == top) break;
@@ -44,35 +57,40 @@ void acrossTable(std::string& out, const std::vector<AcrossRanks>& rows, const c
     if (present > 1)
       slow += " (+" + formatPercent(a.slowest_excess_pct) +
               (present == 2 ? " over the other)" : " over the others' median)");
-    out += "  " + padRight(shortenKernelName(a.name, 33), 34) +
-           padLeft(std::to_string(present) + "/" + std::to_string(a.total_ns.size()), 6) +
-           padLeft(formatDuration(static_cast<double>(lo)), 12) +
-           padLeft(formatDuration(static_cast<double>(a.median_ns)), 12) +
-           padLeft(formatDuration(static_cast<double>(hi)), 12) + "  " + slow + "\n";
+    table.addRow(
+        {std::to_string(present) + "/" + std::to_string(a.total_ns.size()),
+         formatDuration(static_cast<double>(lo)), formatDuration(static_cast<double>(a.median_ns)),
+         formatDuration(static_cast<double>(hi)), slow},
+        a.name);
   }
-  if (rows.empty()) out += "  (none)\n";
+  for (const std::string& l : table.render(width)) out += l + "\n";
   out += "\n";
 }
 
-// One row per rank (who, when, how much GPU work), and where each came from.
-void ranksTable(std::string& out, const RanksReport& r) {
+// One row per rank (who, when, how much GPU work), fitted to the width (the app last), and where
+// each came from.
+void ranksTable(std::string& out, const RanksReport& r, size_t width) {
   section(out, "Ranks");
-  out += "  " + padRight("Rank", 6) + padRight("App", 16) + padRight("Host", 14) +
-         padLeft("PID", 8) + padLeft("Start", 12) + padLeft("Duration", 11) +
-         padLeft("Kernels", 10) + padLeft("GPU Time", 11) + padLeft("Busy", 7) + "\n";
-  out += "  " + std::string(95, '-') + "\n";
+  TextTable ranks({{"Rank", false, 0},
+                   {"Host", false, 0},
+                   {"PID", true, 0},
+                   {"Start", true, 0},
+                   {"Duration", true, 0},
+                   {"Kernels", true, 1},
+                   {"GPU Time", true, 0},
+                   {"Busy", true, 0}},
+                  "App", false);
   for (size_t i = 0; i < r.ranks.size(); ++i) {
     const Report& rep = r.ranks[i].report;
-    out += "  " + padRight(std::to_string(i), 6) +
-           padRight(shortenKernelName(rep.session.app, 15), 16) +
-           padRight(shortenKernelName(rep.session.host, 13), 14) +
-           padLeft(std::to_string(rep.session.pid), 8) +
-           padLeft(signedDuration(r.start_offset_ns[i]), 12) +
-           padLeft(formatDuration(static_cast<double>(rep.session.duration_ns)), 11) +
-           padLeft(formatCount(rep.kernels.launches), 10) +
-           padLeft(formatDuration(static_cast<double>(rep.kernels.total_ns)), 11) +
-           padLeft(formatPercent(rep.kernels.busy_pct), 7) + "\n";
+    ranks.addRow({std::to_string(i), rep.session.host, std::to_string(rep.session.pid),
+                  signedDuration(r.start_offset_ns[i]),
+                  formatDuration(static_cast<double>(rep.session.duration_ns)),
+                  formatCount(rep.kernels.launches),
+                  formatDuration(static_cast<double>(rep.kernels.total_ns)),
+                  formatPercent(rep.kernels.busy_pct)},
+                 rep.session.app);
   }
+  for (const std::string& l : ranks.render(width)) out += l + "\n";
   for (size_t i = 0; i < r.ranks.size(); ++i)
     out += "  rank " + std::to_string(i) + ": " + r.ranks[i].prefix + " (session " +
            r.ranks[i].report.session.sid + ")\n";
@@ -90,31 +108,61 @@ void collectivesNote(std::string& out, const RanksReport& r) {
            "rank " + std::to_string(i) + " " +
            formatDuration(static_cast<double>(r.collective_ns[i]));
   out +=
-      ".\n  A rank waiting for a slower one spends the wait inside the collective: that time is "
-      "not\n  counted as work when stragglers are named below.\n";
+      ".\n  A rank waiting for a slower one spends the wait inside the collective:\n"
+      "  that time is not counted as work when stragglers are named below.\n";
 }
 
 // How far times compared between ranks can be trusted.
 void clocksNote(std::string& out, const RanksReport& r) {
   out +=
-      "\n  Clocks: each session's monotonic start is paired with the wall clock read at the same "
-      "moment, and\n"
-      "  every time above is on that wall clock (Start: after the earliest rank's start).\n";
+      "\n  Clocks: each session's monotonic start is paired with the wall clock read at\n"
+      "  the same moment, and every time above is on that wall clock (Start: after\n"
+      "  the earliest rank's start).\n";
   if (r.same_host_pairing_spread_ns >= 0)
-    out += "  Ranks on one host share the monotonic clock; their pairings agree within " +
+    out += "  Ranks on one host share the monotonic clock; their pairings\n  agree within " +
            formatDuration(static_cast<double>(r.same_host_pairing_spread_ns)) +
-           ":\n  the uncertainty of times compared between them.\n";
+           ": the uncertainty of times compared between them.\n";
   if (r.several_hosts)
     out +=
-        "  Across hosts the uncertainty is that of the hosts' wall-clock sync (NTP: about a "
-        "millisecond; PTP:\n"
-        "  microseconds), which the logs do not record: differences smaller than that are not "
-        "evidence.\n";
+        "  Across hosts the uncertainty is that of the hosts' wall-clock sync (NTP:\n"
+        "  about a millisecond; PTP: microseconds), which the logs do not record:\n"
+        "  differences smaller than that are not evidence.\n";
   out += "\n";
 }
 
+// Where a straggler's extra time went: "scope NAME +EXCESS (COUNTS)" per line, the names (kernels
+// shortened as a set) given the room the width leaves.
+void excessLines(std::string& out, const Straggler& s, size_t width) {
+  auto tail = [](const Straggler::Excess& e, const char* what) {
+    return "(" + formatCount(e.count) + " " + what + "; others " + formatCount(e.median_count) +
+           ")";
+  };
+  size_t tail_w = 0;
+  for (const auto& e : s.scopes) tail_w = std::max(tail_w, displayWidth(tail(e, "calls")));
+  for (const auto& e : s.kernels) tail_w = std::max(tail_w, displayWidth(tail(e, "launches")));
+  constexpr size_t kExcessWidth = 12;  // "  +290.89 ms"
+  const size_t fixed = 4 + 7 + kExcessWidth + 2 + tail_w;
+  const bool whole = width == kUnlimitedWidth;
+  const size_t name_w =
+      whole ? kUnlimitedWidth : std::max<size_t>(16, width > fixed + 1 ? width - 1 - fixed : 0);
+  std::vector<std::string> kernel_names;
+  for (const auto& e : s.kernels) kernel_names.push_back(e.name);
+  const KernelNames kernelName(kernel_names, whole ? 40 : name_w, whole);
+  std::vector<std::pair<std::string, std::string>> rows;  // "scope  NAME", the rest
+  for (const auto& e : s.scopes)
+    rows.push_back({"scope  " + (whole ? e.name : shortenKernelName(e.name, name_w)),
+                    padLeft(signedDuration(e.excess_ns), kExcessWidth) + "  " + tail(e, "calls")});
+  for (const auto& e : s.kernels)
+    rows.push_back(
+        {"kernel " + kernelName(e.name),
+         padLeft(signedDuration(e.excess_ns), kExcessWidth) + "  " + tail(e, "launches")});
+  size_t left = 0;
+  for (const auto& [name, rest] : rows) left = std::max(left, displayWidth(name));
+  for (const auto& [name, rest] : rows) out += "    " + padRight(name, left) + rest + "\n";
+}
+
 // The ranks behind the others' median, and where their extra time went.
-void stragglers(std::string& out, const RanksReport& r) {
+void stragglers(std::string& out, const RanksReport& r, size_t width) {
   section(out, "Stragglers");
   out += "  Work measured as " + r.work_measure +
          ";\n  a straggler exceeds the other ranks' median by at least " +
@@ -131,18 +179,14 @@ void stragglers(std::string& out, const RanksReport& r) {
            r.work_measure + ");\n    it finished " +
            formatDuration(static_cast<double>(r.end_offset_ns[s.rank])) +
            " after the first rank to finish. Where:\n";
-    for (const auto& e : s.scopes)
-      out += "    scope  " + padRight(shortenKernelName(e.name, 40), 41) +
-             padLeft(signedDuration(e.excess_ns), 12) + "  (" + formatCount(e.count) +
-             " calls; others " + formatCount(e.median_count) + ")\n";
-    for (const auto& e : s.kernels)
-      out += "    kernel " + padRight(shortenKernelName(e.name, 40), 41) +
-             padLeft(signedDuration(e.excess_ns), 12) + "  (" + formatCount(e.count) +
-             " launches; others " + formatCount(e.median_count) + ")\n";
-    if (s.others_waited_ns > 0)
-      out += "    the other ranks spent " +
-             formatDuration(static_cast<double>(s.others_waited_ns)) + " more in " +
-             r.collective_kind + ": waiting for it there\n";
+    excessLines(out, s, width);
+    if (s.others_waited_ns > 0) {
+      const std::string spent = "    the other ranks spent " +
+                                formatDuration(static_cast<double>(s.others_waited_ns)) +
+                                " more in " + r.collective_kind + ":";
+      out += spent + (displayWidth(spent) + 21 <= kRule.size() ? " " : "\n    ") +
+             "waiting for it there\n";
+    }
     if (s.scopes.empty() && s.kernels.empty())
       out +=
           "    no scope or kernel of its own took longer: the delay is host work outside "
@@ -157,14 +201,14 @@ std::string renderRanksText(const RanksReport& r, const ReportOptions& options) 
   out += kRule + "\n" +
          centerText("GPU Flight Report: " + std::to_string(r.ranks.size()) + " ranks", 79) + "\n" +
          centerText("Generated: " + generatedAt(options), 79) + "\n" + kRule + "\n\n";
-  ranksTable(out, r);
+  ranksTable(out, r, options.width);
   collectivesNote(out, r);
   clocksNote(out, r);
   section(out, "Scopes Across Ranks (total time, largest spread first)");
-  acrossTable(out, r.scopes, "Scope", static_cast<size_t>(options.top_n));
+  acrossTable(out, r.scopes, "Scope", static_cast<size_t>(options.top_n), options.width);
   section(out, "Kernels Across Ranks (GPU time, largest spread first)");
-  acrossTable(out, r.kernels, "Kernel", static_cast<size_t>(options.top_n));
-  stragglers(out, r);
+  acrossTable(out, r.kernels, "Kernel", static_cast<size_t>(options.top_n), options.width);
+  stragglers(out, r, options.width);
   return out;
 }
 

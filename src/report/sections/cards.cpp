@@ -95,7 +95,8 @@ void bandwidth(TextOut& out, const KernelCard& c) {
     return;
   }
   const CardBandwidth& b = *c.bandwidth;
-  std::string v = "~" + formatRate(b.achieved_bps);
+  std::string v = "~";
+  v += formatRate(b.achieved_bps);
   if (b.peak_bps > 0) {
     v += b.peak_pct > 100.0 ? ", " + formatFixed(b.peak_pct / 100.0, 1) + "x the DRAM peak of " +
                                   formatRate(b.peak_bps) + ", so mostly L2 hits"
@@ -146,14 +147,29 @@ void writeText(TextOut& out, const Report& r, const ReportOptions& o) {
     out.line("  No kernels recorded.");
     return;
   }
+  // Each title, "N. name (grid)x(block)", within the rule's width: the names get what the longest
+  // number and launch shape leave.
   std::vector<std::string> card_names;
-  for (size_t i = 0; i < n; ++i) card_names.push_back(r.kernels.groups[r.cards[i].group].name);
-  const KernelNames names(card_names, kCardNameWidth, o.wide_names);
+  size_t shape_w = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const KernelGroup& g = r.kernels.groups[r.cards[i].group];
+    card_names.push_back(g.name);
+    if (g.defined)
+      shape_w = std::max(shape_w, 1 + displayWidth(formatDim3(g.grid) + "x" + formatDim3(g.block)));
+  }
+  const size_t fixed = 2 + std::to_string(n).size() + 2 + shape_w;
+  const size_t name_w = std::min(kCardNameWidth, kRuleWidth > fixed ? kRuleWidth - fixed : 0);
+  const KernelNames names(card_names, name_w, o.wide_names);
   for (size_t i = 0; i < n; ++i) {
     const KernelCard& c = r.cards[i];
     const KernelGroup& g = r.kernels.groups[c.group];
     std::string title = std::to_string(i + 1) + ". " + names(g.name);
-    if (g.defined) title += " " + formatDim3(g.grid) + "x" + formatDim3(g.block);
+    if (g.defined) {
+      title += ' ';
+      title += formatDim3(g.grid);
+      title += 'x';
+      title += formatDim3(g.block);
+    }
     out.line();
     out.line("  " + title);
     out.line("  " + std::string(displayWidth(title), '-'));
@@ -174,8 +190,10 @@ bool inText(const Report& r) {
   return !r.kernels.groups.empty();
 }
 
-void writeJson(JsonWriter& w, const Report& r, const ReportOptions&) {
-  json::put(w, "cards", r.cards, r);
+// As many cards as the text shows (--top).
+void writeJson(JsonWriter& w, const Report& r, const ReportOptions& o) {
+  const size_t n = std::min(r.cards.size(), static_cast<size_t>(std::max(o.top_n, 0)));
+  json::put(w, "cards", std::vector<KernelCard>(r.cards.begin(), r.cards.begin() + n), r);
 }
 
 }  // namespace

@@ -2,8 +2,10 @@
 // and their details (JSON: "kernels" and "kernel_groups").
 #include <algorithm>
 
+#include "core/output_width.hpp"
 #include "report/sections/section.hpp"
 #include "report/text/short_names.hpp"
+#include "report/text/text_table.hpp"
 
 namespace gpufl::report::sections {
 namespace {
@@ -78,33 +80,41 @@ std::vector<std::string> topNames(const Report& r, size_t n) {
   return names;
 }
 
+// The table fitted to the output width (text/text_table): the name last, given the room the
+// figures leave; Min, then Max, then Avg left out (and named) before a name gets narrower than
+// kTopNameWidth (the report's first table is read for its names).
 void topKernels(TextOut& out, const Report& r, const ReportOptions& o) {
-  out.banner("Top " + std::to_string(std::max(o.top_n, 0)) + " Kernels by Total GPU Time");
   size_t n = topCount(r, o);
+  out.banner("Top " + std::to_string(n) + (n == 1 ? " Kernel" : " Kernels") + " by Total GPU Time");
   if (n == 0) {
     out.line("  No kernels recorded.");
     return;
   }
-  out.line("  " + padRight("#", 4) + padRight("Kernel", kTopNameWidth) + padLeft("Calls", 6) +
-           padLeft("Total", 12) + padLeft("Avg", 12) + padLeft("Min", 12) + padLeft("Max", 12));
-  out.dashes(4 + kTopNameWidth + 6 + 48);
-  const KernelNames names(topNames(r, n), kTopNameWidth - 1, o.wide_names);
+  TextTable table({{"#", false, 0},
+                   {"Calls", true, 0},
+                   {"Total", true, 0},
+                   {"Avg", true, 1},
+                   {"Min", true, 3},
+                   {"Max", true, 2}},
+                  "Kernel");
+  table.ruleUnderHeaders();
+  table.keepNamesAtLeast(kTopNameWidth);
   for (size_t i = 0; i < n; ++i) {
     const KernelGroup& g = r.kernels.groups[i];
     const DurationSummary& d = g.durations;
-    out.line("  " + padRight(std::to_string(i + 1), 4) +
-             padRight(names(g.name) + " ", kTopNameWidth) + padLeft(formatCount(d.count), 6) +
-             padLeft(dur(static_cast<double>(d.total_ns)), 12) + padLeft(dur(d.avg_ns), 12) +
-             padLeft(dur(static_cast<double>(d.min_ns)), 12) +
-             padLeft(dur(static_cast<double>(d.max_ns)), 12));
-    out.line(g.defined ? "      grid " + formatDim3(g.grid) + "  block " + formatDim3(g.block)
-                       : std::string("      launch shape unknown (no kernel_def)"));
+    table.addRow(
+        {std::to_string(i + 1), formatCount(d.count), dur(static_cast<double>(d.total_ns)),
+         dur(d.avg_ns), dur(static_cast<double>(d.min_ns)), dur(static_cast<double>(d.max_ns))},
+        g.name,
+        g.defined ? "grid " + formatDim3(g.grid) + "  block " + formatDim3(g.block)
+                  : std::string("launch shape unknown (no kernel_def)"));
   }
+  for (const std::string& l : table.render(o.wide_names ? kUnlimitedWidth : o.width)) out.line(l);
 }
 
 void details(TextOut& out, const Report& r, const ReportOptions& o) {
-  out.banner("Kernel Details (Top " + std::to_string(std::max(o.top_n, 0)) + ")");
   size_t n = topCount(r, o);
+  out.banner("Kernel Details (Top " + std::to_string(n) + ")");
   if (n == 0) {
     out.line("  No kernels recorded.");
     return;

@@ -17,8 +17,9 @@ void writeText(TextOut& out, const Report& r, const ReportOptions&) {
   }
   out.field(2, "Allocations", kTopLabelWidth,
             formatCount(m.allocs) + " (" + formatBytes(m.bytes) + "), " + formatCount(m.frees) +
-                " releases; peak in use " + formatBytes(m.peak_in_use) + ", " +
-                formatBytes(m.in_use_at_end) + " never released");
+                " releases");
+  out.field(2, "Peak In Use", kTopLabelWidth,
+            formatBytes(m.peak_in_use) + " (" + formatBytes(m.in_use_at_end) + " never released)");
   out.line("  " + padRight("Memory", 12) + padLeft("Allocs", 10) + padLeft("Releases", 10) +
            padLeft("Bytes", 14) + padLeft("Largest", 14));
   out.dashes(60);
@@ -29,7 +30,7 @@ void writeText(TextOut& out, const Report& r, const ReportOptions&) {
   }
   out.line("  Scopes that allocate most:");
   for (const MemoryScopeStats& sc : m.scopes) {
-    out.line("    " + padRight(scopePathName(r.scopes, sc.path), 40) +
+    out.line("    " + padRight(keepEnd(scopePathName(r.scopes, sc.path), 39), 40) +
              padLeft(formatCount(sc.allocs), 10) + (sc.allocs == 1 ? " alloc  " : " allocs ") +
              formatBytes(sc.bytes));
   }

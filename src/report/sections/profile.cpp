@@ -17,6 +17,7 @@ namespace {
 constexpr size_t kBlockWidth = 66;    // the dashes under a function's name
 constexpr size_t kMaxStallRows = 10;  // the rest are summed into "Other"
 constexpr size_t kMaxRanges = 50;
+constexpr size_t kMetricNameWidth = 52;  // range counter names; values right-aligned after
 // A hot instruction below this share of its function's samples (or warp instructions) says nothing
 // about where time goes: a prologue instruction at 0.1% is noise.
 constexpr double kMinHotSharePct = 1.0;
@@ -162,11 +163,11 @@ void ranges(TextOut& out, const ProfileSummary& p, const ScopeSummary& scopes) {
         "    A scope profiled N times: .sum counters are totals, the others time-weighted means)");
   } else {
     // Measured on the H200: a per-kernel range lasts its kernel (within ~1 us of ncu's time).
-    out.line("    (one range per kernel launch in the scope: the kernel alone, no WaitNs inside.");
-    out.line(
-        "    A kernel profiled N times: .sum counters are totals, the others time-weighted means.");
+    out.line("    (one range per kernel launch in the scope: the kernel alone, no WaitNs");
+    out.line("    inside. A kernel profiled N times: .sum counters are totals, the others");
     // Measured there too: short kernels' DRAM bytes matched neither ncu cache mode.
-    out.line("    DRAM bytes of short kernels depend on what L2 held when they started)");
+    out.line("    time-weighted means. DRAM bytes of short kernels depend on what L2 held");
+    out.line("    when they started)");
   }
   size_t shown = 0;
   for (const RangeCounterRow& row : p.ranges) {
@@ -176,8 +177,9 @@ void ranges(TextOut& out, const ProfileSummary& p, const ScopeSummary& scopes) {
       break;
     }
     if (!row.kernel.empty()) {  // one launch per range: no WaitNs, no idle time inside
-      out.line("    " + row.range + "  kernel " + readableKernelName(row.kernel) + "  (" +
-               formatCount(row.instances) + (row.instances == 1 ? " launch)" : " launches)"));
+      out.fitted(row.range + "  kernel " + readableKernelName(row.kernel) + "  (" +
+                     formatCount(row.instances) + (row.instances == 1 ? " launch)" : " launches)"),
+                 kRuleWidth, "    ", "      ");
     } else {
       out.line("    " + row.range +
                (row.instances > 1 ? "  (" + formatCount(row.instances) + " ranges)" : ""));
@@ -186,12 +188,19 @@ void ranges(TextOut& out, const ProfileSummary& p, const ScopeSummary& scopes) {
     // gpu__time_duration holds apart from CUPTI's WaitNs kernel and idle time.
     if (const ScopeRow* s = findScopeRow(scopes, row.path);
         row.kernel.empty() && s != nullptr && s->kernels_incl > 0) {
-      out.line("      kernels in this scope (trace, every call): " + formatCount(s->kernels_incl) +
-               ", " + formatDuration(static_cast<double>(s->gpu_incl_ns)) + " GPU time over " +
-               formatCount(s->calls) + " call" + (s->calls == 1 ? "" : "s"));
+      out.fitted("kernels in this scope (trace, all calls): " + formatCount(s->kernels_incl) +
+                     ", " + formatDuration(static_cast<double>(s->gpu_incl_ns)) + " GPU time in " +
+                     formatCount(s->calls) + " call" + (s->calls == 1 ? "" : "s"),
+                 kRuleWidth, "      ", "        ");
     }
-    for (const auto& [name, value] : row.metrics)
-      out.line("      " + padRight(name, 52) + padLeft(metricValue(name, value), 19));
+    // A metric name is an identifier, never cut: one too long for its column has the value on
+    // the line under it, in the value column.
+    for (const auto& [name, value] : row.metrics) {
+      if (displayWidth(name) > kMetricNameWidth) out.line("      " + name);
+      out.line("      " +
+               padRight(displayWidth(name) > kMetricNameWidth ? "" : name, kMetricNameWidth) +
+               padLeft(metricValue(name, value), 19));
+    }
   }
 }
 

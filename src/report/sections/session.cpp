@@ -13,7 +13,11 @@ void devices(TextOut& out, const SessionSummary& s) {
   }
   for (const DeviceInfo& d : s.devices) {
     std::string name = d.name.empty() ? "(unnamed)" : d.name;
-    if (s.devices.size() > 1) name = "[" + std::to_string(d.id) + "] " + name;
+    if (s.devices.size() > 1) {
+      std::string tagged = "[";
+      tagged += std::to_string(d.id);
+      name = tagged + "] " + name;
+    }
     out.field(2, "GPU Device", kTopLabelWidth, name);
     if (d.cc_major > 0)
       out.field(4, "Compute Capability", kSubLabelWidth,

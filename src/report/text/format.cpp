@@ -97,7 +97,7 @@ std::string formatFixed(double value, int decimals) {
 }
 
 std::string formatDim3(const Dim3& d) {
-  return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
+  return dim3Text(d);
 }
 
 std::string formatEnergy(double joules) {
@@ -163,6 +163,31 @@ std::string shortenKernelName(std::string_view name, size_t width) {
          out.substr(byteOffsetOfColumn(out, w - tail));
 }
 
+std::string keepEnd(std::string_view s, size_t width) {
+  if (displayWidth(s) <= width) return std::string(s);
+  if (width <= 3) return std::string(width, '.');
+  std::string out = "...";
+  out += s.substr(byteOffsetOfColumn(s, displayWidth(s) - (width - 3)));
+  return out;
+}
+
+namespace {
+
+// Where to cut a word too long for any line, within its first `room` columns: after the last '/',
+// ',', ';', '=' or ':' in the second half of that room (a path breaks between its folders), else
+// at the room. Returns a byte offset, at least one character.
+size_t wordCut(std::string_view word, size_t room) {
+  const size_t limit = byteOffsetOfColumn(word, room);
+  for (size_t i = limit; i > byteOffsetOfColumn(word, room / 2); --i)
+    if (std::string_view("/,;=:").find(word[i - 1]) != std::string_view::npos) return i;
+  if (limit > 0) return limit;
+  size_t one = 1;  // a single character, whatever its width
+  while (one < word.size() && (static_cast<unsigned char>(word[one]) & 0xC0) == 0x80) ++one;
+  return one;
+}
+
+}  // namespace
+
 std::vector<std::string> wrapText(std::string_view text, size_t width, std::string_view first,
                                   std::string_view rest) {
   std::vector<std::string> lines;
@@ -179,6 +204,14 @@ std::vector<std::string> wrapText(std::string_view text, size_t width, std::stri
       lines.push_back(line);
       line = std::string(rest);
       line_words = 0;
+    }
+    // A word longer than a whole line (a path, a URL) is cut into lines of its own.
+    while (line_words == 0 && displayWidth(line) < width &&
+           displayWidth(line) + displayWidth(word) > width) {
+      const size_t cut = wordCut(word, width - displayWidth(line));
+      lines.push_back(line + std::string(word.substr(0, cut)));
+      line = std::string(rest);
+      word.remove_prefix(cut);
     }
     if (line_words > 0) line += ' ';
     line += word;

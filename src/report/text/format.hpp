@@ -36,8 +36,13 @@ std::string centerText(std::string_view s, size_t width);
 // then collapses template arguments ("foo<...>"), then cuts the middle ("head...tail").
 std::string shortenKernelName(std::string_view name, size_t width);
 
+// The end of `s` in at most `width` columns, "..." first when cut: the telling end of a scope path
+// ("...step/forward").
+std::string keepEnd(std::string_view s, size_t width);
+
 // Greedy word wrap: the first line starts with `first`, the others with `rest`; lines stay within
-// `width` columns unless a single word is longer.
+// `width` columns (a word longer than a line is cut, after a '/', ',', ';', '=' or ':' where it
+// has one) unless the prefix alone is that wide.
 std::vector<std::string> wrapText(std::string_view text, size_t width, std::string_view first,
                                   std::string_view rest);
 

@@ -98,5 +98,22 @@ TEST(Format, Wrap) {
   EXPECT_EQ(lines[1], "        patterns or shared memory tiling.");
 }
 
+// A word longer than a line (a library path in a note) is cut into lines, between folders where it
+// can be: nothing goes past the width.
+TEST(Format, WrapCutsAWordLongerThanALine) {
+  const auto lines = wrapText(
+      "loaded /opt/torch/.venv/lib/python3.12/site-packages/nvidia/cu13/lib/libcupti.so.13 at init",
+      40, "  note: ", "        ");
+  for (const std::string& l : lines) EXPECT_LE(displayWidth(l), 40u) << l;
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0], "  note: loaded");
+  EXPECT_EQ(lines[1], "        /opt/torch/.venv/lib/python3.12/");
+  EXPECT_EQ(lines[2], "        site-packages/nvidia/cu13/lib/");
+  EXPECT_EQ(lines[3], "        libcupti.so.13 at init");
+  // No break character: cut at the width.
+  EXPECT_EQ(wrapText(std::string(25, 'x'), 12, "", ""),
+            (std::vector<std::string>{std::string(12, 'x'), std::string(12, 'x'), "x"}));
+}
+
 }  // namespace
 }  // namespace gpufl::report

@@ -347,7 +347,8 @@ std::vector<std::string> shortNames(const std::vector<std::string>& names, std::
   for (size_t u = 0; u < parsed.size(); ++u) {
     std::string s = shortened[u];
     for (int k = 2; !taken.insert(s).second; ++k) {
-      std::string suffix = "~" + std::to_string(k);
+      std::string suffix = "~";
+      suffix += std::to_string(k);
       std::string base = shortened[u];
       if (displayWidth(base) + suffix.size() > width)
         base = cutToWidth(base, width - suffix.size());

@@ -22,8 +22,10 @@ void TextOut::banner(std::string_view title) {
 
 void TextOut::field(size_t indent, std::string_view label, size_t label_width,
                     std::string_view value) {
-  line(std::string(indent, ' ') + padRight(std::string(label) + ":", label_width) +
-       std::string(value));
+  const std::string head =
+      std::string(indent, ' ') + padRight(std::string(label) + ":", label_width);
+  // Values may be aligned with runs of spaces: kept when the line fits.
+  fitted(value, kRuleWidth, head, std::string(displayWidth(head), ' '));
 }
 
 void TextOut::dashes(size_t width, size_t indent) {
@@ -33,6 +35,14 @@ void TextOut::dashes(size_t width, size_t indent) {
 void TextOut::wrapped(std::string_view text, size_t width, std::string_view first,
                       std::string_view rest) {
   for (const std::string& l : wrapText(text, width, first, rest)) line(l);
+}
+
+void TextOut::fitted(std::string_view text, size_t width, std::string_view first,
+                     std::string_view rest) {
+  if (displayWidth(first) + displayWidth(text) <= width)
+    line(std::string(first) + std::string(text));
+  else
+    wrapped(text, width, first, rest);
 }
 
 std::string patchedSamplesText(uint64_t patched, uint64_t total) {

@@ -21,12 +21,15 @@ class TextOut {
   void line(std::string_view s = {});
   // Three lines: rule, "  title", rule.
   void banner(std::string_view title);
-  // indent + "label:" padded to label_width + value.
+  // indent + "label:" padded to label_width + value; a value past kRuleWidth is wrapped under
+  // itself.
   void field(size_t indent, std::string_view label, size_t label_width, std::string_view value);
   // A line of '-' `width` wide, after a two-space indent.
   void dashes(size_t width, size_t indent = 2);
   // Word-wrapped paragraph: first line starts with `first`, the others with `rest`.
   void wrapped(std::string_view text, size_t width, std::string_view first, std::string_view rest);
+  // `first` + `text` as given (runs of spaces kept) when it fits in `width`, else wrapped().
+  void fitted(std::string_view text, size_t width, std::string_view first, std::string_view rest);
   std::string take() { return std::move(out_); }
 
  private:
