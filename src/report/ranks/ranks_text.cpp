@@ -134,8 +134,14 @@ void clocksNote(std::string& out, const RanksReport& r) {
 // shortened as a set) given the room the width leaves.
 void excessLines(std::string& out, const Straggler& s, size_t width) {
   auto tail = [](const Straggler::Excess& e, const char* what) {
-    return "(" + formatCount(e.count) + " " + what + "; others " + formatCount(e.median_count) +
-           ")";
+    std::string t = "(";  // appended, not "(" + temporary: GCC 12's false -Wrestrict at -O3
+    t += formatCount(e.count);
+    t += " ";
+    t += what;
+    t += "; others ";
+    t += formatCount(e.median_count);
+    t += ")";
+    return t;
   };
   size_t tail_w = 0;
   for (const auto& e : s.scopes) tail_w = std::max(tail_w, displayWidth(tail(e, "calls")));
