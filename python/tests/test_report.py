@@ -30,7 +30,7 @@ def test_seed01_call_shape(data_dir, monkeypatch):
 
 
 def test_top_n_and_session_selection(data_dir):
-    assert "Top 1 Kernels" in generate_report(str(data_dir), log_prefix="sample", top_n=1)
+    assert "Top 1 Kernel by Total GPU Time" in generate_report(str(data_dir), log_prefix="sample", top_n=1)
     old = generate_report(str(data_dir), log_prefix="sample", session_id="0a0a0a0a")
     assert "old_run" in old and "fixture_app" not in old
 
